@@ -1,0 +1,63 @@
+# Compiler flags, CUDA detection and dependency lookup shared by every target.
+
+# Warnings are errors for C; sanitizers apply to C code only (the CUDA runtime
+# and ASan do not mix well, and the sanitizer build is configured without CUDA).
+set(GPUQ_C_WARNINGS -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter)
+add_compile_definitions(_POSIX_C_SOURCE=200809L _DEFAULT_SOURCE GPUQ_VERSION="${PROJECT_VERSION}")
+
+if(GPUQ_SANITIZE)
+  add_compile_options($<$<COMPILE_LANGUAGE:C>:-fsanitize=address,undefined>
+                      $<$<COMPILE_LANGUAGE:C>:-fno-sanitize-recover=all>
+                      $<$<COMPILE_LANGUAGE:C>:-fno-omit-frame-pointer>)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Applies gpuq's C warning flags to a target's C sources.
+function(gpuq_c_warnings target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:${GPUQ_C_WARNINGS}>)
+endfunction()
+
+set(GPUQ_HAVE_CUDA OFF)
+if(GPUQ_WITH_CUDA STREQUAL "AUTO" OR GPUQ_WITH_CUDA)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # Hopper first (sm_90 machine code), Ampere machine code, and sm_90 PTX
+      # that newer GPUs compile at load time.
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;90-real;90-virtual")
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(GPUQ_HAVE_CUDA ON)
+  elseif(GPUQ_WITH_CUDA AND NOT GPUQ_WITH_CUDA STREQUAL "AUTO")
+    message(FATAL_ERROR "GPUQ_WITH_CUDA=ON but no CUDA compiler was found (is nvcc on PATH?)")
+  else()
+    message(STATUS "gpuq: no CUDA compiler found: building the pure-C parts only "
+                   "(calibrate and profile will say so when run)")
+  endif()
+endif()
+
+set(GPUQ_HAVE_CUPTI OFF)
+if(GPUQ_HAVE_CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  if(TARGET CUDA::cupti)
+    set(GPUQ_HAVE_CUPTI ON)
+  else()
+    message(STATUS "gpuq: CUPTI not found in the CUDA toolkit: the profile collector is not built")
+  endif()
+endif()
+
+# cmocka for the unit tests (Debian: libcmocka-dev).  Also looked for under
+# GPUQ_DEPS_PREFIX, where .deb files can be unpacked on machines without apt.
+find_path(CMOCKA_INCLUDE_DIR cmocka.h HINTS "${GPUQ_DEPS_PREFIX}/usr/include")
+find_library(CMOCKA_LIBRARY cmocka HINTS "${GPUQ_DEPS_PREFIX}/usr/lib/x86_64-linux-gnu")
+if(CMOCKA_INCLUDE_DIR AND CMOCKA_LIBRARY)
+  set(GPUQ_HAVE_CMOCKA ON)
+  add_library(gpuq_cmocka INTERFACE)
+  target_include_directories(gpuq_cmocka INTERFACE "${CMOCKA_INCLUDE_DIR}")
+  target_link_libraries(gpuq_cmocka INTERFACE "${CMOCKA_LIBRARY}")
+else()
+  set(GPUQ_HAVE_CMOCKA OFF)
+  message(WARNING "cmocka not found: the unit tests are not built (apt-get install libcmocka-dev)")
+endif()

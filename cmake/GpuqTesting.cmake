@@ -1,0 +1,27 @@
+# Test helpers.  Three tiers (labels):
+#   unit  pure-C cmocka tests, run everywhere
+#   cli   the gpuq program driven from tests/cli (exit codes, messages)
+#   gpu   need a CUDA GPU; exit 77 = skipped, with a message, where none is
+#
+# gpuq_unit_test(<name> <sources...> [LIBS <libs...>])
+function(gpuq_unit_test name)
+  if(NOT GPUQ_HAVE_CMOCKA)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE gpuq_model gpuq_cmocka ${ARG_LIBS})
+  target_compile_definitions(${name} PRIVATE GPUQ_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                                             GPUQ_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  gpuq_c_warnings(${name})
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES LABELS unit)
+endfunction()
+
+# gpuq_gpu_test(<name> COMMAND <cmd...>): a test that needs a GPU.  The
+# command must exit 77 after printing why when no usable GPU is present.
+function(gpuq_gpu_test name)
+  cmake_parse_arguments(ARG "" "" "COMMAND" ${ARGN})
+  add_test(NAME ${name} COMMAND ${ARG_COMMAND})
+  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+endfunction()

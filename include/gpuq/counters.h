@@ -1,0 +1,127 @@
+/* Per-launch hardware counters: the paper's Table 1 quantities as gpuq
+ * collects them on Hopper, plus launch configuration.  This is the only
+ * structure that crosses from the collector (CUPTI, or an ncu CSV import) to
+ * the model: the model never sees CUPTI.
+ *
+ * The list of metrics lives in one table, gm_metric_table[], which both the
+ * CUPTI collector and the ncu importer read; a field that was not collected
+ * is NaN.
+ *
+ * Counters file ("gpuq counters v1", docs/counters-format.md): CSV with a '#'
+ * metadata header (device name, SM count, max warps per SM, how it was
+ * recorded) and one row per kernel launch.  The collector appends and
+ * flushes one row per launch, so a crash loses nothing already measured.
+ */
+#ifndef GPUQ_COUNTERS_H
+#define GPUQ_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "gpuq/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GM_COUNTERS_FORMAT_VERSION 1
+
+/* Index of each collected metric in gm_launch_counters.metric[]. */
+typedef enum gm_metric_id {
+    GM_M_N_ATOM_SASS = 0, /* smsp__sass_inst_executed_op_shared_atom.sum      N (instrumented) */
+    GM_M_N_ATOM,          /* smsp__inst_executed_op_shared_atom.sum           N (hardware) */
+    GM_M_N_CAS,           /* smsp__inst_executed_op_shared_atom_dot_cas.sum   N_c */
+    GM_M_N_ALU,           /* smsp__inst_executed_op_shared_atom_dot_alu.sum   N_f (non-CAS) */
+    GM_M_O_WAVEFRONTS,    /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum   O */
+    GM_M_CYCLES_SUM,      /* sm__cycles_active.sum   T summed over SMs */
+    GM_M_CYCLES_AVG,      /* sm__cycles_active.avg */
+    GM_M_CYCLES_MIN,      /* sm__cycles_active.min */
+    GM_M_CYCLES_MAX,      /* sm__cycles_active.max */
+    GM_M_OCCUPANCY_PCT,   /* sm__warps_active.avg.pct_of_peak_sustained_active   o (percent) */
+    GM_M_DURATION_NS,     /* gpu__time_duration.sum */
+    GM_M_SHARED_PENDING,  /* sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum   queue-length integral */
+    GM_M_SHARED_INST,     /* sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum  LDS+LDSM+ATOMS */
+    GM_METRIC_COUNT
+} gm_metric_id;
+
+typedef struct gm_metric_desc {
+    gm_metric_id id;
+    const char *name;     /* the CUPTI / Nsight Compute metric name */
+    const char *column;   /* short column name in the counters file ("N_atom") */
+    const char *meaning;  /* one line for --help and docs */
+} gm_metric_desc;
+
+/* The metric table, GM_METRIC_COUNT rows in gm_metric_id order. */
+extern const gm_metric_desc gm_metric_table[GM_METRIC_COUNT];
+
+/* Executed ATOMS warp-instructions by opcode, from per-instruction counts and
+ * the disassembly (the ADD vs POPC.INC split has no hardware counter). */
+typedef struct gm_opcode_split {
+    int valid;        /* 0: not collected (fields are NaN) */
+    double add;       /* ATOMS.ADD */
+    double cas;       /* ATOMS.CAS (and CAST) */
+    double popc_inc;  /* ATOMS.POPC.INC */
+    double other;     /* every other ATOMS.* */
+} gm_opcode_split;
+
+typedef struct gm_launch_counters {
+    uint64_t launch_id;        /* 0-based order of profiled launches in the process */
+    char *kernel;              /* demangled name (owned) */
+    char *mangled;             /* mangled name (owned; may equal kernel) */
+    int device;
+    unsigned grid[3], block[3];
+    int regs_per_thread;       /* -1 unknown */
+    int shared_bytes;          /* static + dynamic per block; -1 unknown */
+    double metric[GM_METRIC_COUNT]; /* NaN = not collected */
+    gm_opcode_split split;
+    /* Per-SM values where a GPU exposes them (not Hopper); NULL otherwise.
+     * Each array has n_sm entries. */
+    int n_sm;
+    double *sm_n_f, *sm_n_c, *sm_cycles, *sm_occupancy;
+} gm_launch_counters;
+
+typedef struct gm_counters_meta {
+    char device_name[128];
+    int cc_major, cc_minor;
+    int sm_count;
+    int max_warps_per_sm;
+    char source[256];   /* "gpuq profile 0.1.0 on NVIDIA H200, 2026-11-22", "ncu csv import: file" */
+    char command[512];  /* the profiled command line, if known */
+} gm_counters_meta;
+
+typedef struct gm_counters_set {
+    gm_counters_meta meta;
+    size_t count, capacity;
+    gm_launch_counters *launches;
+} gm_counters_set;
+
+void gm_launch_counters_init(gm_launch_counters *k);   /* zeros; metrics NaN; split invalid */
+void gm_launch_counters_clear(gm_launch_counters *k);  /* frees owned strings/arrays */
+gm_status gm_launch_counters_set_names(gm_launch_counters *k, const char *kernel,
+                                       const char *mangled);
+
+void gm_counters_set_init(gm_counters_set *set);
+void gm_counters_set_clear(gm_counters_set *set);
+/* Appends a copy that takes ownership of k's strings/arrays (k is reset). */
+gm_status gm_counters_set_push(gm_counters_set *set, gm_launch_counters *k);
+
+/* Counters file I/O.  write_header once, then append_row per launch (each
+ * row is flushed).  load validates header, columns and values. */
+gm_status gm_counters_write_header(FILE *out, const gm_counters_meta *meta, gm_error *err);
+gm_status gm_counters_append_row(FILE *out, const gm_launch_counters *k, gm_error *err);
+gm_status gm_counters_write_file(const char *path, const gm_counters_set *set, gm_error *err);
+gm_status gm_counters_load(const char *path, gm_counters_set *out, gm_error *err);
+
+/* Imports `ncu --csv --metrics <gm_metric_table names> ...` output (the
+ * "long" one-row-per-metric layout ncu prints by default, and the wide
+ * --print-units base layout).  Launch config comes from the "Grid Size" and
+ * "Block Size" columns where present. */
+gm_status gm_ncu_csv_load(const char *path, gm_counters_set *out, gm_error *err);
+
+/* The comma-separated list of metric names for `ncu --metrics`. */
+const char *gm_metric_list_csv(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

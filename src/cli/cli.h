@@ -1,0 +1,55 @@
+/* The gpuq command line: one program, one file per subcommand
+ * (src/cli/cmd_<name>.c), one dispatch table (src/cli/main.c).
+ *
+ * Adding a subcommand:
+ *   1. write src/cli/cmd_<name>.c with `int cmd_<name>(int argc, char **argv)`
+ *      that parses its options with getopt_long and answers --help;
+ *   2. declare it below and add one row to the table in main.c;
+ *   3. add the file to GPUQ_CLI_SOURCES in src/cli/CMakeLists.txt;
+ *   4. add a row to tests/cli/cli_cases.txt and a line to README.md.
+ *
+ * Exit codes (every subcommand): */
+#ifndef GPUQ_CLI_H
+#define GPUQ_CLI_H
+
+#include <stdio.h>
+#include "gpuq/status.h"
+
+#define GPUQ_EXIT_OK 0
+#define GPUQ_EXIT_USAGE 1   /* bad option or argument */
+#define GPUQ_EXIT_INPUT 2   /* bad input file or data */
+#define GPUQ_EXIT_GPU 3     /* no GPU, driver, CUDA or profiler error */
+#define GPUQ_EXIT_INTERRUPTED 130
+
+#ifndef GPUQ_VERSION
+#define GPUQ_VERSION "0.0.0-dev"
+#endif
+
+int cmd_calibrate(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* Prints "gpuq: <cmd>: <message>" to stderr (one line). */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the gm_error of a failed library call and returns the exit code
+ * that fits the status (input error, GPU error, ...). */
+int cli_fail(const char *cmd, gm_status st, const gm_error *err);
+/* Exit code for a status. */
+int cli_exit_code(gm_status st);
+/* Usage error: prints the message and "try 'gpuq <cmd> --help'". */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints the help text of a subcommand ("calibrate") to out; 0 if known. */
+int cli_print_help(const char *cmd, FILE *out);
+
+/* Parses a non-negative integer option value; on failure prints a usage
+ * error and returns -1. */
+long cli_parse_count(const char *cmd, const char *option, const char *value, long min, long max);
+
+/* 1 when stdout/stderr is a terminal (progress bars, colour). */
+int cli_isatty(FILE *f);
+
+#endif

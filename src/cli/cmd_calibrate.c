@@ -1,0 +1,14 @@
+/* gpuq calibrate: not built yet. */
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_calibrate(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
+        printf("usage: gpuq calibrate ...\n\nnot built yet\n");
+        return GPUQ_EXIT_OK;
+    }
+    cli_error("calibrate", "not built yet");
+    return GPUQ_EXIT_USAGE;
+}

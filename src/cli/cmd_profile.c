@@ -1,0 +1,14 @@
+/* gpuq profile: not built yet. */
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_profile(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
+        printf("usage: gpuq profile ...\n\nnot built yet\n");
+        return GPUQ_EXIT_OK;
+    }
+    cli_error("profile", "not built yet");
+    return GPUQ_EXIT_USAGE;
+}
