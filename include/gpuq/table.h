@@ -91,7 +91,7 @@ typedef struct gm_series {
     int mixes_cas;    /* 1: c runs 0..n; 0: only c = 0 */
     int n_max;        /* == table meta max_warps_per_sm */
     int e_max;        /* == table meta warp_size */
-    gm_cell *cells;   /* use gm_series_cell(); n_max * e_max * (n_max + 1) cells */
+    gm_cell *cells;   /* use gm_series_cell(); n_max * e_max * (mixes_cas ? n_max + 1 : 1) cells */
 } gm_series;
 
 typedef struct gm_table_meta {

@@ -1,14 +1,227 @@
-/* gpuq model: not built yet. */
+/* gpuq model: the utilization model (paper Sec. 3.3, Table 2) applied to
+ * counters recorded earlier (a gpuq counters file, or ncu CSV output), with
+ * a calibration table.  Needs no GPU. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "gpuq/counters.h"
+#include "gpuq/model.h"
+#include "gpuq/report.h"
+#include "table_lookup.h"
+
+#define CMD "model"
+
+static void print_help(void)
+{
+    printf("usage: gpuq model COUNTERS.csv [options]\n"
+           "       gpuq model --ncu-csv NCU.csv [options]\n"
+           "\n"
+           "Applies the shared-memory atomic utilization model (Dong & Pai, Sec. 3) to\n"
+           "counters recorded earlier, and reports per kernel launch N, e, n, c, the\n"
+           "service time S, busy time B, active time T and utilization U = B / T with a\n"
+           "plain verdict (bottleneck at U >= %.0f%%, significant load at U >= %.0f%%).\n"
+           "\n"
+           "input (one of):\n"
+           "  COUNTERS.csv          a gpuq counters file (written by 'gpuq profile';\n"
+           "                        format: docs/counters-format.md)\n"
+           "      --ncu-csv FILE    output of 'ncu --csv --metrics <list>' or of\n"
+           "                        'ncu --csv --page raw --metrics <list>', where <list> is\n"
+           "                        what 'gpuq model --metrics' prints\n"
+           "\n"
+           "options:\n"
+           "      --table FILE      calibration table (default: the shipped table whose GPU\n"
+           "                        name and SM count match the counters', looked for in\n"
+           "                        $GPUQ_TABLE_DIR, <gpuq>/../tables, the source tables/)\n"
+           "      --force           use --table even if it was measured on another GPU\n"
+           "  -m, --model NAME      model variant: %s (default: default)\n"
+           "  -f, --format F        text (default), csv or json\n"
+           "      --summary         one row per kernel name: launches summed, U recomputed\n"
+           "  -o, --output PATH     write the report there instead of stdout\n"
+           "      --metrics         print the metric list for 'ncu --metrics' and exit\n"
+           "  -h, --help            this text\n"
+           "\n"
+           "exit codes: 0 ok, 1 usage, 2 bad or missing input, table or output\n",
+           100 * GM_U_BOTTLENECK, 100 * GM_U_SIGNIFICANT, gm_model_names());
+}
+
+typedef struct model_opts {
+    const char *counters;
+    const char *ncu_csv;
+    const char *table;
+    const char *model;
+    const char *output;
+    gm_format format;
+    int summary;
+    int force;
+} model_opts;
+
+enum { OPT_NCU_CSV = 256, OPT_TABLE, OPT_FORCE, OPT_SUMMARY, OPT_METRICS };
+
+/* 0 ok, 1 done already (help or metric list shown), -1 usage error printed. */
+static int parse_options(int argc, char **argv, model_opts *o)
+{
+    static const struct option opts[] = {
+        {"ncu-csv", required_argument, NULL, OPT_NCU_CSV},
+        {"table", required_argument, NULL, OPT_TABLE},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"model", required_argument, NULL, 'm'},
+        {"format", required_argument, NULL, 'f'},
+        {"summary", no_argument, NULL, OPT_SUMMARY},
+        {"output", required_argument, NULL, 'o'},
+        {"metrics", no_argument, NULL, OPT_METRICS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->model = "default";
+    o->format = GM_FORMAT_TEXT;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":hm:f:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            print_help();
+            return 1;
+        case OPT_METRICS:
+            /* For `ncu --csv --metrics "$(gpuq model --metrics)" ./app`. */
+            printf("%s\n", gm_metric_list_csv());
+            return 1;
+        case OPT_NCU_CSV:
+            o->ncu_csv = optarg;
+            break;
+        case OPT_TABLE:
+            o->table = optarg;
+            break;
+        case OPT_FORCE:
+            o->force = 1;
+            break;
+        case OPT_SUMMARY:
+            o->summary = 1;
+            break;
+        case 'm':
+            o->model = optarg;
+            break;
+        case 'f':
+            if (gm_format_parse(optarg, &o->format) != GM_OK) {
+                cli_usage_error(CMD, "--format must be text, csv or json, not '%s'", optarg);
+                return -1;
+            }
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case ':':
+            cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc)
+        o->counters = argv[optind++];
+    if (optind < argc) {
+        cli_usage_error(CMD, "unexpected argument '%s' (one counters file at a time)",
+                        argv[optind]);
+        return -1;
+    }
+    if (!o->counters && !o->ncu_csv) {
+        cli_usage_error(CMD, "no counters: give a counters file or --ncu-csv FILE");
+        return -1;
+    }
+    if (o->counters && o->ncu_csv) {
+        cli_usage_error(CMD, "give a counters file or --ncu-csv FILE, not both");
+        return -1;
+    }
+    if (o->force && !o->table) {
+        cli_usage_error(CMD, "--force only makes sense with --table");
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes the report to path through a temporary file renamed into place,
+ * so that a failed run never leaves half a report behind. */
+static int write_report_file(const char *path, const gm_report *rep, gm_format fmt)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        cli_error(CMD, "cannot create %s (%s)", tmp, strerror(errno));
+        return GPUQ_EXIT_INPUT;
+    }
+    gm_error err = {{0}};
+    gm_status st = gm_report_write(out, rep, fmt, &err);
+    if (fclose(out) != 0 && st == GM_OK)
+        st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    if (st == GM_OK && rename(tmp, path) != 0)
+        st = gm_fail(&err, GM_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    if (st != GM_OK) {
+        unlink(tmp);
+        return cli_fail(CMD, st, &err);
+    }
+    return GPUQ_EXIT_OK;
+}
 
 int cmd_model(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: gpuq model ...\n\nnot built yet\n");
-        return GPUQ_EXIT_OK;
+    model_opts o;
+    int parsed = parse_options(argc, argv, &o);
+    if (parsed != 0)
+        return parsed > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
+
+    gm_model_options model;
+    if (gm_model_by_name(o.model, &model) != GM_OK)
+        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.model, gm_model_names());
+
+    gm_error err = {{0}};
+    gm_counters_set set;
+    gm_status st = o.ncu_csv ? gm_ncu_csv_load(o.ncu_csv, &set, &err)
+                             : gm_counters_load(o.counters, &set, &err);
+    if (st != GM_OK)
+        return cli_fail(CMD, st, &err);
+
+    int rc = GPUQ_EXIT_OK;
+    gm_table *table = NULL;
+    char table_path[4096];
+    st = cli_table_resolve(o.table, set.meta.device_name, set.meta.sm_count, o.force, &table,
+                           table_path, sizeof table_path, &err);
+    if (st != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+        goto done;
     }
-    cli_error("model", "not built yet");
-    return GPUQ_EXIT_USAGE;
+    if (o.table && !set.meta.device_name[0])
+        cli_error(CMD, "warning: the counters do not name their GPU; %s used unchecked",
+                  table_path);
+    else if (o.table && o.force &&
+             cli_table_check(table, table_path, set.meta.device_name, set.meta.sm_count,
+                             NULL) != GM_OK)
+        cli_error(CMD, "warning: --force: %s was measured on %s with %d SMs, the counters come "
+                  "from %s with %d SMs", table_path, table->meta.gpu_name, table->meta.sm_count,
+                  set.meta.device_name, set.meta.sm_count);
+
+    gm_report rep;
+    st = gm_report_build(&rep, &set, table, table_path, &model, &err);
+    if (st != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+        goto done;
+    }
+    rep.summary = o.summary;
+    if (o.output && strcmp(o.output, "-") != 0) {
+        rc = write_report_file(o.output, &rep, o.format);
+    } else if ((st = gm_report_write(stdout, &rep, o.format, &err)) != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+    }
+    gm_report_free(&rep);
+done:
+    gm_table_free(table);
+    gm_counters_set_clear(&set);
+    return rc;
 }

@@ -1,0 +1,284 @@
+/* The shared-atomic microbenchmark kernels (paper 000, Sec. 3.2).
+ *
+ * One templated kernel measures one cell (n, e, c) per SM: n warps, e active
+ * lanes each, c of them CAS and the rest the class's operation, start at one
+ * agreed clock64 value; every lane reads clock64 just before its atomic
+ * (arrival) and again once the atomic's result is there (completion); the SM's
+ * T is last completion - first arrival.  The cell is found by %smid, so the
+ * two co-resident blocks that carry n > 32 warps measure the same cell.
+ *
+ * A job class is a functor with apply(addr, prev, one) and kHasResult, and one
+ * row in gb_kernel_rows[]; the kernel itself does not change.
+ */
+#include <cstdint>
+
+#include "gb_kernels.h"
+
+namespace {
+
+__device__ __forceinline__ unsigned gb_smid()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ unsigned gb_nsmid()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%nsmid;" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ unsigned long long gb_clock()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+    return t;
+}
+
+__device__ __forceinline__ unsigned long long gb_globaltimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
+/* A clock read that cannot issue before v exists.  The read is predicated on
+ * (v & zero_mask) == 0: always true at run time, but the compiler cannot know
+ * it, so the predicate needs v (a scoreboard wait on the atomic's result) and
+ * the clock read, which needs the predicate, issues after it.  A plain clock
+ * read after the atomic would issue as soon as the atomic is sent, long before
+ * it completes (hopper-probe.md). */
+__device__ __forceinline__ unsigned long long gb_clock_after(unsigned v, unsigned zero_mask)
+{
+    unsigned long long t;
+    asm volatile(
+        "{\n\t"
+        ".reg .pred p;\n\t"
+        ".reg .b32 m;\n\t"
+        "and.b32 m, %1, %2;\n\t"
+        "setp.eq.b32 p, m, 0;\n\t"
+        "mov.u64 %0, 0;\n\t"
+        "@p mov.u64 %0, %%clock64;\n\t"
+        "}"
+        : "=l"(t)
+        : "r"(v), "r"(zero_mask)
+        : "memory");
+    return t;
+}
+
+/* A shared load the compiler must emit and cannot satisfy from a register. */
+__device__ __forceinline__ unsigned gb_load_shared_volatile(const unsigned *addr)
+{
+    return *(const volatile unsigned *)addr;
+}
+
+/* ---- job classes: one functor each ---- */
+
+/* ATOMS.ADD with its result used (the paper's FAO).  The operand is a
+ * run-time 1 so the compiler cannot turn it into an increment. */
+struct gb_op_add {
+    static constexpr bool kHasResult = true;
+    __device__ static unsigned apply(unsigned *addr, unsigned prev, unsigned one)
+    {
+        (void)prev;
+        return atomicAdd(addr, one);
+    }
+};
+
+/* ATOMS.CAS: compare with the previous result (0 in the first round, the
+ * value the word starts with), swap in prev + 1: the first lane of a
+ * same-address warp succeeds and the others fail, as in a lock-free update. */
+struct gb_op_cas {
+    static constexpr bool kHasResult = true;
+    __device__ static unsigned apply(unsigned *addr, unsigned prev, unsigned one)
+    {
+        return atomicCAS(addr, prev, prev + one);
+    }
+};
+
+/* atomicAdd(p, 1) with the result unused: sm_80+ emits ATOMS.POPC.INC, which
+ * has no destination register.  Completion is timed by the volatile shared
+ * load of the same word that the kernel issues after it (see gb_measure). */
+struct gb_op_popc_inc {
+    static constexpr bool kHasResult = false;
+    __device__ static unsigned apply(unsigned *addr, unsigned prev, unsigned one)
+    {
+        (void)prev;
+        (void)one;
+        atomicAdd(addr, 1u);
+        return 0;
+    }
+};
+
+/* One warp's timed atomics.  Single-shot: one atomic.  Steady state: rounds
+ * atomics, each aimed at addr + (previous result & zero_mask), so each waits
+ * for the one before (one atomic in flight per warp); a class without a
+ * result issues its rounds back to back.  A class without a result is
+ * completed by a volatile load of its word: shared-memory instructions of one
+ * warp to one address are served in order, so the load returns after the
+ * atomic has been applied, and the clock read waits for the load. */
+template <class Op, bool kSteady>
+__device__ __forceinline__ void gb_measure(unsigned *addr, int rounds, const gb_kernel_params &p,
+                                           unsigned long long *t_start, unsigned long long *t_end)
+{
+    unsigned r = 0;
+    const unsigned long long t = gb_clock();
+    if (kSteady) {
+        for (int i = 0; i < rounds; i++)
+            r = Op::apply(addr + (r & p.zero_mask), r, p.one);
+    } else {
+        r = Op::apply(addr, r, p.one);
+    }
+    if (!Op::kHasResult)
+        r = gb_load_shared_volatile(addr);
+    *t_end = gb_clock_after(r, p.zero_mask);
+    *t_start = t;
+}
+
+/* Does warp w of n issue CAS when c of the n warps do?  Spreads the c CAS
+ * warps evenly over the n (and so over both blocks when n > 32). */
+__device__ __forceinline__ bool gb_warp_is_cas(unsigned w, unsigned n, unsigned c)
+{
+    return ((w + 1) * c) / n != (w * c) / n;
+}
+
+/* Blocks of up to 1024 threads, two per SM for n > 32: at most 32 registers. */
+template <class Op, bool kMixesCas, bool kSteady>
+__global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
+{
+    extern __shared__ unsigned gb_words[];
+    __shared__ unsigned long long s_t0;
+    __shared__ unsigned s_role;
+    __shared__ unsigned s_ok;
+
+    const unsigned smid = gb_smid();
+    if (smid >= p.nsmid)
+        return;
+    const gb_cell_desc d = p.cells[smid];
+    if (!d.active)
+        return;
+    gb_sm_result *res = &p.results[smid];
+
+    /* Rendezvous: the first blocks_per_cell blocks on this SM measure; each
+     * proposes a start time, announces itself, and waits (bounded) for the
+     * other.  Both then start at the later proposal, on this SM's clock. */
+    if (threadIdx.x == 0) {
+        const unsigned role = atomicAdd(&res->arrive, 1u);
+        unsigned ok = 0;
+        unsigned long long t0 = 0;
+        if (role < p.blocks_per_cell) {
+            atomicMax(&res->t0, gb_clock() + p.start_margin);
+            __threadfence();
+            atomicAdd(&res->ready, 1u);
+            const unsigned long long deadline = gb_clock() + p.rendezvous_timeout;
+            for (;;) {
+                if (atomicAdd(&res->ready, 0u) >= p.blocks_per_cell) {
+                    ok = 1;
+                    break;
+                }
+                if (gb_clock() > deadline)
+                    break;
+            }
+            t0 = atomicAdd(&res->t0, 0ull);
+            /* Too late to start together: the sample would be skewed. */
+            if (gb_clock() + 256 >= t0)
+                ok = 0;
+        }
+        s_role = role;
+        s_ok = ok;
+        s_t0 = t0;
+    }
+    for (unsigned i = threadIdx.x; i < GB_TARGET_WORDS; i += blockDim.x)
+        gb_words[i] = 0;
+    __syncthreads();
+    const unsigned role = s_role;
+    if (!s_ok)
+        return;
+
+    const unsigned warp = threadIdx.x / 32;
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned cell_warp = role * (blockDim.x / 32) + warp;
+    const bool in_cell = cell_warp < (unsigned)d.n;
+    const bool active = in_cell && lane < (unsigned)d.e;
+    const bool is_cas = kMixesCas && gb_warp_is_cas(cell_warp, d.n, d.c);
+    /* Run-time strides: the compiler cannot prove the address warp-uniform,
+     * so it cannot aggregate the warp's atomics into one (hopper-probe.md). */
+    unsigned *addr = gb_words + warp * d.warp_stride + lane * d.lane_stride;
+    const unsigned long long t0 = s_t0;
+    unsigned long long t_start = ~0ull, t_end = 0;
+
+    /* Every warp waits for the common start on the SM's clock, then the
+     * block's barrier releases its warps together: the clock spin alone
+     * would let each warp leave at its own phase of the loop. */
+    while (gb_clock() < t0) {
+    }
+    __syncthreads();
+    if (active) {
+        if (is_cas)
+            gb_measure<gb_op_cas, kSteady>(addr, d.rounds, p, &t_start, &t_end);
+        else
+            gb_measure<Op, kSteady>(addr, d.rounds, p, &t_start, &t_end);
+    }
+    __syncwarp();
+    for (int off = 16; off > 0; off >>= 1) {
+        const unsigned long long s = __shfl_xor_sync(0xffffffffu, t_start, off);
+        const unsigned long long e = __shfl_xor_sync(0xffffffffu, t_end, off);
+        t_start = s < t_start ? s : t_start;
+        t_end = e > t_end ? e : t_end;
+    }
+    unsigned long long last_start = t_start == ~0ull ? 0 : t_start;
+    for (int off = 16; off > 0; off >>= 1) {
+        const unsigned long long s = __shfl_xor_sync(0xffffffffu, last_start, off);
+        last_start = s > last_start ? s : last_start;
+    }
+    if (lane == 0 && in_cell) {
+        atomicMax(&res->first_inv, ~t_start);
+        atomicMax(&res->last, t_end);
+        atomicMax(&res->last_arrival, last_start);
+        atomicMax(&res->role_first_inv[role], ~t_start);
+        atomicMax(&res->role_last[role], t_end);
+        if (warp == 0)
+            atomicAdd(&res->ok, 1u);
+    }
+}
+
+__global__ void gb_smid_probe(unsigned *out)
+{
+    if (threadIdx.x == 0) {
+        out[2 * blockIdx.x] = gb_smid();
+        out[2 * blockIdx.x + 1] = gb_nsmid();
+    }
+}
+
+__global__ void gb_clock_probe(unsigned long long duration_ns, unsigned long long *out)
+{
+    if (threadIdx.x != 0)
+        return;
+    const unsigned long long g0 = gb_globaltimer();
+    const unsigned long long c0 = gb_clock();
+    unsigned long long g1 = g0, c1 = c0;
+    while (g1 - g0 < duration_ns) {
+        g1 = gb_globaltimer();
+        c1 = gb_clock();
+    }
+    out[2 * blockIdx.x] = c1 - c0;
+    out[2 * blockIdx.x + 1] = g1 - g0;
+}
+
+} // namespace
+
+#define GB_KERNELS(op, mixes)                                                                     \
+    {(const void *)gb_atomic_kernel<op, mixes, false>, (const void *)gb_atomic_kernel<op, mixes, true>}
+
+/* One row per job class (bench.h: "Adding a job class"). */
+extern "C" const gb_kernel_row gb_kernel_rows[] = {
+    {GM_CLASS_ADD, 1, GB_KERNELS(gb_op_add, true)},
+    {GM_CLASS_CAS, 0, GB_KERNELS(gb_op_cas, false)},
+    {GM_CLASS_POPC_INC, 0, GB_KERNELS(gb_op_popc_inc, false)},
+};
+extern "C" const int gb_kernel_row_count = sizeof gb_kernel_rows / sizeof gb_kernel_rows[0];
+
+extern "C" const void *const gb_smid_kernel = (const void *)gb_smid_probe;
+extern "C" const void *const gb_clock_kernel = (const void *)gb_clock_probe;

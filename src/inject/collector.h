@@ -1,0 +1,179 @@
+/* Internal interface of the CUPTI collector (libgpuq_inject.so); see
+ * collector.c for the overall flow and docs/profile.md for its use.
+ *
+ * Locking: g_collector.lock guards the filter, launch ids, the output and
+ * status files and the counts; each gi_device.lock is held by the launching
+ * thread from a launch's API ENTER callback to its EXIT callback, so that
+ * the profiling window of one launch never contains another thread's kernel
+ * (the range profiler allows one active context per device, so the device
+ * is the unit of serialization).  Order: device lock, then g_collector.lock.
+ */
+#ifndef GPUQ_COLLECTOR_H
+#define GPUQ_COLLECTOR_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+
+#include "gi_filter.h"
+#include "gpuq/counters.h"
+
+#define GI_MAX_DEVICES 64
+#define GI_MAX_CONTEXTS 256
+#define GI_PATH_MAX 4096
+
+typedef enum gi_pass {
+    GI_PASS_COUNTERS = 0, /* hardware counters through the range profiler */
+    GI_PASS_SASS          /* per-instruction execution counts through SASS metrics */
+} gi_pass;
+
+/* Why the collector stood down: goes to the status file for gpuq profile. */
+typedef enum gi_error_kind {
+    GI_ERROR_NONE = 0,
+    GI_ERROR_CONFIG,      /* bad GPUQ_* environment */
+    GI_ERROR_PERMISSION,  /* counters restricted to admin users */
+    GI_ERROR_BUSY,        /* another profiler holds the counters or the callback slot */
+    GI_ERROR_UNSUPPORTED, /* device, MIG, vGPU, ... */
+    GI_ERROR_CUPTI,       /* another CUPTI failure */
+    GI_ERROR_CUDA,        /* a driver call failed */
+    GI_ERROR_IO           /* cannot write the output */
+} gi_error_kind;
+
+typedef struct gi_device {
+    pthread_mutex_t lock;
+    int ordinal;
+    int setup_done;      /* 1 after setup was tried (setup_ok says how it went) */
+    int setup_ok;
+    gm_counters_meta meta;
+    char chip[64];
+    int dirty;           /* unprofiled work may still run: synchronize before a window */
+
+    /* range profiler (counters pass) */
+    uint8_t *availability;
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *config;
+    size_t config_size;
+    size_t passes;
+    CUpti_ProfilerReplayMode replay;
+    size_t n_metrics;
+    const char *metric_names[GM_METRIC_COUNT];
+    gm_metric_id metric_ids[GM_METRIC_COUNT];
+    CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
+    CUpti_RangeProfiler_Object *rp;
+    uint8_t *counter_data;
+    size_t counter_data_size;
+
+    /* SASS metrics (sass pass) */
+    int sass_configured;
+    uint64_t sass_metric_id;
+} gi_device;
+
+typedef struct gi_context {
+    CUcontext ctx;
+    int device;
+    int sass_enabled;
+} gi_context;
+
+/* What a launch's ENTER callback decided, kept for its EXIT callback. */
+typedef enum gi_action {
+    GI_ACTION_NONE = 0,   /* nothing held */
+    GI_ACTION_HOLD,       /* device lock held, launch not profiled */
+    GI_ACTION_PROFILE     /* device lock held, profiling window open */
+} gi_action;
+
+typedef struct gi_launch {
+    gi_action action;
+    gi_device *dev;
+    CUcontext ctx;
+    uint64_t launch_id;
+    gm_launch_counters k;
+} gi_launch;
+
+typedef struct gi_collector {
+    pthread_mutex_t lock;
+    volatile int disabled;      /* stood down, drained, or a forked child */
+    int drained;
+    pid_t pid;
+    gi_pass pass;
+    int verbose;
+    char out_path[GI_PATH_MAX];
+    char out_path_used[GI_PATH_MAX + 32];
+    char status_path[GI_PATH_MAX];
+    char cubin_dir[GI_PATH_MAX + 16];
+    char command[512];
+    int forced_replay;          /* 0 auto, else a CUpti_ProfilerReplayMode */
+    gi_filter filter;
+    FILE *out;
+    int out_failed;
+    uint64_t next_launch_id;
+    CUpti_SubscriberHandle subscriber;
+    int subscribed;
+    int profiler_initialized;
+
+    /* counts for the status file */
+    uint64_t launches_seen, profiled, rows_written, filtered_out, graph_launches,
+        captured_launches, failed_launches, range_mismatches, cubins_saved;
+    int graph_note_printed, legacy_note_printed;
+
+    gi_error_kind error_kind;
+    char error[512];
+
+    gi_device devices[GI_MAX_DEVICES];
+    pthread_mutex_t contexts_lock;
+    gi_context contexts[GI_MAX_CONTEXTS];
+    size_t n_contexts;
+} gi_collector;
+
+extern gi_collector g_collector;
+
+/* Messages: one line on stderr, prefixed "gpuq-collector: ". */
+void gi_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gi_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the reason, records it for the status file and stops profiling;
+ * the program continues unprofiled. */
+void gi_stand_down(gi_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Stands down after a failed CUPTI call, with advice for the known causes
+ * (permissions, another profiler, MIG, ...).  Returns 0 so that callers can
+ * write `return gi_cupti_failed(...)`. */
+int gi_cupti_failed(const char *call, CUptiResult rc);
+int gi_cuda_failed(const char *call, CUresult rc);
+
+/* Per-device properties for the counters file header. */
+int gi_device_fill_meta(gi_device *dev);
+
+/* Writes one counters row (opening the file with its header first). */
+void gi_write_row(gi_device *dev, const gm_launch_counters *k);
+/* Writes text lines to the sass pass file (opening it first). */
+void gi_write_sass_text(const char *text);
+
+/* Chip name and cuptiProfilerDeviceSupported for one API (collector_range.c). */
+int gi_device_chip_and_support(gi_device *dev, CUpti_Profiler_API api);
+
+/* Range profiler (collector_range.c). */
+int gi_range_device_setup(gi_device *dev, CUcontext ctx);
+int gi_range_begin(gi_device *dev, CUcontext ctx);
+int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok);
+void gi_range_context_gone(gi_device *dev, CUcontext ctx);
+void gi_range_device_teardown(gi_device *dev);
+
+/* SASS metrics (collector_sass.c). */
+int gi_sass_device_setup(gi_device *dev);
+int gi_sass_context_enable(gi_device *dev, gi_context *c);
+/* Enables SASS patching on ctx unless done (contexts_lock taken inside). */
+int gi_sass_context_ready(gi_device *dev, CUcontext ctx);
+int gi_sass_begin(gi_device *dev, CUcontext ctx);
+int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok);
+void gi_sass_context_gone(gi_context *c);
+void gi_sass_device_teardown(gi_device *dev);
+void gi_sass_module_loaded(const CUpti_ModuleResourceData *module);
+
+#endif

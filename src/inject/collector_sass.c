@@ -1,0 +1,311 @@
+/* The sass pass: how often each instruction of a profiled kernel executed
+ * (CUPTI SASS metric smsp__sass_inst_executed, one warp-level count per
+ * instruction), and the cubins to find each instruction's opcode in.  The
+ * ADD / CAS / POPC.INC split of the shared atomics is computed from both by
+ * gpuq profile after the program ends (gi_sass.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cupti_pcsampling.h>
+
+#include "collector.h"
+
+#define g g_collector
+
+static const char sass_metric[] = "smsp__sass_inst_executed";
+
+int gi_sass_device_setup(gi_device *dev)
+{
+    if (!gi_device_chip_and_support(dev, CUPTI_PROFILER_SASS_METRICS))
+        return 0;
+    CUpti_SassMetrics_GetProperties_Params gp;
+    memset(&gp, 0, sizeof gp);
+    gp.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
+    gp.pChipName = dev->chip;
+    gp.pMetricName = sass_metric;
+    CUptiResult rc = cuptiSassMetricsGetProperties(&gp);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiSassMetricsGetProperties(smsp__sass_inst_executed)", rc);
+    dev->sass_metric_id = gp.metric.metricId;
+
+    /* Whole-GPU totals per instruction: the split is a per-launch sum. */
+    CUpti_SassMetrics_Config config = {dev->sass_metric_id, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU};
+    CUpti_SassMetricsSetConfig_Params sc;
+    memset(&sc, 0, sizeof sc);
+    sc.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
+    sc.numOfMetricConfig = 1;
+    sc.pConfigs = &config;
+    sc.deviceIndex = (uint32_t)dev->ordinal;
+    if ((rc = cuptiSassMetricsSetConfig(&sc)) != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiSassMetricsSetConfig", rc);
+    dev->sass_configured = 1;
+    snprintf(dev->meta.source, sizeof dev->meta.source, "gpuq profile sass pass on %s",
+             dev->meta.device_name);
+    gi_verbose("device %d: SASS metric %s has id %" PRIu64, dev->ordinal, sass_metric,
+               dev->sass_metric_id);
+    return 1;
+}
+
+int gi_sass_context_enable(gi_device *dev, gi_context *c)
+{
+    (void)dev;
+    /* Lazy patching instruments each kernel at its first launch instead of
+     * every function of every module up front. */
+    CUpti_SassMetricsEnable_Params ep;
+    memset(&ep, 0, sizeof ep);
+    ep.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
+    ep.ctx = c->ctx;
+    ep.enableLazyPatching = 1;
+    CUptiResult rc = cuptiSassMetricsEnable(&ep);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiSassMetricsEnable", rc);
+    c->sass_enabled = 1;
+    return 1;
+}
+
+/* A growing text buffer for one launch's records. */
+typedef struct text_buf {
+    char *data;
+    size_t len, cap;
+    int failed;
+} text_buf;
+
+static void tb_printf(text_buf *tb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tb_printf(text_buf *tb, const char *fmt, ...)
+{
+    if (tb->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = tb->cap - tb->len;
+        int n = tb->data ? vsnprintf(tb->data + tb->len, room, fmt, ap) : -1;
+        va_end(ap);
+        if (n >= 0 && (size_t)n < room) {
+            tb->len += (size_t)n;
+            return;
+        }
+        size_t want = tb->cap ? tb->cap * 2 : 4096;
+        while (n >= 0 && want < tb->len + (size_t)n + 1)
+            want *= 2;
+        char *bigger = realloc(tb->data, want);
+        if (!bigger) {
+            tb->failed = 1;
+            return;
+        }
+        tb->data = bigger;
+        tb->cap = want;
+    }
+}
+
+/* Takes CUPTI's buffered per-instruction counts of ctx.  With a buffer,
+ * writes the executed ones as "inst" records of launch_id; without, drops
+ * them (counts of unprofiled launches). */
+static int flush_records(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t launch_id,
+                         size_t *written)
+{
+    *written = 0;
+    CUpti_SassMetricsGetDataProperties_Params dp;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
+    dp.ctx = ctx;
+    CUptiResult rc = cuptiSassMetricsGetDataProperties(&dp);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiSassMetricsGetDataProperties", rc);
+    size_t n = dp.numOfPatchedInstructionRecords, instances = dp.numOfInstances;
+    if (n == 0 || instances == 0)
+        return 1;
+    CUpti_SassMetrics_Data *data = calloc(n, sizeof *data);
+    CUpti_SassMetrics_InstanceValue *values = calloc(n * instances, sizeof *values);
+    if (!data || !values) {
+        free(data);
+        free(values);
+        gi_stand_down(GI_ERROR_IO, "out of memory");
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        data[i].structSize = sizeof data[i];
+        data[i].pInstanceValues = &values[i * instances];
+    }
+    CUpti_SassMetricsFlushData_Params fp;
+    memset(&fp, 0, sizeof fp);
+    fp.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE;
+    fp.ctx = ctx;
+    fp.numOfPatchedInstructionRecords = n;
+    fp.numOfInstances = instances;
+    fp.pMetricsData = data;
+    rc = cuptiSassMetricsFlushData(&fp);
+    if (rc != CUPTI_SUCCESS) {
+        free(data);
+        free(values);
+        return gi_cupti_failed("cuptiSassMetricsFlushData", rc);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t executions = 0;
+        for (size_t j = 0; j < instances; j++)
+            if (data[i].pInstanceValues[j].metricId == dev->sass_metric_id)
+                executions += data[i].pInstanceValues[j].value;
+        if (tb && executions > 0 && data[i].functionName) {
+            tb_printf(tb, "inst,%" PRIu64 ",%" PRIx32 ",%" PRIu32 ",%" PRIu64 ",%s\n", launch_id,
+                      data[i].cubinCrc, data[i].pcOffset, executions, data[i].functionName);
+            (*written)++;
+        }
+        free((void *)data[i].functionName); /* CUPTI hands the name over */
+    }
+    free(data);
+    free(values);
+    return 1;
+}
+
+static gi_context *enabled_context(gi_device *dev, CUcontext ctx)
+{
+    for (size_t i = 0; i < g.n_contexts; i++)
+        if (g.contexts[i].ctx == ctx) {
+            if (!g.contexts[i].sass_enabled && !gi_sass_context_enable(dev, &g.contexts[i]))
+                return NULL;
+            return &g.contexts[i];
+        }
+    if (g.n_contexts >= GI_MAX_CONTEXTS) {
+        gi_stand_down(GI_ERROR_UNSUPPORTED, "more than %d CUDA contexts", GI_MAX_CONTEXTS);
+        return NULL;
+    }
+    /* A context created before the collector saw it. */
+    gi_context *c = &g.contexts[g.n_contexts++];
+    memset(c, 0, sizeof *c);
+    c->ctx = ctx;
+    c->device = dev->ordinal;
+    return gi_sass_context_enable(dev, c) ? c : NULL;
+}
+
+int gi_sass_context_ready(gi_device *dev, CUcontext ctx)
+{
+    pthread_mutex_lock(&g.contexts_lock);
+    gi_context *c = enabled_context(dev, ctx);
+    pthread_mutex_unlock(&g.contexts_lock);
+    return c != NULL;
+}
+
+int gi_sass_begin(gi_device *dev, CUcontext ctx)
+{
+    if (!gi_sass_context_ready(dev, ctx))
+        return 0;
+    if (dev->dirty) {
+        /* Counts accumulate per instruction until flushed: drop those of
+         * the unprofiled launches since the last window. */
+        CUresult cr = cuCtxSynchronize();
+        if (cr != CUDA_SUCCESS)
+            return gi_cuda_failed("cuCtxSynchronize", cr);
+        size_t dropped;
+        if (!flush_records(dev, ctx, NULL, 0, &dropped))
+            return 0;
+        dev->dirty = 0;
+    }
+    return 1;
+}
+
+int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok)
+{
+    CUresult cr = cuCtxSynchronize();
+    if (cr != CUDA_SUCCESS)
+        return gi_cuda_failed("cuCtxSynchronize", cr);
+    if (!launch_ok) {
+        size_t dropped;
+        return flush_records(dev, launch->ctx, NULL, 0, &dropped);
+    }
+    text_buf tb = {0};
+    tb_printf(&tb, "launch,%" PRIu64 ",%d,%s\n", launch->launch_id, dev->ordinal,
+              launch->k.mangled ? launch->k.mangled : launch->k.kernel);
+    size_t written = 0;
+    int ok = flush_records(dev, launch->ctx, &tb, launch->launch_id, &written);
+    /* The end line marks the launch complete: a launch cut short by a
+     * crash is recognisable and left out. */
+    tb_printf(&tb, "end,%" PRIu64 ",%zu\n", launch->launch_id, written);
+    if (tb.failed) {
+        gi_stand_down(GI_ERROR_IO, "out of memory");
+        ok = 0;
+    } else if (ok) {
+        gi_write_sass_text(tb.data);
+        pthread_mutex_lock(&g.lock);
+        g.rows_written++;
+        pthread_mutex_unlock(&g.lock);
+    }
+    free(tb.data);
+    return ok;
+}
+
+void gi_sass_context_gone(gi_context *c)
+{
+    if (!c->sass_enabled)
+        return;
+    CUpti_SassMetricsDisable_Params dp;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
+    dp.ctx = c->ctx;
+    CUptiResult rc = cuptiSassMetricsDisable(&dp);
+    if (rc != CUPTI_SUCCESS)
+        gi_verbose("cuptiSassMetricsDisable returned %d", (int)rc);
+    else if (dp.numOfDroppedRecords)
+        gi_verbose("%zu SASS records of unprofiled launches dropped at the end",
+                   dp.numOfDroppedRecords);
+    c->sass_enabled = 0;
+}
+
+void gi_sass_device_teardown(gi_device *dev)
+{
+    if (!dev->sass_configured)
+        return;
+    CUpti_SassMetricsUnsetConfig_Params up;
+    memset(&up, 0, sizeof up);
+    up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
+    up.deviceIndex = (uint32_t)dev->ordinal;
+    cuptiSassMetricsUnsetConfig(&up);
+    dev->sass_configured = 0;
+}
+
+/* Saves each distinct cubin once, named by its CRC, and records it. */
+void gi_sass_module_loaded(const CUpti_ModuleResourceData *module)
+{
+    if (!module->pCubin || module->cubinSize == 0)
+        return;
+    CUpti_GetCubinCrcParams cp;
+    memset(&cp, 0, sizeof cp);
+    cp.size = CUpti_GetCubinCrcParamsSize;
+    cp.cubinSize = module->cubinSize;
+    cp.cubin = module->pCubin;
+    CUptiResult rc = cuptiGetCubinCrc(&cp);
+    if (rc != CUPTI_SUCCESS) {
+        gi_cupti_failed("cuptiGetCubinCrc", rc);
+        return;
+    }
+    char path[GI_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%016" PRIx64 ".cubin", g.cubin_dir, cp.cubinCrc);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (size_t)sb.st_size == module->cubinSize)
+        return; /* the same cubin, loaded into another context */
+    if (mkdir(g.cubin_dir, 0755) != 0 && errno != EEXIST) {
+        gi_stand_down(GI_ERROR_IO, "cannot create '%s' (%s)", g.cubin_dir, strerror(errno));
+        return;
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(module->pCubin, 1, module->cubinSize, f) != module->cubinSize) {
+        int e = errno;
+        if (f)
+            fclose(f);
+        gi_stand_down(GI_ERROR_IO, "cannot save the cubin '%s' (%s)", path, strerror(e));
+        return;
+    }
+    if (fclose(f) != 0) {
+        gi_stand_down(GI_ERROR_IO, "cannot save the cubin '%s' (%s)", path, strerror(errno));
+        return;
+    }
+    char line[GI_PATH_MAX + 128];
+    snprintf(line, sizeof line, "cubin,%" PRIx64 ",%s\n", cp.cubinCrc, path);
+    gi_write_sass_text(line);
+    pthread_mutex_lock(&g.lock);
+    g.cubins_saved++;
+    pthread_mutex_unlock(&g.lock);
+}

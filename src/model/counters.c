@@ -1,0 +1,833 @@
+/* Per-launch counters: the metric table, the counters set, and the counters
+ * file "gpuq counters v1" (docs/counters-format.md).  Also the small RFC 4180
+ * CSV reader/writer (csv_internal.h) that the ncu importer and the report
+ * writers share. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_internal.h"
+#include "gpuq/counters.h"
+
+/* ------------------------------------------------------------------------
+ * The metric table: the paper's Table 1 quantities as Hopper counters
+ * (shared/notes/hopper-probe.md).  One table, read by the CUPTI collector,
+ * the ncu importer and the counters file. */
+
+const gm_metric_desc gm_metric_table[GM_METRIC_COUNT] = {
+    {GM_M_N_ATOM_SASS, "smsp__sass_inst_executed_op_shared_atom.sum", "N_atom_sass",
+     "shared-memory atomic warp-instructions, SASS-instrumented count (N, Table 1)"},
+    {GM_M_N_ATOM, "smsp__inst_executed_op_shared_atom.sum", "N_atom",
+     "shared-memory atomic warp-instructions, hardware count (N, Table 1)"},
+    {GM_M_N_CAS, "smsp__inst_executed_op_shared_atom_dot_cas.sum", "N_cas",
+     "ATOMS.CAS warp-instructions (N_c, Table 1)"},
+    {GM_M_N_ALU, "smsp__inst_executed_op_shared_atom_dot_alu.sum", "N_alu",
+     "non-CAS ATOMS warp-instructions (N_f, Table 1)"},
+    {GM_M_O_WAVEFRONTS, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", "O_wavefronts",
+     "shared atomic wavefronts, serialized passes (O, Table 1)"},
+    {GM_M_CYCLES_SUM, "sm__cycles_active.sum", "cycles_sum",
+     "active SM cycles summed over SMs (T, Table 1)"},
+    {GM_M_CYCLES_AVG, "sm__cycles_active.avg", "cycles_avg", "active cycles of the average SM"},
+    {GM_M_CYCLES_MIN, "sm__cycles_active.min", "cycles_min", "active cycles of the least busy SM"},
+    {GM_M_CYCLES_MAX, "sm__cycles_active.max", "cycles_max", "active cycles of the busiest SM"},
+    {GM_M_OCCUPANCY_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy_pct",
+     "achieved occupancy in percent (o, Table 1)"},
+    {GM_M_DURATION_NS, "gpu__time_duration.sum", "duration_ns", "kernel duration in nanoseconds"},
+    {GM_M_SHARED_PENDING, "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum", "shared_pending",
+     "LSU shared-memory FIFO occupancy summed over cycles (queue-length integral)"},
+    {GM_M_SHARED_INST, "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum", "shared_inst",
+     "LDS, LDSM and ATOMS warp-instructions through that FIFO"},
+};
+
+/* Written out (not built at run time) so that it is a constant the collector
+ * can read from any thread; test_counters checks it against the table. */
+static const char metric_list[] =
+    "smsp__sass_inst_executed_op_shared_atom.sum,"
+    "smsp__inst_executed_op_shared_atom.sum,"
+    "smsp__inst_executed_op_shared_atom_dot_cas.sum,"
+    "smsp__inst_executed_op_shared_atom_dot_alu.sum,"
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,"
+    "sm__cycles_active.sum,"
+    "sm__cycles_active.avg,"
+    "sm__cycles_active.min,"
+    "sm__cycles_active.max,"
+    "sm__warps_active.avg.pct_of_peak_sustained_active,"
+    "gpu__time_duration.sum,"
+    "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum,"
+    "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum";
+
+const char *gm_metric_list_csv(void)
+{
+    return metric_list;
+}
+
+/* ------------------------------------------------------------------------
+ * Launch counters and the set */
+
+void gm_launch_counters_init(gm_launch_counters *k)
+{
+    memset(k, 0, sizeof *k);
+    k->regs_per_thread = -1;
+    k->shared_bytes = -1;
+    for (int m = 0; m < GM_METRIC_COUNT; m++)
+        k->metric[m] = NAN;
+    k->split.valid = 0;
+    k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
+}
+
+void gm_launch_counters_clear(gm_launch_counters *k)
+{
+    if (!k)
+        return;
+    if (k->mangled != k->kernel)
+        free(k->mangled);
+    free(k->kernel);
+    free(k->sm_n_f);
+    free(k->sm_n_c);
+    free(k->sm_cycles);
+    free(k->sm_occupancy);
+    gm_launch_counters_init(k);
+}
+
+static char *copy_string(const char *s)
+{
+    size_t len = strlen(s);
+    char *copy = malloc(len + 1);
+    if (copy)
+        memcpy(copy, s, len + 1);
+    return copy;
+}
+
+gm_status gm_launch_counters_set_names(gm_launch_counters *k, const char *kernel,
+                                       const char *mangled)
+{
+    if (!k || !kernel)
+        return GM_ERR_INVALID_ARG;
+    char *new_kernel = copy_string(kernel);
+    char *new_mangled = copy_string(mangled ? mangled : kernel);
+    if (!new_kernel || !new_mangled) {
+        free(new_kernel);
+        free(new_mangled);
+        return GM_ERR_NOMEM;
+    }
+    if (k->mangled != k->kernel)
+        free(k->mangled);
+    free(k->kernel);
+    k->kernel = new_kernel;
+    k->mangled = new_mangled;
+    return GM_OK;
+}
+
+void gm_counters_set_init(gm_counters_set *set)
+{
+    memset(set, 0, sizeof *set);
+}
+
+void gm_counters_set_clear(gm_counters_set *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->count; i++)
+        gm_launch_counters_clear(&set->launches[i]);
+    free(set->launches);
+    gm_counters_set_init(set);
+}
+
+gm_status gm_counters_set_push(gm_counters_set *set, gm_launch_counters *k)
+{
+    if (!set || !k)
+        return GM_ERR_INVALID_ARG;
+    if (set->count == set->capacity) {
+        size_t cap = set->capacity ? set->capacity * 2 : 16;
+        gm_launch_counters *grown = realloc(set->launches, cap * sizeof *grown);
+        if (!grown)
+            return GM_ERR_NOMEM;
+        set->launches = grown;
+        set->capacity = cap;
+    }
+    set->launches[set->count++] = *k;
+    gm_launch_counters_init(k); /* ownership moved: k must not free the strings */
+    return GM_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * CSV helpers (csv_internal.h) */
+
+void gm_csv_reader_init(gm_csv_reader *r, FILE *in, const char *name)
+{
+    memset(r, 0, sizeof *r);
+    r->in = in;
+    r->name = name ? name : "(stream)";
+    r->next_line = 1;
+}
+
+void gm_csv_reader_free(gm_csv_reader *r)
+{
+    free(r->raw);
+    free(r->field_buf);
+    free(r->fields);
+    memset(r, 0, sizeof *r);
+}
+
+/* Appends one physical line (without terminator) to r->raw. */
+static gm_status append_physical_line(gm_csv_reader *r, int *eof, gm_error *err)
+{
+    int ch;
+    size_t start = r->raw_len;
+    *eof = 0;
+    while ((ch = fgetc(r->in)) != EOF && ch != '\n') {
+        if (r->raw_len + 2 > r->raw_cap) {
+            size_t cap = r->raw_cap ? r->raw_cap * 2 : 256;
+            char *grown = realloc(r->raw, cap);
+            if (!grown)
+                return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: line too long to hold", r->name,
+                               r->next_line);
+            r->raw = grown;
+            r->raw_cap = cap;
+        }
+        r->raw[r->raw_len++] = (char)ch;
+    }
+    if (ferror(r->in))
+        return gm_fail(err, GM_ERR_IO, "%s:%ld: read failed: %s", r->name, r->next_line,
+                       strerror(errno));
+    if (ch == EOF && r->raw_len == start)
+        *eof = 1;
+    if (!r->raw) {
+        r->raw = malloc(1);
+        if (!r->raw)
+            return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", r->name);
+        r->raw_cap = 1;
+    }
+    if (r->raw_len > start && r->raw[r->raw_len - 1] == '\r')
+        r->raw_len--;
+    r->raw[r->raw_len] = '\0';
+    if (!*eof)
+        r->next_line++;
+    return GM_OK;
+}
+
+gm_status gm_csv_next_line(gm_csv_reader *r, int *eof, gm_error *err)
+{
+    r->raw_len = 0;
+    r->n_fields = 0;
+    r->line = r->next_line;
+    return append_physical_line(r, eof, err);
+}
+
+static gm_status push_field(gm_csv_reader *r, size_t offset, gm_error *err)
+{
+    if (r->n_fields == r->fields_cap) {
+        size_t cap = r->fields_cap ? r->fields_cap * 2 : 32;
+        char **grown = realloc(r->fields, cap * sizeof *grown);
+        if (!grown)
+            return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: out of memory", r->name, r->line);
+        r->fields = grown;
+        r->fields_cap = cap;
+    }
+    /* Offsets for now: field_buf may still move while continuation lines
+     * are read; converted to pointers at the end of gm_csv_split. */
+    r->fields[r->n_fields++] = (char *)(uintptr_t)offset;
+    return GM_OK;
+}
+
+static gm_status grow_field_buf(gm_csv_reader *r, gm_error *err)
+{
+    /* Unquoting only shrinks text and each comma becomes a NUL, so the
+     * unquoted fields fit in raw_len + 1 bytes. */
+    if (r->field_buf_cap >= r->raw_len + 2)
+        return GM_OK;
+    size_t cap = r->raw_len + 64;
+    char *grown = realloc(r->field_buf, cap);
+    if (!grown)
+        return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: out of memory", r->name, r->line);
+    r->field_buf = grown;
+    r->field_buf_cap = cap;
+    return GM_OK;
+}
+
+/* Reads the next physical line onto the current record after a '\n', for a
+ * quoted field that spans lines. */
+static gm_status continue_record(gm_csv_reader *r, gm_error *err)
+{
+    int eof = 0;
+    if (r->raw_len + 2 > r->raw_cap) {
+        size_t cap = r->raw_cap * 2 + 2;
+        char *grown = realloc(r->raw, cap);
+        if (!grown)
+            return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: out of memory", r->name, r->line);
+        r->raw = grown;
+        r->raw_cap = cap;
+    }
+    r->raw[r->raw_len++] = '\n';
+    r->raw[r->raw_len] = '\0';
+    gm_status st = append_physical_line(r, &eof, err);
+    if (st != GM_OK)
+        return st;
+    if (eof)
+        return gm_fail(err, GM_ERR_PARSE,
+                       "%s:%ld: quoted field %zu is not closed before the end of the file "
+                       "(truncated?)",
+                       r->name, r->line, r->n_fields);
+    return GM_OK;
+}
+
+gm_status gm_csv_split(gm_csv_reader *r, gm_error *err)
+{
+    gm_status st;
+    size_t out = 0, pos = 0, field_start = 0;
+    int in_quotes = 0, was_quoted = 0;
+    r->n_fields = 0;
+    if ((st = grow_field_buf(r, err)) != GM_OK || (st = push_field(r, 0, err)) != GM_OK)
+        return st;
+    for (;;) {
+        while (pos < r->raw_len) {
+            char ch = r->raw[pos++];
+            if (in_quotes) {
+                if (ch != '"') {
+                    r->field_buf[out++] = ch;
+                } else if (pos < r->raw_len && r->raw[pos] == '"') {
+                    r->field_buf[out++] = '"'; /* "" inside quotes is one quote */
+                    pos++;
+                } else {
+                    in_quotes = 0;
+                    if (pos < r->raw_len && r->raw[pos] != ',')
+                        return gm_fail(err, GM_ERR_PARSE,
+                                       "%s:%ld: field %zu: text after a closing quote", r->name,
+                                       r->line, r->n_fields);
+                }
+            } else if (ch == ',') {
+                r->field_buf[out++] = '\0';
+                field_start = out;
+                was_quoted = 0;
+                if ((st = push_field(r, out, err)) != GM_OK)
+                    return st;
+            } else if (ch == '"') {
+                if (out != field_start || was_quoted)
+                    return gm_fail(err, GM_ERR_PARSE,
+                                   "%s:%ld: field %zu: quote inside an unquoted field", r->name,
+                                   r->line, r->n_fields);
+                in_quotes = 1;
+                was_quoted = 1;
+            } else {
+                r->field_buf[out++] = ch;
+            }
+        }
+        if (!in_quotes)
+            break;
+        if ((st = continue_record(r, err)) != GM_OK || (st = grow_field_buf(r, err)) != GM_OK)
+            return st;
+    }
+    r->field_buf[out] = '\0';
+    for (size_t i = 0; i < r->n_fields; i++)
+        r->fields[i] = r->field_buf + (size_t)(uintptr_t)r->fields[i];
+    return GM_OK;
+}
+
+int gm_csv_write_field(FILE *out, const char *text)
+{
+    if (!text)
+        text = "";
+    size_t len = strlen(text);
+    int needs_quotes = strpbrk(text, ",\"\r\n") != NULL ||
+                       (len > 0 && (isspace((unsigned char)text[0]) ||
+                                    isspace((unsigned char)text[len - 1])));
+    if (!needs_quotes)
+        return fputs(text, out) < 0 ? -1 : 0;
+    if (fputc('"', out) == EOF)
+        return -1;
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' && fputc('"', out) == EOF)
+            return -1;
+        if (fputc(*p, out) == EOF)
+            return -1;
+    }
+    return fputc('"', out) == EOF ? -1 : 0;
+}
+
+void gm_csv_format_double(char *buf, size_t len, double v)
+{
+    if (isnan(v)) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, len, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, len, "%.17g", v);
+}
+
+int gm_csv_parse_double(const char *text, double *out)
+{
+    char *end = NULL;
+    if (!text || !*text || isspace((unsigned char)*text))
+        return -1;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno == ERANGE || *end != '\0' || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int gm_csv_parse_long(const char *text, long long *out)
+{
+    char *end = NULL;
+    if (!text || !*text || isspace((unsigned char)*text))
+        return -1;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The counters file */
+
+#define COUNTERS_MAGIC "# gpuq counters v"
+
+/* Fixed columns before the metrics, and the split columns after them. */
+static const char *const lead_columns[] = {
+    "launch_id", "kernel", "mangled", "device", "grid_x", "grid_y", "grid_z",
+    "block_x", "block_y", "block_z", "regs", "shared_bytes",
+};
+enum { N_LEAD = sizeof lead_columns / sizeof lead_columns[0] };
+static const char *const split_columns[] = {
+    "split_valid", "split_add", "split_cas", "split_popc_inc", "split_other",
+};
+enum { N_SPLIT = sizeof split_columns / sizeof split_columns[0] };
+enum { N_COLUMNS = N_LEAD + GM_METRIC_COUNT + N_SPLIT };
+
+static const char *column_name(size_t i)
+{
+    if (i < N_LEAD)
+        return lead_columns[i];
+    if (i < N_LEAD + GM_METRIC_COUNT)
+        return gm_metric_table[i - N_LEAD].column;
+    return split_columns[i - N_LEAD - GM_METRIC_COUNT];
+}
+
+/* Metadata values are one line each: control characters become spaces. */
+static void write_meta_value(FILE *out, const char *key, const char *value)
+{
+    fprintf(out, "# %s: ", key);
+    for (const char *p = value; *p; p++)
+        fputc(iscntrl((unsigned char)*p) ? ' ' : *p, out);
+    fputc('\n', out);
+}
+
+gm_status gm_counters_write_header(FILE *out, const gm_counters_meta *meta, gm_error *err)
+{
+    if (!out || !meta)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "counters header: no stream or metadata");
+    fprintf(out, COUNTERS_MAGIC "%d\n", GM_COUNTERS_FORMAT_VERSION);
+    write_meta_value(out, "device_name", meta->device_name);
+    fprintf(out, "# compute_capability: %d.%d\n", meta->cc_major, meta->cc_minor);
+    fprintf(out, "# sm_count: %d\n", meta->sm_count);
+    fprintf(out, "# max_warps_per_sm: %d\n", meta->max_warps_per_sm);
+    write_meta_value(out, "source", meta->source);
+    write_meta_value(out, "command", meta->command);
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        fprintf(out, "%s%s", i ? "," : "", column_name(i));
+    fputc('\n', out);
+    if (fflush(out) != 0 || ferror(out))
+        return gm_fail(err, GM_ERR_IO, "counters header: write failed: %s", strerror(errno));
+    return GM_OK;
+}
+
+static void put_double(FILE *out, double v)
+{
+    char buf[40];
+    gm_csv_format_double(buf, sizeof buf, v);
+    fputc(',', out);
+    fputs(buf, out);
+}
+
+gm_status gm_counters_append_row(FILE *out, const gm_launch_counters *k, gm_error *err)
+{
+    if (!out || !k || !k->kernel)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "counters row: no stream, launch or kernel name");
+    fprintf(out, "%" PRIu64 ",", k->launch_id);
+    gm_csv_write_field(out, k->kernel);
+    fputc(',', out);
+    gm_csv_write_field(out, k->mangled ? k->mangled : k->kernel);
+    fprintf(out, ",%d,%u,%u,%u,%u,%u,%u,%d,%d", k->device, k->grid[0], k->grid[1], k->grid[2],
+            k->block[0], k->block[1], k->block[2], k->regs_per_thread, k->shared_bytes);
+    for (int m = 0; m < GM_METRIC_COUNT; m++)
+        put_double(out, k->metric[m]);
+    fprintf(out, ",%d", k->split.valid ? 1 : 0);
+    if (k->split.valid) {
+        put_double(out, k->split.add);
+        put_double(out, k->split.cas);
+        put_double(out, k->split.popc_inc);
+        put_double(out, k->split.other);
+    } else {
+        fputs(",,,,", out);
+    }
+    fputc('\n', out);
+    /* The collector calls this once per launch: flush so that a crash of the
+     * profiled program loses nothing already measured. */
+    if (fflush(out) != 0 || ferror(out))
+        return gm_fail(err, GM_ERR_IO, "counters row for launch %" PRIu64 ": write failed: %s",
+                       k->launch_id, strerror(errno));
+    return GM_OK;
+}
+
+gm_status gm_counters_write_file(const char *path, const gm_counters_set *set, gm_error *err)
+{
+    if (!path || !set)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "counters file: no path or set");
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return gm_fail(err, GM_ERR_IO, "cannot create %s: %s", path, strerror(errno));
+    gm_status st = gm_counters_write_header(out, &set->meta, err);
+    for (size_t i = 0; st == GM_OK && i < set->count; i++)
+        st = gm_counters_append_row(out, &set->launches[i], err);
+    if (fclose(out) != 0 && st == GM_OK)
+        st = gm_fail(err, GM_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return st;
+}
+
+/* ---- loader ---- */
+
+typedef struct counters_loader {
+    gm_csv_reader rd;
+    gm_counters_set *set;
+    unsigned seen_keys;  /* bit per meta key */
+    long *row_lines;     /* line of each launch, for duplicate messages */
+    size_t row_lines_cap;
+} counters_loader;
+
+enum meta_key { KEY_DEVICE_NAME, KEY_CC, KEY_SM_COUNT, KEY_MAX_WARPS, KEY_SOURCE, KEY_COMMAND,
+                KEY_COUNT };
+static const char *const meta_keys[KEY_COUNT] = {
+    "device_name", "compute_capability", "sm_count", "max_warps_per_sm", "source", "command",
+};
+/* source and command may be absent (hand-made files); the device keys may not. */
+#define REQUIRED_KEYS ((1u << KEY_DEVICE_NAME) | (1u << KEY_CC) | (1u << KEY_SM_COUNT) | \
+                       (1u << KEY_MAX_WARPS))
+
+static gm_status copy_meta_text(char *dst, size_t size, const char *value, const char *where,
+                                const char *key, gm_error *err)
+{
+    size_t len = strlen(value);
+    if (len >= size)
+        return gm_fail(err, GM_ERR_RANGE, "%s: %s is longer than %zu characters", where, key,
+                       size - 1);
+    memcpy(dst, value, len + 1);
+    return GM_OK;
+}
+
+static gm_status parse_meta_int(const char *value, const char *where, const char *key, int *out,
+                                gm_error *err)
+{
+    long long v;
+    if (gm_csv_parse_long(value, &v) != 0)
+        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%s' is not an integer", where, key, value);
+    if (v < 0 || v > 1000000)
+        return gm_fail(err, GM_ERR_RANGE, "%s: %s %lld outside 0..1000000 (0 = unknown)", where,
+                       key, v);
+    *out = (int)v;
+    return GM_OK;
+}
+
+static gm_status parse_meta_line(counters_loader *ld, const char *where, gm_error *err)
+{
+    const char *body = ld->rd.raw + 1;
+    while (*body == ' ')
+        body++;
+    const char *colon = strchr(body, ':');
+    if (!colon)
+        return gm_fail(err, GM_ERR_PARSE, "%s: metadata line is not '# key: value'", where);
+    size_t key_len = (size_t)(colon - body);
+    const char *value = colon + 1;
+    while (*value == ' ')
+        value++;
+    int key = -1;
+    for (int i = 0; i < KEY_COUNT; i++)
+        if (strlen(meta_keys[i]) == key_len && strncmp(body, meta_keys[i], key_len) == 0)
+            key = i;
+    if (key < 0)
+        return gm_fail(err, GM_ERR_PARSE, "%s: unknown metadata key '%.*s'", where,
+                       (int)key_len, body);
+    if (ld->seen_keys & (1u << key))
+        return gm_fail(err, GM_ERR_DUPLICATE, "%s: metadata key '%s' given twice", where,
+                       meta_keys[key]);
+    ld->seen_keys |= 1u << key;
+    gm_counters_meta *m = &ld->set->meta;
+    switch (key) {
+    case KEY_DEVICE_NAME:
+        return copy_meta_text(m->device_name, sizeof m->device_name, value, where, "device_name",
+                              err);
+    case KEY_SOURCE:
+        return copy_meta_text(m->source, sizeof m->source, value, where, "source", err);
+    case KEY_COMMAND:
+        return copy_meta_text(m->command, sizeof m->command, value, where, "command", err);
+    case KEY_SM_COUNT:
+        return parse_meta_int(value, where, "sm_count", &m->sm_count, err);
+    case KEY_MAX_WARPS:
+        return parse_meta_int(value, where, "max_warps_per_sm", &m->max_warps_per_sm, err);
+    default: { /* KEY_CC: "major.minor" */
+        int major = 0, minor = 0, used = 0;
+        if (sscanf(value, "%d.%d%n", &major, &minor, &used) != 2 || value[used] != '\0' ||
+            major < 0 || minor < 0 || major > 99 || minor > 99)
+            return gm_fail(err, GM_ERR_PARSE, "%s: compute_capability '%s' is not 'major.minor'",
+                           where, value);
+        m->cc_major = major;
+        m->cc_minor = minor;
+        return GM_OK;
+    }
+    }
+}
+
+static gm_status check_header_row(counters_loader *ld, const char *where, gm_error *err)
+{
+    gm_status st = gm_csv_split(&ld->rd, err);
+    if (st != GM_OK)
+        return st;
+    for (size_t i = 0; i < ld->rd.n_fields && i < N_COLUMNS; i++)
+        if (strcmp(ld->rd.fields[i], column_name(i)) != 0)
+            return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
+                           where, i + 1, ld->rd.fields[i], column_name(i));
+    if (ld->rd.n_fields != N_COLUMNS)
+        return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected %d", where,
+                       ld->rd.n_fields, N_COLUMNS);
+    return GM_OK;
+}
+
+static gm_status field_int(const char *text, const char *where, const char *col, long long lo,
+                           long long hi, long long *out, gm_error *err)
+{
+    if (gm_csv_parse_long(text, out) != 0)
+        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%s' is not an integer", where, col, text);
+    if (*out < lo || *out > hi)
+        return gm_fail(err, GM_ERR_RANGE, "%s: %s %lld outside %lld..%lld", where, col, *out, lo,
+                       hi);
+    return GM_OK;
+}
+
+/* Empty = NaN (not collected); otherwise a finite count >= 0. */
+static gm_status field_count(const char *text, const char *where, const char *col, double *out,
+                             gm_error *err)
+{
+    if (*text == '\0') {
+        *out = NAN;
+        return GM_OK;
+    }
+    if (gm_csv_parse_double(text, out) != 0)
+        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%s' is not a number", where, col, text);
+    if (*out < 0)
+        return gm_fail(err, GM_ERR_RANGE, "%s: %s %s is negative", where, col, text);
+    return GM_OK;
+}
+
+static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_launch_counters *k,
+                                  gm_error *err)
+{
+    gm_status st;
+    char **f = ld->rd.fields;
+    if (ld->rd.n_fields != N_COLUMNS)
+        return gm_fail(err, GM_ERR_PARSE, "%s: %zu columns, expected %d (truncated row?)", where,
+                       ld->rd.n_fields, N_COLUMNS);
+    if (f[0][0] == '-')
+        return gm_fail(err, GM_ERR_RANGE, "%s: launch_id '%s' is negative", where, f[0]);
+    char *end = NULL;
+    errno = 0;
+    unsigned long long id = strtoull(f[0], &end, 10);
+    if (!f[0][0] || *end || errno)
+        return gm_fail(err, GM_ERR_PARSE, "%s: launch_id '%s' is not an integer", where, f[0]);
+    k->launch_id = id;
+    if (f[1][0] == '\0')
+        return gm_fail(err, GM_ERR_MISSING, "%s: empty kernel name", where);
+    if ((st = gm_launch_counters_set_names(k, f[1], f[2][0] ? f[2] : f[1])) != GM_OK)
+        return gm_fail(err, st, "%s: out of memory", where);
+    long long v;
+    if ((st = field_int(f[3], where, "device", 0, 1024, &v, err)) != GM_OK)
+        return st;
+    k->device = (int)v;
+    for (int d = 0; d < 3; d++) {
+        if ((st = field_int(f[4 + d], where, column_name(4 + (size_t)d), 1, 2147483647LL, &v,
+                            err)) != GM_OK)
+            return st;
+        k->grid[d] = (unsigned)v;
+        if ((st = field_int(f[7 + d], where, column_name(7 + (size_t)d), 1, 1024, &v, err)) !=
+            GM_OK)
+            return st;
+        k->block[d] = (unsigned)v;
+    }
+    if ((st = field_int(f[10], where, "regs", -1, 65536, &v, err)) != GM_OK)
+        return st;
+    k->regs_per_thread = (int)v;
+    if ((st = field_int(f[11], where, "shared_bytes", -1, 1LL << 30, &v, err)) != GM_OK)
+        return st;
+    k->shared_bytes = (int)v;
+    for (int m = 0; m < GM_METRIC_COUNT; m++)
+        if ((st = field_count(f[N_LEAD + m], where, gm_metric_table[m].column, &k->metric[m],
+                              err)) != GM_OK)
+            return st;
+    const size_t s0 = N_LEAD + GM_METRIC_COUNT;
+    if ((st = field_int(f[s0], where, "split_valid", 0, 1, &v, err)) != GM_OK)
+        return st;
+    k->split.valid = (int)v;
+    double *parts[4] = {&k->split.add, &k->split.cas, &k->split.popc_inc, &k->split.other};
+    for (int p = 0; p < 4; p++) {
+        const char *text = f[s0 + 1 + (size_t)p];
+        if (!k->split.valid) {
+            if (*text)
+                return gm_fail(err, GM_ERR_PARSE, "%s: %s given while split_valid is 0", where,
+                               split_columns[1 + p]);
+            continue;
+        }
+        if (!*text)
+            return gm_fail(err, GM_ERR_MISSING, "%s: %s empty while split_valid is 1", where,
+                           split_columns[1 + p]);
+        if ((st = field_count(text, where, split_columns[1 + p], parts[p], err)) != GM_OK)
+            return st;
+    }
+    return GM_OK;
+}
+
+typedef struct id_line {
+    uint64_t id;
+    long line;
+} id_line;
+
+static int compare_id_line(const void *a, const void *b)
+{
+    const id_line *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static gm_status check_duplicate_ids(counters_loader *ld, gm_error *err)
+{
+    size_t n = ld->set->count;
+    if (n < 2)
+        return GM_OK;
+    id_line *pairs = malloc(n * sizeof *pairs);
+    if (!pairs)
+        return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", ld->rd.name);
+    for (size_t i = 0; i < n; i++) {
+        pairs[i].id = ld->set->launches[i].launch_id;
+        pairs[i].line = ld->row_lines[i];
+    }
+    qsort(pairs, n, sizeof *pairs, compare_id_line);
+    gm_status st = GM_OK;
+    for (size_t i = 1; i < n; i++) {
+        if (pairs[i].id == pairs[i - 1].id) {
+            st = gm_fail(err, GM_ERR_DUPLICATE,
+                         "%s:%ld: launch_id %" PRIu64 " already used on line %ld", ld->rd.name,
+                         pairs[i].line, pairs[i].id, pairs[i - 1].line);
+            break;
+        }
+    }
+    free(pairs);
+    return st;
+}
+
+static gm_status load_rows(counters_loader *ld, gm_error *err)
+{
+    gm_status st;
+    int eof = 0, have_header = 0;
+    char where[300];
+    gm_launch_counters k;
+    gm_launch_counters_init(&k);
+
+    if ((st = gm_csv_next_line(&ld->rd, &eof, err)) != GM_OK)
+        return st;
+    int version = 0, used = 0;
+    if (eof || sscanf(ld->rd.raw, COUNTERS_MAGIC "%d%n", &version, &used) != 1 ||
+        ld->rd.raw[used] != '\0')
+        return gm_fail(err, GM_ERR_PARSE, "%s:1: not a gpuq counters file (first line must be "
+                       "'" COUNTERS_MAGIC "%d')", ld->rd.name, GM_COUNTERS_FORMAT_VERSION);
+    if (version != GM_COUNTERS_FORMAT_VERSION)
+        return gm_fail(err, GM_ERR_MISMATCH, "%s:1: counters format v%d, this gpuq reads v%d",
+                       ld->rd.name, version, GM_COUNTERS_FORMAT_VERSION);
+    for (;;) {
+        if ((st = gm_csv_next_line(&ld->rd, &eof, err)) != GM_OK)
+            goto fail;
+        if (eof)
+            break;
+        snprintf(where, sizeof where, "%s:%ld", ld->rd.name, ld->rd.line);
+        if (ld->rd.raw_len == 0)
+            continue; /* blank lines carry nothing */
+        if (!have_header) {
+            if (ld->rd.raw[0] == '#') {
+                if ((st = parse_meta_line(ld, where, err)) != GM_OK)
+                    goto fail;
+                continue;
+            }
+            unsigned missing = REQUIRED_KEYS & ~ld->seen_keys;
+            for (int key = 0; missing && key < KEY_COUNT; key++)
+                if (missing & (1u << key)) {
+                    st = gm_fail(err, GM_ERR_MISSING,
+                                 "%s: header row reached without metadata key '%s'", where,
+                                 meta_keys[key]);
+                    goto fail;
+                }
+            if ((st = check_header_row(ld, where, err)) != GM_OK)
+                goto fail;
+            have_header = 1;
+            continue;
+        }
+        if (ld->rd.raw[0] == '#') {
+            st = gm_fail(err, GM_ERR_PARSE, "%s: metadata line after the header row", where);
+            goto fail;
+        }
+        if ((st = gm_csv_split(&ld->rd, err)) != GM_OK)
+            goto fail;
+        snprintf(where, sizeof where, "%s:%ld", ld->rd.name, ld->rd.line);
+        if ((st = parse_launch_row(ld, where, &k, err)) != GM_OK)
+            goto fail;
+        if (ld->set->count == ld->row_lines_cap) {
+            size_t cap = ld->row_lines_cap ? ld->row_lines_cap * 2 : 16;
+            long *grown = realloc(ld->row_lines, cap * sizeof *grown);
+            if (!grown) {
+                st = gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", where);
+                goto fail;
+            }
+            ld->row_lines = grown;
+            ld->row_lines_cap = cap;
+        }
+        ld->row_lines[ld->set->count] = ld->rd.line;
+        if ((st = gm_counters_set_push(ld->set, &k)) != GM_OK) {
+            st = gm_fail(err, st, "%s: out of memory", where);
+            goto fail;
+        }
+    }
+    if (!have_header) {
+        st = gm_fail(err, GM_ERR_MISSING, "%s:%ld: no header row (launch_id,kernel,...)",
+                     ld->rd.name, ld->rd.line);
+        goto fail;
+    }
+    st = check_duplicate_ids(ld, err);
+fail:
+    gm_launch_counters_clear(&k);
+    return st;
+}
+
+gm_status gm_counters_load(const char *path, gm_counters_set *out, gm_error *err)
+{
+    if (!path || !out)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "counters file: no path or output set");
+    gm_counters_set_init(out);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return gm_fail(err, GM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    counters_loader ld;
+    memset(&ld, 0, sizeof ld);
+    gm_csv_reader_init(&ld.rd, in, path);
+    ld.set = out;
+    gm_status st = load_rows(&ld, err);
+    gm_csv_reader_free(&ld.rd);
+    free(ld.row_lines);
+    fclose(in);
+    if (st != GM_OK)
+        gm_counters_set_clear(out);
+    return st;
+}

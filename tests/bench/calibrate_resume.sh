@@ -1,0 +1,47 @@
+#!/bin/sh
+# gpuq calibrate end to end on a small selection (test bench_calibrate_cli,
+# label gpu): interrupted by SIGINT after a few launches it must save a
+# partial table and exit 130 with the resume hint; --resume must measure only
+# the missing cells and leave a complete table; a resume with other settings
+# is refused.  Exits 77 when there is no GPU.
+#   usage: calibrate_resume.sh GPUQ
+gpuq=$1
+dir=$(mktemp -d /tmp/gpuq_calibrate_test.XXXXXX) || exit 1
+trap 'rm -rf "$dir"' EXIT
+table=$dir/t.csv
+sel="--classes add,popc_inc --methods single_shot --patterns same_address --quiet -o $table"
+# add (mixes CAS): sum_{n=1..64} 32 (n+1) cells; popc_inc: 64 x 32
+full=$((68608 + 2048))
+
+# The hook makes gpuq send itself SIGINT after 40 launches: the same path as
+# Ctrl-C (handler sets a flag, the loop saves and stops), without timing races.
+GPUQ_CALIBRATE_SIGINT_AFTER=40 "$gpuq" calibrate $sel 2>"$dir/err1"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "no usable CUDA GPU\|without CUDA" "$dir/err1"; then
+  echo "skipped: $(cat "$dir/err1")"
+  exit 77
+fi
+cat "$dir/err1"
+[ $rc -eq 130 ] || { echo "FAIL: interrupted run exited $rc, want 130"; exit 1; }
+grep -q "^gpuq: calibrate: interrupted: [0-9]* of $full cells saved to $table; resume with --resume$" "$dir/err1" ||
+  { echo "FAIL: interrupted run did not print the resume line"; exit 1; }
+partial=$(grep -c '^[a-z_]*,[a-z_]*,[a-z_]*,[0-9]' "$table")
+echo "partial table: $partial of $full cells"
+[ "$partial" -gt 0 ] && [ "$partial" -lt $full ] || { echo "FAIL: partial table has $partial cells"; exit 1; }
+
+"$gpuq" calibrate $sel --resume --reps 7 2>"$dir/err2"
+rc=$?
+cat "$dir/err2"
+[ $rc -eq 2 ] || { echo "FAIL: resume with other --reps exited $rc, want 2"; exit 1; }
+
+"$gpuq" calibrate $sel --resume 2>"$dir/err3"
+rc=$?
+cat "$dir/err3"
+[ $rc -eq 0 ] || { echo "FAIL: --resume exited $rc"; exit 1; }
+rows=$(grep -c '^[a-z_]*,[a-z_]*,[a-z_]*,[0-9]' "$table")
+dups=$(grep '^[a-z_]*,[a-z_]*,[a-z_]*,[0-9]' "$table" | cut -d, -f1-6 | sort | uniq -d | wc -l)
+echo "resumed table: $rows cells, $dups duplicated"
+[ "$rows" -eq $full ] && [ "$dups" -eq 0 ] || { echo "FAIL: want $full distinct cells"; exit 1; }
+grep -q "^# gpu_name: " "$table" && grep -q "^# sm_clock_mhz: [1-9]" "$table" ||
+  { echo "FAIL: metadata missing"; exit 1; }
+echo ok

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Unit tests of validation/analyze.py and validation/check_sass.py on tiny
+hand-made inputs (no GPU): the truth definitions, launch mapping, error
+aggregation, the bars, Little's law, the doc update and the SASS check."""
+import math
+import os
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "validation"))
+
+import analyze  # noqa: E402
+import check_sass  # noqa: E402
+
+TIMES = """# gpuq validation cases v1
+# device: test
+group,name,blocks,threads,op,pattern,e,k,time_us,atomics_only_us,iters,warps_per_sm,n_atom_expected,launches,kernel
+atomic,add_a,132,256,add,same_address,32,0,400.0,,100,8,105600,1,vk_loop
+atomic,add_b,132,256,add,same_address,32,0,410.0,,100,8,105600,1,vk_loop
+free,fma16,132,256,none,none,32,16,300.0,,100,8,0,1,vk_loop
+mixed,add_fma0,132,256,add,same_address,32,0,200.0,200.0,100,8,105600,1,vk_loop
+mixed,add_fma64,132,256,add,same_address,32,64,400.0,200.0,100,8,105600,1,vk_loop
+real,hist_add_solid_t256,132,256,add,solid,32,0,500.0,450.0,33554432,8,,1,vk_hist
+real,cub_solid,0,0,cub_internal,solid,32,0,300.0,,33554432,0,,,DeviceHistogram
+real,cub_uniform,0,0,cub_internal,uniform,32,0,150.0,,33554432,0,,,DeviceHistogram
+"""
+
+
+def ncu_rows(launches):
+    """ncu --csv long layout for [(id, kernel, {metric: value})]."""
+    lines = ['==PROF== Connected to process 1 (validate_app)',
+             '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
+    for lid, kernel, metrics in launches:
+        for name, value in metrics.items():
+            lines.append('"%d","1","%s","%s","","%s"' % (lid, kernel, name, value))
+    return "\n".join(lines) + "\n"
+
+
+class TruthTest(unittest.TestCase):
+    def setUp(self):
+        _, rows = analyze.read_table(TIMES, from_text=True)
+        self.by_name = {r["name"]: r for r in rows}
+
+    def truth(self, name):
+        return analyze.truth(self.by_name[name], self.by_name)
+
+    def test_atomic_and_free_by_construction(self):
+        self.assertEqual(self.truth("add_a"), (1.0, "construction"))
+        self.assertEqual(self.truth("fma16"), (0.0, "construction"))
+
+    def test_mixed_is_twin_time_over_case_time(self):
+        # U_true(k) = T(atomics-only, k = 0) / T(k): 200 / 400.
+        self.assertEqual(self.truth("add_fma64"), (0.5, "ratio"))
+        self.assertEqual(self.truth("add_fma0"), (1.0, "ratio"))
+
+    def test_histogram_replay_ratio(self):
+        u, kind = self.truth("hist_add_solid_t256")
+        self.assertAlmostEqual(u, 0.9)
+        self.assertEqual(kind, "ratio")
+
+    def test_cub_solid_lower_bound_and_uniform_unknown(self):
+        u, kind = self.truth("cub_solid")
+        self.assertAlmostEqual(u, 1.0 - 150.0 / 300.0)
+        self.assertEqual(kind, "lower_bound")
+        u, kind = self.truth("cub_uniform")
+        self.assertTrue(math.isnan(u))
+        self.assertEqual(kind, "none")
+
+    def test_missing_twin_time_gives_no_truth(self):
+        row = dict(self.by_name["add_fma64"], atomics_only_us="")
+        u, kind = analyze.truth(row, self.by_name)
+        self.assertTrue(math.isnan(u))
+        self.assertEqual(kind, "none")
+
+
+class ParseTest(unittest.TestCase):
+    def test_numbers_with_separators_and_units(self):
+        self.assertEqual(analyze.parse_number("1,347", "cycle"), 1347.0)
+        self.assertEqual(analyze.parse_number("2.5", "usecond"), 2500.0)
+        self.assertEqual(analyze.parse_number("3", "Kinst"), 3000.0)
+        self.assertTrue(math.isnan(analyze.parse_number("n/a")))
+        self.assertTrue(math.isnan(analyze.parse_number("")))
+
+    def test_ncu_long_layout(self):
+        text = ncu_rows([(0, "void vk_loop<1, 0, 0>(vk_loop_args)",
+                          {"smsp__inst_executed_op_shared_atom.sum": "1,000",
+                           "sm__cycles_active.sum": "50,000", "gpu__time_duration.sum": "4,000",
+                           "some__other_metric.sum": "7"}),
+                         (1, "void vk_hist<0, 1, 0>(vk_hist_args)", {"sm__cycles_active.sum": "10"})])
+        launches = analyze.read_ncu_long(text, from_text=True)
+        self.assertEqual([l["launch_id"] for l in launches], [0, 1])
+        self.assertEqual(launches[0]["N_atom"], 1000.0)
+        self.assertEqual(launches[0]["cycles_sum"], 50000.0)
+        self.assertNotIn("some__other_metric.sum", launches[0])
+
+
+class MappingTest(unittest.TestCase):
+    MANIFEST = [
+        {"name": "a", "kernel": "vk_loop", "launches": "1"},
+        {"name": "cub", "kernel": "DeviceHistogram", "launches": ""},
+        {"name": "h", "kernel": "vk_hist", "launches": "1"},
+    ]
+
+    def launches(self, names, durations):
+        return [{"launch_id": i, "kernel": n, "duration_ns": d} for i, (n, d) in enumerate(zip(names, durations))]
+
+    def test_unknown_count_runs_to_next_case_and_main_is_longest(self):
+        ls = self.launches(["vk_loop<1>", "DeviceHistogramInitKernel", "DeviceHistogramSweepKernel", "vk_hist<0>"],
+                           [10.0, 1.0, 50.0, 20.0])
+        m = analyze.map_launches(self.MANIFEST, ls)
+        self.assertEqual(m["a"]["launch_id"], 0)
+        self.assertEqual(m["cub"]["launch_id"], 2)
+        self.assertEqual(m["h"]["launch_id"], 3)
+
+    def test_out_of_step_profile_is_an_error(self):
+        ls = self.launches(["vk_hist<0>", "DeviceHistogramSweepKernel", "vk_loop<1>"], [1.0, 1.0, 1.0])
+        with self.assertRaises(analyze.AnalyzeError):
+            analyze.map_launches(self.MANIFEST, ls)
+
+    def test_extra_launches_are_an_error(self):
+        man = [{"name": "a", "kernel": "vk_loop", "launches": "1"}]
+        with self.assertRaises(analyze.AnalyzeError):
+            analyze.map_launches(man, self.launches(["vk_loop", "vk_loop"], [1.0, 1.0]))
+
+
+def joined_row(group, name, u_true, variants, truth="construction", **extra):
+    r = {"group": group, "name": name, "U_true": u_true, "truth": truth}
+    for v, u in variants.items():
+        r["U_" + v] = u
+    r.update(extra)
+    return r
+
+
+class ErrorTest(unittest.TestCase):
+    ROWS = [
+        joined_row("atomic", "a1", 1.0, {"default": 1.00, "paper": 1.50}),
+        joined_row("atomic", "a2", 1.0, {"default": 0.96, "paper": 1.20}),
+        joined_row("atomic", "a3", 1.0, {"default": 1.10, "paper": 0.90}),
+        joined_row("free", "f1", 0.0, {"default": 0.0, "paper": 0.0}),
+        joined_row("free", "f2", 0.0, {"default": 0.0, "paper": 1e-9}),
+        joined_row("mixed", "m1", 0.5, {"default": 0.52, "paper": 0.9}, truth="ratio"),
+        joined_row("mixed", "m2", 0.25, {"default": 0.20, "paper": math.nan}, truth="ratio"),
+        joined_row("real", "cub_solid", 0.5, {"default": 0.7, "paper": 0.3}, truth="lower_bound"),
+        joined_row("real", "h1", 0.9, {"default": 0.85, "paper": 0.4}, truth="ratio"),
+    ]
+
+    def test_group_errors_median_worst_and_above(self):
+        s = analyze.group_errors(self.ROWS, "default")
+        self.assertEqual(s["atomic"]["n"], 3)
+        self.assertAlmostEqual(s["atomic"]["median"], 0.04)
+        self.assertAlmostEqual(s["atomic"]["worst"], 0.10)
+        self.assertEqual(s["atomic"]["worst_case"], "a3")
+        self.assertEqual(s["atomic"]["above"], 1)     # 1.10 > 105%
+        self.assertEqual(s["free"]["nonzero"], 0)
+        self.assertAlmostEqual(s["mixed"]["median"], 0.035)
+        self.assertAlmostEqual(s["mixed"]["worst"], 0.05)
+        # The lower-bound truth is not an error sample.
+        self.assertEqual(s["real"]["n"], 1)
+
+    def test_free_must_be_exactly_zero_and_missing_u_counted(self):
+        s = analyze.group_errors(self.ROWS, "paper")
+        self.assertEqual(s["free"]["nonzero"], 1)
+        self.assertEqual(s["mixed"]["missing"], 1)
+        self.assertEqual(s["mixed"]["n"], 1)
+        self.assertEqual(s["atomic"]["above"], 2)
+
+    def test_bars(self):
+        res = {name: ok for name, ok, _ in analyze.bars(analyze.group_errors(self.ROWS, "default"))}
+        self.assertTrue(res["atomic-bound median |U-1|"])
+        self.assertTrue(res["atomic-bound worst |U-1|"])
+        self.assertTrue(res["atomic-free U = 0 exactly"])
+        self.assertTrue(res["mixed median |U-U_true|"])
+        self.assertFalse(res["no kernel above 105%"])
+        res = {name: ok for name, ok, _ in analyze.bars(analyze.group_errors(self.ROWS, "paper"))}
+        self.assertFalse(res["atomic-bound median |U-1|"])
+        self.assertFalse(res["atomic-free U = 0 exactly"])
+
+    def test_verdicts_of_real_kernels(self):
+        agree, total, bad = analyze.verdict_agreement(self.ROWS, "default")
+        self.assertEqual((agree, total), (2, 2))
+        agree, total, bad = analyze.verdict_agreement(self.ROWS, "paper")
+        self.assertEqual((agree, total), (0, 2))
+        self.assertEqual(len(bad), 2)
+
+    def test_report_and_svg(self):
+        md = analyze.markdown_report(self.ROWS, "test data")
+        self.assertIn("| default |", md)
+        self.assertIn("| paper |", md)
+        self.assertLess(md.index("| paper |"), md.index("| default |"))
+        svg = analyze.svg_scatter(self.ROWS)
+        root = ET.fromstring(svg)
+        circles = [e for e in root.iter() if e.tag.endswith("circle")]
+        # 9 points with truth and U for default, 8 for paper (one NaN), + 4 legend dots.
+        self.assertEqual(len(circles), 9 + 8 + 4)
+
+
+class LittleTest(unittest.TestCase):
+    def test_little_and_measured_n(self):
+        rec = {"N_atom": 100.0, "O_wavefronts": 3200.0, "cycles_sum": 1000.0, "shared_pending": 8000.0,
+               "shared_inst": 200.0, "shared_latency": 40.0, "occupancy_pct": 50.0}
+        d = analyze.derived(rec, 64)
+        self.assertAlmostEqual(d["e_meas"], 32.0)
+        self.assertAlmostEqual(d["n_hat"], 32.0)
+        self.assertAlmostEqual(d["little_L"], 8.0)
+        self.assertAlmostEqual(d["little_pred"], 200.0 / 1000.0 * 40.0)
+        self.assertAlmostEqual(d["little_ratio"], 1.0)
+        self.assertAlmostEqual(d["n_meas_atom"], 4.0)  # half the LSU shared instructions are atomics
+
+    def test_missing_counters_give_nan(self):
+        d = analyze.derived({}, 64)
+        self.assertTrue(all(math.isnan(v) for v in d.values()))
+
+
+class JoinTest(unittest.TestCase):
+    def test_join_end_to_end(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            times = os.path.join(tmp, "times.csv")
+            with open(times, "w") as f:
+                f.write(TIMES)
+            _, rows = analyze.read_table(times)
+            manifest = [r for r in rows if r["name"] in ("add_a", "add_fma64")]
+            launches = [{"launch_id": 0, "kernel": "void vk_loop<1, 0, 0>", "N_atom": 105600.0,
+                         "duration_ns": 1.0},
+                        {"launch_id": 1, "kernel": "void vk_loop<1, 0, 1>", "N_atom": 105600.0,
+                         "duration_ns": 1.0}]
+            model = {0: {"launch_id": "0", "kernel": "vk_loop<1,0,0>", "U": "0.98", "B": "98", "T": "100"},
+                     1: {"launch_id": "1", "kernel": "vk_loop<1,0,1>", "U": "0.60"}}
+            joined = analyze.join(rows, manifest, launches, [("default", model)])
+            self.assertEqual([j["name"] for j in joined], ["add_a", "add_fma64"])
+            self.assertEqual(joined[0]["U_default"], 0.98)
+            self.assertEqual(joined[1]["U_true"], 0.5)
+            out = os.path.join(tmp, "joined.csv")
+            analyze.write_csv(out, joined)
+            header, back = analyze.read_joined(out)
+            self.assertIn("U_default", header)
+            self.assertEqual(analyze.variant_names(header), ["default"])
+            self.assertEqual(back[1]["U_true"], 0.5)
+            checks = analyze.counter_checks(back)
+            self.assertEqual(checks[0][1], 2)
+            self.assertEqual(checks[0][2], 0.0)
+
+    def test_model_rows_out_of_step_are_an_error(self):
+        _, rows = analyze.read_table(TIMES, from_text=True)
+        manifest = [r for r in rows if r["name"] == "hist_add_solid_t256"]
+        launches = [{"launch_id": 0, "kernel": "vk_hist<0,1,0>", "duration_ns": 1.0}]
+        model = {0: {"launch_id": "0", "kernel": "vk_loop<1,0,0>", "U": "0.5"}}
+        with self.assertRaises(analyze.AnalyzeError):
+            analyze.join(rows, manifest, launches, [("default", model)])
+
+
+class DocTest(unittest.TestCase):
+    def test_update_keeps_prose(self):
+        doc = "# Title\nprose before\n%s\nold table\n%s\nprose after\n" % (analyze.DOC_BEGIN, analyze.DOC_END)
+        new = analyze.update_doc(doc, "new table\n")
+        self.assertIn("prose before", new)
+        self.assertIn("prose after", new)
+        self.assertIn("new table", new)
+        self.assertNotIn("old table", new)
+        with self.assertRaises(analyze.AnalyzeError):
+            analyze.update_doc("no markers", "x")
+
+
+SASS = """
+	code for sm_90
+		Function : _Z7vk_loopILi2ELi0ELi0EEv12vk_loop_args
+        /*0190*/                   ATOMS.POPC.INC.32 RZ, [R4+URZ] ;           /* 0x0000000004ff7f8c */
+        /*01b0*/              @P0  ATOMS.POPC.INC.32 RZ, [R4+URZ] ;           /* 0x0000000004ff7f8c */
+		Function : _Z7vk_loopILi1ELi0ELi0EEv12vk_loop_args
+        /*01f0*/                   ATOMS.ADD R6, [R0], R11 ;                  /* 0x0000000b0006738c */
+        /*0200*/                   ATOMS.POPC.INC.32 RZ, [R0+URZ] ;           /* 0x0000000004ff7f8c */
+		Function : _Z7vk_loopILi0ELi0ELi3EEv12vk_loop_args
+        /*0100*/                   LDS R2, [R3] ;                             /* 0x0000000000027984 */
+        /*0110*/                   STS [R3], R2 ;                             /* 0x0000000000027984 */
+		Function : _Z7vk_histILi0ELi1ELi0EEv12vk_hist_args
+        /*0100*/                   ATOMS.ADD R5, [UR4], R2 ;                  /* 0x0000000000027984 */
+        /*0110*/                   RED.E.ADD.STRONG.GPU [R2.64], R5 ;         /* 0x0000000000027984 */
+"""
+
+
+class SassTest(unittest.TestCase):
+    def test_opcodes_and_verdicts(self):
+        self.assertEqual(check_sass.opcode("@P0 ATOMS.POPC.INC.32 RZ, [R4+URZ]"), "ATOMS.POPC.INC")
+        self.assertEqual(check_sass.opcode("ATOMS.CAS R7, [R3], R6, R7"), "ATOMS.CAS")
+        funcs = check_sass.parse_sass(SASS)
+        self.assertEqual(len(funcs), 4)
+        results = {m: check_sass.check_function(m, i) for m, i in funcs.items()}
+        popc = results["_Z7vk_loopILi2ELi0ELi0EEv12vk_loop_args"]
+        self.assertEqual(popc[2], [])
+        self.assertEqual(popc[1]["ATOMS.POPC.INC"], 2)
+        add = results["_Z7vk_loopILi1ELi0ELi0EEv12vk_loop_args"]
+        self.assertEqual(len(add[2]), 1)  # a POPC.INC where only ADD belongs
+        lds = results["_Z7vk_loopILi0ELi0ELi3EEv12vk_loop_args"]
+        self.assertEqual(lds[2], [])
+        hist = results["_Z7vk_histILi0ELi1ELi0EEv12vk_hist_args"]
+        self.assertTrue(any("uniform-register" in p for p in hist[2]))
+
+
+if __name__ == "__main__":
+    unittest.main()

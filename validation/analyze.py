@@ -1,0 +1,726 @@
+#!/usr/bin/env python3
+"""Compares gpuq's utilization numbers with the validation suite's ground truth.
+
+  analyze.py join   --times T.csv --manifest M.csv --ncu N.csv
+                    [--variant NAME=MODEL.csv]... --out JOINED.csv
+  analyze.py report JOINED.csv [--md TABLE.md] [--doc docs/validation.md]
+                    [--svg SCATTER.svg]
+
+join: T.csv is validate_app's timing run (one row per case, truth inputs);
+M.csv is the CSV validate_app printed under the profiler (--profile: same
+cases, same order, with the kernel launches per case); N.csv is
+`ncu --csv --print-units base` output for that run (raw counters, including
+the LSU latency metric that gpuq's counters file does not carry); each
+MODEL.csv is `gpuq model --model NAME --format csv` on those counters.
+Launches are matched to cases by order and checked by kernel name.
+
+report: per model variant and case group, the error against the truth
+(median and worst |U - U_true|, count above 105%), the issue's bars for the
+default model, Little's-law check of the measured queue length, counter
+checks against the counts known by construction, and an SVG scatter of
+predicted against true U per variant.
+
+Ground truth (docs/validation.md says why, and where it is not fair):
+  atomic  U_true = 1 (nothing but atomics: the atomic unit always has a job)
+  free    U_true = 0 exactly (no shared atomics)
+  mixed   U_true(k) = T(atomics-only twin, k = 0) / T(k)
+  real    hist*: T(atomics-only replay) / T(kernel);
+          cub_solid: lower bound 1 - T(cub_uniform) / T(cub_solid); cub_uniform: none
+
+Python 3 standard library only: runs on the CPU machine too.
+"""
+import argparse
+import csv
+import io
+import math
+import os
+import re
+import statistics
+import sys
+
+GROUPS = ("atomic", "free", "mixed", "real")
+VARIANT_ORDER = ("paper", "steady", "measured-n", "opcode", "default")
+
+# The issue's bars for the default model.
+BAR_ATOMIC_MEDIAN = 0.05
+BAR_ATOMIC_WORST = 0.15
+BAR_MIXED_MEDIAN = 0.05
+BAR_MIXED_WORST = 0.15
+BAR_U_MAX = 1.05
+
+# Verdict thresholds, as in include/gpuq/model.h (GM_U_BOTTLENECK, GM_U_SIGNIFICANT).
+U_BOTTLENECK = 0.80
+U_SIGNIFICANT = 0.50
+
+# Raw ncu metrics analyze.py reads (names as in include/gpuq/counters.h, plus
+# the LSU latency metric for Little's law).
+NCU_METRICS = {
+    "smsp__sass_inst_executed_op_shared_atom.sum": "N_atom_sass",
+    "smsp__inst_executed_op_shared_atom.sum": "N_atom",
+    "smsp__inst_executed_op_shared_atom_dot_cas.sum": "N_cas",
+    "smsp__inst_executed_op_shared_atom_dot_alu.sum": "N_alu",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": "O_wavefronts",
+    "sm__cycles_active.sum": "cycles_sum",
+    "sm__cycles_active.avg": "cycles_avg",
+    "sm__cycles_active.min": "cycles_min",
+    "sm__cycles_active.max": "cycles_max",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy_pct",
+    "gpu__time_duration.sum": "duration_ns",
+    "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum": "shared_pending",
+    "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum": "shared_inst",
+    "sm__average_inst_latency_pipe_lsu_mem_shared_cmd_read.ratio": "shared_latency",
+}
+RAW_COLUMNS = list(NCU_METRICS.values())
+
+# Per-variant columns copied from gpuq model's CSV (src/model/report.c).
+VARIANT_COLUMNS = ("U", "B", "T", "n", "e", "c", "S", "N", "U_lo", "U_hi", "notes", "verdict")
+
+
+class AnalyzeError(Exception):
+    """An input problem; main() prints it as one line and exits 2."""
+
+
+# --------------------------------------------------------------------- input
+
+def read_text(path):
+    with open(path, newline="") as f:
+        return f.read()
+
+
+def read_table(path_or_text, from_text=False):
+    """Rows of a CSV whose leading '#' lines and ncu/program chatter before the
+    header are skipped; returns (header, list of dicts)."""
+    text = path_or_text if from_text else read_text(path_or_text)
+    lines = text.splitlines()
+    start = 0
+    while start < len(lines) and (not lines[start].strip() or lines[start].startswith(("#", "=="))):
+        start += 1
+    reader = csv.DictReader(io.StringIO("\n".join(lines[start:]) + "\n"))
+    rows = [r for r in reader if any((v or "").strip() for v in r.values() if isinstance(v, str))]
+    return reader.fieldnames or [], rows
+
+
+def read_ncu_long(path_or_text, from_text=False):
+    """Parses `ncu --csv [--print-units base]` long output (one row per launch
+    and metric).  Returns a list of launches in ID order:
+    {'launch_id', 'kernel', metric columns...}.  Skips everything before the
+    header line (program output, ==PROF== lines)."""
+    text = path_or_text if from_text else read_text(path_or_text)
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    if start is None:
+        raise AnalyzeError("ncu csv: no header line starting with \"ID\"")
+    launches = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]) + "\n")):
+        if not row.get("ID") or not row["ID"].strip().isdigit():
+            continue
+        lid = int(row["ID"])
+        rec = launches.setdefault(lid, {"launch_id": lid, "kernel": row.get("Kernel Name", "")})
+        col = NCU_METRICS.get(row.get("Metric Name", ""))
+        if col:
+            rec[col] = parse_number(row.get("Metric Value", ""), row.get("Metric Unit", ""))
+    return [launches[i] for i in sorted(launches)]
+
+
+_UNIT_SCALE = {"": 1.0, "inst": 1.0, "cycle": 1.0, "ns": 1.0, "nsecond": 1.0, "%": 1.0,
+               "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
+
+
+def parse_number(value, unit=""):
+    """'1,347' -> 1347.0; SI-prefixed count units (Kinst, Mcycle) scaled;
+    empty or 'n/a' -> nan."""
+    v = (value or "").strip().replace(",", "")
+    if not v or v.lower() in ("n/a", "nan", "-"):
+        return math.nan
+    try:
+        x = float(v)
+    except ValueError:
+        return math.nan
+    u = (unit or "").strip()
+    if u in _UNIT_SCALE:
+        return x * _UNIT_SCALE[u]
+    m = re.match(r"^([KMG])(inst|cycle)$", u)
+    if m:
+        return x * {"K": 1e3, "M": 1e6, "G": 1e9}[m.group(1)]
+    return x
+
+
+def fnum(x):
+    """CSV cell -> float (nan for empty)."""
+    if x is None:
+        return math.nan
+    if isinstance(x, (int, float)):
+        return float(x)
+    return parse_number(x)
+
+
+# ------------------------------------------------------------------- truth
+
+def truth(row, by_name):
+    """(U_true, kind) for one case row; kind: construction, ratio,
+    lower_bound, none."""
+    group, name = row["group"], row["name"]
+    t = fnum(row.get("time_us"))
+    a = fnum(row.get("atomics_only_us"))
+    if group == "atomic":
+        return 1.0, "construction"
+    if group == "free":
+        return 0.0, "construction"
+    if group == "mixed" or (group == "real" and not name.startswith("cub_")):
+        if t > 0 and a > 0:
+            return a / t, "ratio"
+        return math.nan, "none"
+    if name == "cub_solid" and "cub_uniform" in by_name:
+        tu = fnum(by_name["cub_uniform"].get("time_us"))
+        if t > 0 and tu > 0:
+            # Same loads, same instruction count; only the conflict degree
+            # differs, so the extra time is time the atomic unit alone needed.
+            return max(0.0, 1.0 - tu / t), "lower_bound"
+    return math.nan, "none"
+
+
+def verdict_class(u):
+    if isinstance(u, float) and math.isnan(u):
+        return "?"
+    if u >= U_BOTTLENECK:
+        return "bottleneck"
+    if u >= U_SIGNIFICANT:
+        return "significant"
+    return "minor"
+
+
+# ---------------------------------------------------------------- mapping
+
+def map_launches(manifest, launches):
+    """Assigns profiled launches to manifest cases in order.  Each case owns
+    `launches` consecutive launches (unknown count: up to the next launch
+    whose kernel name matches the next case).  Returns {case name: launch
+    record of its main kernel}.  Raises AnalyzeError on any mismatch."""
+    out = {}
+    pos = 0
+    n = len(launches)
+    for i, case in enumerate(manifest):
+        want = case.get("kernel", "")
+        count_s = (case.get("launches") or "").strip()
+        if count_s:
+            count = int(count_s)
+        else:
+            nxt = manifest[i + 1].get("kernel", "") if i + 1 < len(manifest) else None
+            end = pos + 1
+            while end < n and (nxt is None or nxt not in launches[end]["kernel"]):
+                end += 1
+            count = end - pos
+        block = launches[pos:pos + count]
+        if len(block) < count:
+            raise AnalyzeError("case %s: expected %d launches at launch %d, the profile has %d in all"
+                               % (case["name"], count, pos, n))
+        matching = [l for l in block if want in l["kernel"]]
+        if not matching:
+            raise AnalyzeError("case %s: launches %d..%d are %s, none matches '%s' (profile out of step "
+                               "with the manifest)" % (case["name"], pos, pos + count - 1,
+                                                       [l["kernel"][:40] for l in block], want))
+        main = max(matching, key=lambda l: (fnum(l.get("duration_ns")) if not math.isnan(
+            fnum(l.get("duration_ns"))) else -1.0))
+        out[case["name"]] = main
+        pos += count
+    if pos != n:
+        raise AnalyzeError("the profile has %d launches, the manifest accounts for %d" % (n, pos))
+    return out
+
+
+def read_model_csv(path):
+    """gpuq model --format csv: rows keyed by launch_id."""
+    _, rows = read_table(path)
+    out = {}
+    for r in rows:
+        lid = (r.get("launch_id") or "").strip()
+        if lid.isdigit():
+            out[int(lid)] = r
+    if not out:
+        raise AnalyzeError("%s: no rows with a launch_id" % path)
+    return out
+
+
+def launches_from_model(model_rows):
+    """Launch records from a gpuq model CSV (its metric columns carry the
+    gm_metric_table short names, which RAW_COLUMNS share)."""
+    out = []
+    for lid in sorted(model_rows):
+        r = model_rows[lid]
+        rec = {"launch_id": lid, "kernel": (r.get("kernel") or "") + " " + (r.get("mangled") or "")}
+        for col in RAW_COLUMNS:
+            rec[col] = fnum(r.get(col))
+        out.append(rec)
+    return out
+
+
+# --------------------------------------------------------------- derived
+
+def derived(rec, max_warps_per_sm):
+    """Model-independent quantities from one launch's raw counters."""
+    d = {}
+    N = fnum(rec.get("N_atom"))
+    O = fnum(rec.get("O_wavefronts"))
+    cyc = fnum(rec.get("cycles_sum"))
+    pend = fnum(rec.get("shared_pending"))
+    inst = fnum(rec.get("shared_inst"))
+    lat = fnum(rec.get("shared_latency"))
+    occ = fnum(rec.get("occupancy_pct"))
+    d["e_meas"] = O / N if N > 0 else math.nan
+    d["n_hat"] = occ / 100.0 * max_warps_per_sm if not math.isnan(occ) else math.nan
+    # Little's law, L = lambda W, per active SM cycle: pending/cycles is the
+    # mean number of LDS/LDSM/ATOMS warp-instructions in the LSU FIFO; the
+    # arrival rate is inst/cycles and W the counter's mean latency.
+    d["little_L"] = pend / cyc if cyc > 0 else math.nan
+    d["little_pred"] = inst / cyc * lat if cyc > 0 and not math.isnan(lat) else math.nan
+    d["little_ratio"] = (d["little_L"] / d["little_pred"]
+                         if d["little_pred"] and d["little_pred"] > 0 else math.nan)
+    # The measured queue length apportioned to atomics (their share of the
+    # LSU shared-pipe instructions).
+    d["n_meas_atom"] = d["little_L"] * N / inst if inst > 0 and not math.isnan(N) else math.nan
+    return d
+
+
+JOIN_CASE_COLUMNS = ("group", "name", "op", "pattern", "e", "k", "work", "chain", "threads", "blocks",
+                     "blocks_per_sm", "warps_per_sm", "waves", "alt_warps", "cas_warps_per_sm", "iters",
+                     "time_us", "time_min_us", "time_max_us", "atomics_only_us", "atomics_only_min_us",
+                     "atomics_only_max_us", "n_atom_expected")
+
+
+def join(times_rows, manifest_rows, launches, variants, max_warps_per_sm=64):
+    """Builds the joined rows (list of dicts) from parsed inputs."""
+    by_name = {r["name"]: r for r in times_rows}
+    missing = [m["name"] for m in manifest_rows if m["name"] not in by_name]
+    if missing:
+        raise AnalyzeError("manifest cases not in the timing CSV: %s" % ", ".join(missing[:5]))
+    mapping = map_launches(manifest_rows, launches) if launches else {}
+    joined = []
+    for m in manifest_rows:
+        row = by_name[m["name"]]
+        out = {c: row.get(c, "") for c in JOIN_CASE_COLUMNS}
+        u, kind = truth(row, by_name)
+        out["U_true"] = u
+        out["truth"] = kind
+        rec = mapping.get(m["name"], {})
+        out["launch_id"] = rec.get("launch_id", "")
+        out["kernel_name"] = rec.get("kernel", "")
+        for col in RAW_COLUMNS:
+            out[col] = rec.get(col, math.nan)
+        out.update(derived(rec, max_warps_per_sm))
+        for vname, model_rows in variants:
+            mr = model_rows.get(rec.get("launch_id"), {}) if rec else {}
+            if mr and m.get("kernel", "") not in (mr.get("kernel") or "") + (mr.get("mangled") or ""):
+                raise AnalyzeError("variant %s: launch %s is '%s', case %s expects '%s' (model input "
+                                   "and profile out of step)" % (vname, rec.get("launch_id"),
+                                                                 (mr.get("kernel") or "")[:40],
+                                                                 m["name"], m.get("kernel", "")))
+            for col in VARIANT_COLUMNS:
+                val = mr.get(col, "")
+                out["%s_%s" % (col, vname)] = val if col in ("notes", "verdict") else fnum(val)
+        joined.append(out)
+    return joined
+
+
+def variant_names(header):
+    return [h[2:] for h in header if h.startswith("U_") and h not in ("U_true",)
+            and not h.startswith(("U_lo_", "U_hi_"))]
+
+
+def sort_variants(names):
+    return sorted(names, key=lambda v: (VARIANT_ORDER.index(v) if v in VARIANT_ORDER else 99, v))
+
+
+def write_csv(path, rows):
+    if not rows:
+        raise AnalyzeError("nothing to write")
+    header = list(rows[0].keys())
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: fmt_cell(v) for k, v in r.items()})
+
+
+def fmt_cell(v):
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        return "%.6g" % v
+    return v
+
+
+# ------------------------------------------------------------------ errors
+
+def finite(xs):
+    return [x for x in xs if isinstance(x, float) and not math.isnan(x)]
+
+
+def group_errors(rows, variant):
+    """{group: stats} for one variant.  Stats: n (cases with truth and U),
+    median and worst |U - U_true|, above (U > 105%), worst_case, missing
+    (cases with truth but no U), for free: nonzero (U != 0)."""
+    out = {}
+    for g in GROUPS:
+        errs, above, nonzero, missing, worst_case = [], 0, 0, 0, ""
+        worst = -1.0
+        for r in rows:
+            if r["group"] != g:
+                continue
+            u = fnum(r.get("U_" + variant))
+            t = fnum(r.get("U_true"))
+            if math.isnan(u):
+                if not math.isnan(t):
+                    missing += 1
+                continue
+            if u > BAR_U_MAX:
+                above += 1
+            if g == "free" and u != 0.0:
+                nonzero += 1
+            if math.isnan(t) or r.get("truth") == "lower_bound":
+                continue
+            err = abs(u - t)
+            errs.append(err)
+            if err > worst:
+                worst, worst_case = err, r["name"]
+        out[g] = {
+            "n": len(errs),
+            "median": statistics.median(errs) if errs else math.nan,
+            "worst": max(errs) if errs else math.nan,
+            "above": above,
+            "nonzero": nonzero,
+            "missing": missing,
+            "worst_case": worst_case,
+        }
+    return out
+
+
+def verdict_agreement(rows, variant):
+    """Real group: (agree, total, disagreements) of the verdict from U with
+    the verdict from the timing truth (for a lower bound: U >= bound - 0.05)."""
+    agree, total, bad = 0, 0, []
+    for r in rows:
+        if r["group"] != "real":
+            continue
+        u, t = fnum(r.get("U_" + variant)), fnum(r.get("U_true"))
+        if math.isnan(u) or math.isnan(t):
+            continue
+        total += 1
+        if r.get("truth") == "lower_bound":
+            ok = u >= t - 0.05
+        else:
+            ok = verdict_class(u) == verdict_class(t)
+        agree += ok
+        if not ok:
+            bad.append("%s (U %.2f, truth %s%.2f)" % (r["name"], u,
+                                                       ">= " if r.get("truth") == "lower_bound" else "",
+                                                       t))
+    return agree, total, bad
+
+
+def bars(stats):
+    """The issue's bars for one variant's group stats: list of (bar, passed, detail)."""
+    a, f, m = stats["atomic"], stats["free"], stats["mixed"]
+    above = sum(stats[g]["above"] for g in GROUPS)
+    res = []
+
+    def check(name, value, limit):
+        if math.isnan(value):
+            res.append((name, None, "no data"))
+        else:
+            res.append((name, value <= limit, "%.3f (bar %.2f)" % (value, limit)))
+
+    check("atomic-bound median |U-1|", a["median"], BAR_ATOMIC_MEDIAN)
+    check("atomic-bound worst |U-1|", a["worst"], BAR_ATOMIC_WORST)
+    if f["n"] == 0:
+        res.append(("atomic-free U = 0 exactly", None, "no data"))
+    else:
+        res.append(("atomic-free U = 0 exactly", f["nonzero"] == 0,
+                    "%d of %d nonzero" % (f["nonzero"], f["n"])))
+    check("mixed median |U-U_true|", m["median"], BAR_MIXED_MEDIAN)
+    check("mixed worst |U-U_true|", m["worst"], BAR_MIXED_WORST)
+    n_any = sum(stats[g]["n"] for g in GROUPS)
+    res.append(("no kernel above 105%", above == 0 if n_any else None, "%d above" % above))
+    return res
+
+
+def little_stats(rows):
+    """Little's-law ratio L_measured / (throughput x latency) per group:
+    (n, median, min, max)."""
+    out = {}
+    for g in GROUPS + ("all",):
+        xs = finite([fnum(r.get("little_ratio")) for r in rows if g == "all" or r["group"] == g])
+        out[g] = (len(xs), statistics.median(xs) if xs else math.nan, min(xs) if xs else math.nan,
+                  max(xs) if xs else math.nan)
+    return out
+
+
+def counter_checks(rows):
+    """Counters against construction: N_atom / n_atom_expected over cases
+    where the count is known, and e_meas = O/N against e for same_address
+    ADD/CAS cases.  Returns a list of (check, n, worst relative deviation,
+    worst case)."""
+    checks = []
+    devs = []
+    for r in rows:
+        want, got = fnum(r.get("n_atom_expected")), fnum(r.get("N_atom"))
+        if math.isnan(want) or math.isnan(got):
+            continue
+        dev = abs(got - want) / want if want > 0 else abs(got)
+        devs.append((dev, r["name"]))
+    if devs:
+        worst = max(devs)
+        checks.append(("N_atom = warp-level atomics by construction", len(devs), worst[0], worst[1]))
+    edevs = []
+    for r in rows:
+        if r.get("pattern") != "same_address" or r.get("op") not in ("add", "cas"):
+            continue
+        e_meas, e = fnum(r.get("e_meas")), fnum(r.get("e"))
+        if math.isnan(e_meas) or math.isnan(e):
+            continue
+        edevs.append((abs(e_meas - e) / e, r["name"]))
+    if edevs:
+        worst = max(edevs)
+        checks.append(("e = O/N = active lanes (same-address ADD/CAS)", len(edevs), worst[0], worst[1]))
+    return checks
+
+
+# ------------------------------------------------------------------ report
+
+def fmt(x, spec="%.3f"):
+    return "-" if isinstance(x, float) and math.isnan(x) else spec % x
+
+
+def markdown_report(rows, source=""):
+    header = list(rows[0].keys()) if rows else []
+    variants = sort_variants(variant_names(header))
+    lines = []
+    if source:
+        lines.append("Data: %s" % source)
+        lines.append("")
+    counts = {g: sum(1 for r in rows if r["group"] == g) for g in GROUPS}
+    lines.append("Cases: " + ", ".join("%s %d" % (g, counts[g]) for g in GROUPS) + ".")
+    lines.append("")
+    if not variants:
+        lines.append("No model variant in the data (gpuq model was not run).")
+    else:
+        lines.append("| variant | atomic: median / worst abs(U-1), >105% | free: U != 0 | "
+                     "mixed: median / worst abs(U-U_true), >105% | real: median / worst, verdicts agree |")
+        lines.append("| --- | --- | --- | --- | --- |")
+        all_stats = {}
+        for v in variants:
+            s = group_errors(rows, v)
+            all_stats[v] = s
+            a, f, m, r = s["atomic"], s["free"], s["mixed"], s["real"]
+            agree, total, _ = verdict_agreement(rows, v)
+            lines.append("| %s | %s / %s, %d (n=%d) | %d of %d | %s / %s, %d (n=%d) | %s / %s, %d of %d |" % (
+                v, fmt(a["median"]), fmt(a["worst"]), a["above"], a["n"], f["nonzero"], f["n"],
+                fmt(m["median"]), fmt(m["worst"]), m["above"], m["n"], fmt(r["median"]),
+                fmt(r["worst"]), agree, total))
+        lines.append("")
+        target = "default" if "default" in variants else variants[-1]
+        lines.append("Bars (issue), model `%s`:" % target)
+        lines.append("")
+        for name, ok, detail in bars(all_stats[target]):
+            lines.append("- %s: %s, %s" % (name, "no data" if ok is None else ("PASS" if ok else "FAIL"), detail))
+        lines.append("")
+        lines.append("Worst case per group and variant:")
+        lines.append("")
+        for v in variants:
+            s = all_stats[v]
+            worst = ["%s `%s`" % (g, s[g]["worst_case"]) for g in GROUPS if s[g]["worst_case"]]
+            lines.append("- %s: %s" % (v, "; ".join(worst) if worst else "-"))
+            _, _, bad = verdict_agreement(rows, v)
+            if bad:
+                lines.append("  - real-kernel verdicts that disagree: %s" % "; ".join(bad))
+        lines.append("")
+    lit = little_stats(rows)
+    lines.append("Little's law, L = pending/cycles against throughput x latency "
+                 "(ratio; 1 = consistent):")
+    lines.append("")
+    lines.append("| group | cases | median | min | max |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    for g in GROUPS + ("all",):
+        n, med, lo, hi = lit[g]
+        lines.append("| %s | %d | %s | %s | %s |" % (g, n, fmt(med), fmt(lo), fmt(hi)))
+    lines.append("")
+    checks = counter_checks(rows)
+    if checks:
+        lines.append("Counters against construction:")
+        lines.append("")
+        for name, n, worst, case in checks:
+            lines.append("- %s: %d cases, worst relative deviation %.4f (`%s`)" % (name, n, worst, case))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+DOC_BEGIN = "<!-- validation-results:begin (written by validation/analyze.py report --doc) -->"
+DOC_END = "<!-- validation-results:end -->"
+
+
+def update_doc(doc_text, section):
+    """Replaces the generated section of docs/validation.md, keeping the prose."""
+    if DOC_BEGIN not in doc_text or DOC_END not in doc_text:
+        raise AnalyzeError("doc has no '%s' ... '%s' section" % (DOC_BEGIN, DOC_END))
+    head, rest = doc_text.split(DOC_BEGIN, 1)
+    _, tail = rest.split(DOC_END, 1)
+    return head + DOC_BEGIN + "\n" + section + DOC_END + tail
+
+
+# --------------------------------------------------------------------- SVG
+
+GROUP_COLOURS = {"atomic": "#c0392b", "free": "#7f8c8d", "mixed": "#2471a3", "real": "#1e8449"}
+
+
+def svg_scatter(rows, variants=None, u_max=1.6):
+    """Small multiples, one panel per variant: x = U_true, y = predicted U.
+    Points above u_max sit on the top edge as triangles; lower-bound truths
+    are hollow."""
+    header = list(rows[0].keys()) if rows else []
+    variants = variants or sort_variants(variant_names(header))
+    panel, pad, gap = 260, 40, 20
+    width = max(1, len(variants)) * (panel + gap) + pad
+    height = panel + 2 * pad + 30
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+           'font-size="11">' % (width, height),
+           '<rect width="100%" height="100%" fill="white"/>']
+
+    def px(x0, u):
+        return x0 + u / u_max * panel
+
+    def py(u):
+        return pad + panel - u / u_max * panel
+
+    for i, v in enumerate(variants):
+        x0 = pad + i * (panel + gap)
+        out.append('<g>')
+        out.append('<rect x="%.1f" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>' % (
+            x0, pad, panel, panel))
+        # +-5% band around y = x and the diagonal.
+        band = [(0, 0.05), (u_max - 0.05, u_max), (u_max, u_max), (u_max, u_max - 0.05), (0.05, 0),
+                (0, 0)]
+        out.append('<polygon points="%s" fill="#eeeeee"/>' % " ".join(
+            "%.1f,%.1f" % (px(x0, a), py(b)) for a, b in band))
+        out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999"/>' % (
+            px(x0, 0), py(0), px(x0, u_max), py(u_max)))
+        for t in (0.0, 0.5, 1.0, 1.5):
+            if t > u_max:
+                continue
+            out.append('<text x="%.1f" y="%d" text-anchor="middle">%.1f</text>' % (px(x0, t), pad + panel + 14, t))
+            out.append('<text x="%.1f" y="%.1f" text-anchor="end">%.1f</text>' % (x0 - 4, py(t) + 4, t))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle" font-weight="bold">%s</text>' % (
+            x0 + panel / 2, pad - 8, esc(v)))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">U_true</text>' % (x0 + panel / 2, pad + panel + 28))
+        for r in rows:
+            u, t = fnum(r.get("U_" + v)), fnum(r.get("U_true"))
+            if math.isnan(u) or math.isnan(t):
+                continue
+            colour = GROUP_COLOURS.get(r["group"], "#000")
+            cx, cy = px(x0, min(t, u_max)), py(min(u, u_max))
+            title = "<title>%s: U=%.3f, U_true=%.3f</title>" % (esc(r["name"]), u, t)
+            if u > u_max:
+                out.append('<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s">%s</polygon>' % (
+                    cx, cy - 4, cx - 4, cy + 3, cx + 4, cy + 3, colour, title))
+            elif r.get("truth") == "lower_bound":
+                out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="none" stroke="%s">%s</circle>' % (
+                    cx, cy, colour, title))
+            else:
+                out.append('<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s" fill-opacity="0.7">%s</circle>' % (
+                    cx, cy, colour, title))
+        out.append('</g>')
+    ly = height - 8
+    for j, g in enumerate(GROUPS):
+        out.append('<circle cx="%d" cy="%d" r="4" fill="%s"/><text x="%d" y="%d">%s</text>' % (
+            pad + j * 90, ly - 4, GROUP_COLOURS[g], pad + j * 90 + 8, ly, g))
+    out.append('<text x="%d" y="%d">y: predicted U (triangles: above %.1f; hollow: lower-bound truth)</text>' % (
+        pad + 4 * 90, ly, u_max))
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
+def esc(s):
+    return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# --------------------------------------------------------------------- CLI
+
+def read_joined(path):
+    header, rows = read_table(path)
+    for r in rows:
+        for k, v in list(r.items()):
+            if k in ("group", "name", "op", "pattern", "work", "truth", "kernel_name") or \
+                    k.startswith(("notes_", "verdict_")):
+                continue
+            r[k] = fnum(v)
+    return header, rows
+
+
+def cmd_join(args):
+    _, times_rows = read_table(args.times)
+    _, manifest_rows = read_table(args.manifest)
+    launches = read_ncu_long(args.ncu) if args.ncu else []
+    variants = []
+    for spec in args.variant or []:
+        if "=" not in spec:
+            raise AnalyzeError("--variant wants NAME=FILE, got '%s'" % spec)
+        name, path = spec.split("=", 1)
+        variants.append((name, read_model_csv(path)))
+    if variants and not launches:
+        # No ncu: the launch list (ids, kernel names, raw counters under the
+        # same column names) comes from gpuq model's own CSV.
+        launches = launches_from_model(variants[0][1])
+    rows = join(times_rows, manifest_rows, launches, variants, args.max_warps_per_sm)
+    write_csv(args.out, rows)
+    print("analyze: %d cases joined, %d launches, variants: %s -> %s" % (
+        len(rows), len(launches), ", ".join(v for v, _ in variants) or "none", args.out))
+
+
+def cmd_report(args):
+    _, rows = read_joined(args.joined)
+    if not rows:
+        raise AnalyzeError("%s: no rows" % args.joined)
+    md = markdown_report(rows, args.source or "")
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    if args.doc:
+        with open(args.doc) as f:
+            text = f.read()
+        with open(args.doc, "w") as f:
+            f.write(update_doc(text, md))
+    if args.svg:
+        with open(args.svg, "w") as f:
+            f.write(svg_scatter(rows))
+    if not (args.md or args.doc):
+        sys.stdout.write(md)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="compare gpuq's U with the validation suite's truth")
+    sub = p.add_subparsers(dest="cmd")
+    j = sub.add_parser("join", help="join timing truth, profiled counters and model outputs")
+    j.add_argument("--times", required=True)
+    j.add_argument("--manifest", required=True)
+    j.add_argument("--ncu")
+    j.add_argument("--variant", action="append", metavar="NAME=FILE")
+    j.add_argument("--max-warps-per-sm", type=int, default=64)
+    j.add_argument("--out", required=True)
+    r = sub.add_parser("report", help="error table, bars, Little's law, SVG")
+    r.add_argument("joined")
+    r.add_argument("--md")
+    r.add_argument("--doc")
+    r.add_argument("--svg")
+    r.add_argument("--source", help="one line naming device, date and command of the data")
+    args = p.parse_args(argv)
+    if not args.cmd:
+        p.print_help(sys.stderr)
+        return 1
+    try:
+        (cmd_join if args.cmd == "join" else cmd_report)(args)
+    except (AnalyzeError, OSError) as e:
+        print("analyze: %s" % e, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

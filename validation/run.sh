@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The validation suite, one command, on a GPU machine:
+#
+#   validation/run.sh BUILD_DIR OUTDIR [validate_app selection: --group G | --case NAME ...]
+#
+# BUILD_DIR is a gpuq build (validate_app in BUILD_DIR/validation, gpuq in
+# BUILD_DIR).  Writes to OUTDIR:
+#   env.txt          versions and device
+#   sass_check.txt   opcodes of every validation kernel (check_sass.py)
+#   times.csv        validate_app timing run: launch shapes, times, truth inputs
+#   manifest.csv     the same cases run once each under the profiler
+#   ncu.csv          ncu counters of that run (13 gpuq metrics + LSU latency)
+#   counters.csv     gpuq profile's counters of the same run, when gpuq profile works
+#   model_<v>.csv    gpuq model --model <v> --format csv, per variant
+#   joined.csv       truth, raw counters and every variant's U per case
+#   report.md, scatter.svg   analyze.py report
+# Steps that cannot run (no ncu, gpuq model not built) are skipped with a
+# message; the steps before them still leave their files.
+#
+# Environment: GPUQ_MODEL_ARGS (extra arguments for gpuq model, e.g.
+# "--table FILE"), GPUQ_PROFILE_ARGS (extra for gpuq profile), NCU (ncu path),
+# VALIDATE_REPS (timing repetitions, default 7).
+set -euo pipefail
+
+if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  [ $# -ge 1 ] && [ "$1" = "--help" ] && exit 0
+  exit 1
+fi
+BUILD=$(cd "$1" && pwd)
+OUTDIR=$2
+shift 2
+SELECT=("$@")
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+
+APP=$BUILD/validation/validate_app
+[ -x "$APP" ] || APP=$BUILD/validate_app
+if [ ! -x "$APP" ]; then
+  echo "run.sh: no validate_app in $BUILD/validation (build the validate_app target first)" >&2
+  exit 2
+fi
+GPUQ=$BUILD/gpuq
+NCU=${NCU:-$(command -v ncu || true)}
+[ -n "$NCU" ] || { [ -x /usr/local/cuda/bin/ncu ] && NCU=/usr/local/cuda/bin/ncu; } || true
+PY=${PYTHON:-python3}
+VARIANTS=(paper steady measured-n opcode default)
+
+# The metric list: the 13 names of include/gpuq/counters.h (read from the
+# header, the one place they are written down) plus the LSU latency metric
+# that analyze.py needs for the Little's-law check.
+HEADER=$HERE/../include/gpuq/counters.h
+METRICS=$(grep -oE '/\* *(smsp|sm|l1tex|gpu)__[a-z0-9_.]+' "$HEADER" | sed 's|/\* *||' | paste -sd, -)
+METRICS=$METRICS,sm__average_inst_latency_pipe_lsu_mem_shared_cmd_read.ratio
+if [ "$(echo "$METRICS" | tr ',' '\n' | wc -l)" -ne 14 ]; then
+  echo "run.sh: expected 13 metric names in $HEADER, got: $METRICS" >&2
+  exit 2
+fi
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi -L 2>&1 || true
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1 || true
+  command -v nvcc >/dev/null && nvcc --version | tail -1
+  [ -n "$NCU" ] && "$NCU" --version | tail -1
+  echo "metrics: $METRICS"
+  echo "selection: ${SELECT[*]:-(all cases)}"
+} > "$OUTDIR/env.txt"
+cat "$OUTDIR/env.txt"
+
+# SASS: every kernel issues exactly the intended opcode (hopper-probe.md).
+if command -v cuobjdump >/dev/null; then
+  cuobjdump -sass "$APP" | "$PY" "$HERE/check_sass.py" --arch sm_90 > "$OUTDIR/sass_check.txt" \
+    || echo "run.sh: SASS check found problems (see sass_check.txt)" >&2
+  tail -1 "$OUTDIR/sass_check.txt"
+fi
+
+# (a) Times and truth inputs.
+echo "run.sh: timing run"
+"$APP" --reps "${VALIDATE_REPS:-7}" "${SELECT[@]}" > "$OUTDIR/times.csv"
+
+# (b) Counters.  ncu always when present (raw counters for Little's law);
+# gpuq profile as the model's input when it works, else ncu's CSV.
+PROFILE_CMD=("$APP" --profile --iters-from "$OUTDIR/times.csv" "${SELECT[@]}")
+MODEL_INPUT=()
+if [ -n "$NCU" ]; then
+  echo "run.sh: ncu run ($(grep -vc '^#' "$OUTDIR/times.csv") cases)"
+  "$NCU" --clock-control none --metrics "$METRICS" --export "$OUTDIR/ncu" --force-overwrite \
+    --log-file "$OUTDIR/ncu_log.txt" "${PROFILE_CMD[@]}" > "$OUTDIR/manifest.csv"
+  "$NCU" --import "$OUTDIR/ncu.ncu-rep" --csv --print-units base > "$OUTDIR/ncu.csv"
+  MODEL_INPUT=(--ncu-csv "$OUTDIR/ncu.csv")
+else
+  echo "run.sh: no ncu: raw counters and Little's-law check skipped" >&2
+fi
+if [ -x "$GPUQ" ] && "$GPUQ" profile --help >/dev/null 2>&1 && ! "$GPUQ" profile --help | grep -q "not built"; then
+  echo "run.sh: gpuq profile run"
+  # shellcheck disable=SC2086
+  if "$GPUQ" profile ${GPUQ_PROFILE_ARGS:-} -o "$OUTDIR/counters.csv" -- "${PROFILE_CMD[@]}" \
+      > "$OUTDIR/manifest_gpuq.csv"; then
+    MODEL_INPUT=("$OUTDIR/counters.csv")
+    [ -s "$OUTDIR/manifest.csv" ] || cp "$OUTDIR/manifest_gpuq.csv" "$OUTDIR/manifest.csv"
+  else
+    echo "run.sh: gpuq profile failed; the model reads ncu's counters" >&2
+  fi
+fi
+if [ ${#MODEL_INPUT[@]} -eq 0 ]; then
+  echo "run.sh: no counters (neither ncu nor gpuq profile): stopping after the timing run" >&2
+  exit 0
+fi
+
+# (c) Every model variant.
+VARIANT_ARGS=()
+if [ -x "$GPUQ" ] && "$GPUQ" model --help 2>/dev/null | grep -q -- "--model"; then
+  for v in "${VARIANTS[@]}"; do
+    # shellcheck disable=SC2086
+    if "$GPUQ" model --model "$v" --format csv ${GPUQ_MODEL_ARGS:-} "${MODEL_INPUT[@]}" \
+        > "$OUTDIR/model_$v.csv" 2> "$OUTDIR/model_$v.err"; then
+      VARIANT_ARGS+=(--variant "$v=$OUTDIR/model_$v.csv")
+    else
+      echo "run.sh: gpuq model --model $v failed: $(head -1 "$OUTDIR/model_$v.err")" >&2
+    fi
+  done
+else
+  echo "run.sh: gpuq model is not built yet: joining truth and raw counters only" >&2
+fi
+
+# (d) Join and report.
+JOIN_NCU=()
+[ -s "$OUTDIR/ncu.csv" ] && JOIN_NCU=(--ncu "$OUTDIR/ncu.csv")
+"$PY" "$HERE/analyze.py" join --times "$OUTDIR/times.csv" --manifest "$OUTDIR/manifest.csv" \
+  "${JOIN_NCU[@]}" "${VARIANT_ARGS[@]}" --out "$OUTDIR/joined.csv"
+DEVICE=$(grep -m1 '^# device:' "$OUTDIR/times.csv" | sed 's/^# device: //')
+"$PY" "$HERE/analyze.py" report "$OUTDIR/joined.csv" --md "$OUTDIR/report.md" --svg "$OUTDIR/scatter.svg" \
+  --source "$DEVICE, $(date -u +%Y-%m-%d), validation/run.sh BUILD OUT ${SELECT[*]}"
+cat "$OUTDIR/report.md"
