@@ -1,14 +1,825 @@
-/* gpuq profile: not built yet. */
+/* gpuq profile: runs a program under the CUPTI collector (libgpuq_inject.so,
+ * src/inject/), collects the paper's Table 1 counters per kernel launch
+ * (Sec. 3.3-3.4), adds the ATOMS opcode split from a second run, and reports
+ * the shared-memory atomic utilization of every launch.
+ *
+ * Passes (docs/profile.md):
+ *   1. counters: hardware counters through the range profiler, one row per
+ *      launch appended to the counters file as the program runs;
+ *   2. sass (unless --no-opcode-split): per-instruction execution counts and
+ *      the program's cubins; gpuq disassembles them afterwards and joins the
+ *      ADD / CAS / POPC.INC / other split to pass 1 by (kernel, ordinal).
+ *
+ * Exit codes: 0 when something was measured (the program's own failure or
+ * crash is then a warning line), 3 when nothing was (collector error, no
+ * matching launch, program failed first), 2 for a missing program or bad
+ * input, 1 for usage, 130 after Ctrl-C (the report of what was measured is
+ * still written).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "gi_sass.h"
+#include "gpuq/counters.h"
+#include "gpuq/model.h"
+#include "gpuq/report.h"
+#include "table_lookup.h"
+
+#define CMD "profile"
+#define DEFAULT_COUNTERS "gpuq-profile.counters.csv"
+#define INJECT_LIB "libgpuq_inject.so"
+
+static void print_help(void)
+{
+    printf("usage: gpuq profile [options] [--] PROGRAM [ARGS...]\n"
+           "\n"
+           "Runs PROGRAM under gpuq's CUPTI collector, records the shared-memory atomic\n"
+           "counters of every kernel launch (one row per launch, saved as it runs), and\n"
+           "reports the utilization U of the shared-memory atomic unit per launch with the\n"
+           "model of Dong & Pai (Sec. 3).  The program runs twice: once for the hardware\n"
+           "counters, once for the ATOMS.ADD / CAS / POPC.INC split (instruction counts\n"
+           "and disassembly); --no-opcode-split runs it once.\n"
+           "\n"
+           "which launches:\n"
+           "  -k, --kernel-name REGEX  only kernels whose demangled name matches this POSIX\n"
+           "                           extended regex (searched anywhere; anchor with ^ $)\n"
+           "  -s, --launch-skip N      skip the first N matching launches\n"
+           "  -c, --launch-count N     profile at most N matching launches (0: no limit)\n"
+           "\n"
+           "model and report:\n"
+           "      --table FILE         calibration table (default: the shipped table for the\n"
+           "                           GPU the counters came from)\n"
+           "      --force              use --table even if it was measured on another GPU\n"
+           "  -m, --model NAME         model variant: %s (default: default)\n"
+           "  -f, --format F           text (default), csv or json\n"
+           "      --summary            one row per kernel name instead of per launch\n"
+           "  -o, --output PATH        write the report there instead of stdout\n"
+           "      --keep-counters FILE where the raw counters go (default %s);\n"
+           "                           'gpuq model FILE --table OTHER' recomputes offline\n"
+           "      --no-opcode-split    skip the second run; the model then uses the\n"
+           "                           hardware FAO/CAS split and says so\n"
+           "  -h, --help               this text\n"
+           "\n"
+           "The collector needs permission to read GPU performance counters (root,\n"
+           "CAP_PERFMON, or NVreg_RestrictProfilingToAdminUsers=0) and no other profiler\n"
+           "attached.  CUDA graph launches are counted and reported, not profiled.\n"
+           "\n"
+           "exit codes: 0 measured (a failing program is a warning), 1 usage, 2 missing\n"
+           "program or bad input, 3 nothing measured (collector, GPU or permission error),\n"
+           "130 interrupted (what was measured is still reported)\n",
+           gm_model_names(), DEFAULT_COUNTERS);
+}
+
+typedef struct profile_opts {
+    const char *regex;
+    long skip, count;
+    const char *table;
+    int force;
+    const char *model;
+    const char *output;
+    gm_format format;
+    int summary;
+    int no_split;
+    const char *counters;
+    char **program; /* argv of the profiled program, NULL-terminated */
+} profile_opts;
+
+enum { OPT_TABLE = 256, OPT_FORCE, OPT_SUMMARY, OPT_NO_SPLIT, OPT_KEEP };
+
+/* 0 ok, 1 help shown, -1 usage error printed. */
+static int parse_options(int argc, char **argv, profile_opts *o)
+{
+    static const struct option opts[] = {
+        {"kernel-name", required_argument, NULL, 'k'},
+        {"launch-skip", required_argument, NULL, 's'},
+        {"launch-count", required_argument, NULL, 'c'},
+        {"table", required_argument, NULL, OPT_TABLE},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"model", required_argument, NULL, 'm'},
+        {"format", required_argument, NULL, 'f'},
+        {"summary", no_argument, NULL, OPT_SUMMARY},
+        {"output", required_argument, NULL, 'o'},
+        {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
+        {"keep-counters", required_argument, NULL, OPT_KEEP},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->model = "default";
+    o->format = GM_FORMAT_TEXT;
+    o->counters = DEFAULT_COUNTERS;
+    optind = 1;
+    opterr = 0;
+    int c;
+    /* '+': options end at the program's name, so its own options pass. */
+    while ((c = getopt_long(argc, argv, "+:hk:s:c:m:f:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            print_help();
+            return 1;
+        case 'k':
+            o->regex = optarg;
+            break;
+        case 's':
+            if ((o->skip = cli_parse_count(CMD, "--launch-skip", optarg, 0, LONG_MAX)) < 0)
+                return -1;
+            break;
+        case 'c':
+            if ((o->count = cli_parse_count(CMD, "--launch-count", optarg, 0, LONG_MAX)) < 0)
+                return -1;
+            break;
+        case OPT_TABLE:
+            o->table = optarg;
+            break;
+        case OPT_FORCE:
+            o->force = 1;
+            break;
+        case 'm':
+            o->model = optarg;
+            break;
+        case 'f':
+            if (gm_format_parse(optarg, &o->format) != GM_OK) {
+                cli_usage_error(CMD, "--format must be text, csv or json, not '%s'", optarg);
+                return -1;
+            }
+            break;
+        case OPT_SUMMARY:
+            o->summary = 1;
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case OPT_NO_SPLIT:
+            o->no_split = 1;
+            break;
+        case OPT_KEEP:
+            o->counters = optarg;
+            break;
+        case ':':
+            cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind >= argc) {
+        cli_usage_error(CMD, "no program to profile (gpuq profile [options] -- PROGRAM [ARGS])");
+        return -1;
+    }
+    o->program = argv + optind;
+    if (o->force && !o->table) {
+        cli_usage_error(CMD, "--force only makes sense with --table");
+        return -1;
+    }
+    if (o->regex) {
+        /* Checked here too, so that a typo is a usage error, not a run
+         * that measures nothing. */
+        regex_t re;
+        int bad = regcomp(&re, o->regex, REG_EXTENDED | REG_NOSUB);
+        if (bad) {
+            char why[256];
+            regerror(bad, &re, why, sizeof why);
+            cli_usage_error(CMD, "-k: '%s' is not a valid regex (%s)", o->regex, why);
+            return -1;
+        }
+        regfree(&re);
+    }
+    if (!o->counters[0]) {
+        cli_usage_error(CMD, "--keep-counters needs a file name");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- files and paths -------------------------------------------------- */
+
+static int is_executable_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Resolves the program like execvp would; exit-2 message when it cannot. */
+static int check_program(const char *name)
+{
+    if (strchr(name, '/')) {
+        struct stat sb;
+        if (stat(name, &sb) != 0) {
+            cli_error(CMD, "cannot run '%s' (%s)", name, strerror(errno));
+            return GPUQ_EXIT_INPUT;
+        }
+        if (!S_ISREG(sb.st_mode) || access(name, X_OK) != 0) {
+            cli_error(CMD, "cannot run '%s' (not an executable file)", name);
+            return GPUQ_EXIT_INPUT;
+        }
+        return GPUQ_EXIT_OK;
+    }
+    const char *path = getenv("PATH");
+    char candidate[PATH_MAX];
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        int w = snprintf(candidate, sizeof candidate, "%.*s/%s", (int)(n ? n : 1), n ? p : ".",
+                         name);
+        if (w > 0 && (size_t)w < sizeof candidate && is_executable_file(candidate))
+            return GPUQ_EXIT_OK;
+        p += n + (p[n] == ':');
+    }
+    cli_error(CMD, "cannot run '%s' (no executable of that name in $PATH)", name);
+    return GPUQ_EXIT_INPUT;
+}
+
+/* libgpuq_inject.so sits next to the gpuq executable ($GPUQ_INJECT_LIB
+ * overrides, for installed layouts). */
+static int find_collector(char *path, size_t len)
+{
+    const char *forced = getenv("GPUQ_INJECT_LIB");
+    if (forced && forced[0]) {
+        if (access(forced, R_OK) != 0) {
+            cli_error(CMD, "GPUQ_INJECT_LIB='%s' cannot be read (%s)", forced, strerror(errno));
+            return 0;
+        }
+        snprintf(path, len, "%s", forced);
+        return 1;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        cli_error(CMD, "cannot locate the gpuq executable (/proc/self/exe: %s)", strerror(errno));
+        return 0;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    int w = snprintf(path, len, "%s/%s", self, INJECT_LIB);
+    if (w < 0 || (size_t)w >= len || access(path, R_OK) != 0) {
+        if (strcmp(GPUQ_BUILD_CUPTI, "yes") != 0)
+            cli_error(CMD, "this gpuq was built without CUPTI, so it has no collector "
+                      "(rebuild with the CUDA toolkit's CUPTI present)");
+        else
+            cli_error(CMD, "the collector %s is missing next to gpuq (build the gpuq_inject "
+                      "target, or set GPUQ_INJECT_LIB)", path);
+        return 0;
+    }
+    return 1;
+}
+
+/* The collector runs in the program, which may change directory: it gets
+ * absolute paths only. */
+static int absolute_path(const char *path, char *out, size_t len)
+{
+    if (path[0] == '/') {
+        snprintf(out, len, "%s", path);
+        return 1;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return 0;
+    int w = snprintf(out, len, "%s/%s", cwd, path);
+    return w > 0 && (size_t)w < len;
+}
+
+/* ---- running the program ---------------------------------------------- */
+
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t interrupted_by;
+
+static void on_signal(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    interrupted_by = sig;
+    /* Ctrl-C at a terminal reaches the whole foreground process group, the
+     * program included; only a signal sent to gpuq alone (kill: si_code
+     * <= 0) is passed on. */
+    pid_t pid = (pid_t)child_pid;
+    if (pid > 0 && (!si || si->si_code <= 0))
+        kill(pid, sig);
+}
+
+typedef struct pass_env {
+    const char *pass;
+    const char *out;
+    const char *status;
+    const char *cubin_dir;
+} pass_env;
+
+typedef struct run_result {
+    int exited, code, signaled, sig;
+} run_result;
+
+static void join_command(char **argv, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; argv[i] && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static void set_count_env(const char *name, long v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%ld", v);
+    setenv(name, text, 1);
+}
+
+static int run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
+                    run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error(CMD, "cannot start '%s' (fork: %s)", o->program[0], strerror(errno));
+        return 0;
+    }
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        char command[512];
+        join_command(o->program, command, sizeof command);
+        setenv("CUDA_INJECTION64_PATH", collector, 1);
+        setenv("GPUQ_PASS", pe->pass, 1);
+        setenv("GPUQ_OUT", pe->out, 1);
+        setenv("GPUQ_STATUS", pe->status, 1);
+        setenv("GPUQ_COMMAND", command, 1);
+        if (pe->cubin_dir)
+            setenv("GPUQ_CUBIN_DIR", pe->cubin_dir, 1);
+        else
+            unsetenv("GPUQ_CUBIN_DIR");
+        if (o->regex)
+            setenv("GPUQ_KERNEL_REGEX", o->regex, 1);
+        else
+            unsetenv("GPUQ_KERNEL_REGEX");
+        set_count_env("GPUQ_LAUNCH_SKIP", o->skip);
+        set_count_env("GPUQ_LAUNCH_COUNT", o->count);
+        execvp(o->program[0], o->program);
+        fprintf(stderr, "gpuq: %s: cannot run '%s' (%s)\n", CMD, o->program[0], strerror(errno));
+        _exit(127);
+    }
+    child_pid = pid;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            cli_error(CMD, "waiting for '%s' failed (%s)", o->program[0], strerror(errno));
+            child_pid = 0;
+            return 0;
+        }
+    }
+    child_pid = 0;
+    if (WIFEXITED(status)) {
+        res->exited = 1;
+        res->code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        res->signaled = 1;
+        res->sig = WTERMSIG(status);
+    }
+    return 1;
+}
+
+/* What the collector reported (its status file, "key: value" lines). */
+typedef struct collector_status {
+    int present;
+    long long launches_seen, profiled, rows, filtered, graphs;
+    long long passes;
+    char replay[16];
+    char error_kind[32];
+    char error[512];
+} collector_status;
+
+static void read_status(const char *path, collector_status *s)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    s->present = 1;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *colon = strstr(line, ": ");
+        if (line[0] == '#' || !colon)
+            continue;
+        *colon = '\0';
+        const char *key = line, *value = colon + 2;
+        if (strcmp(key, "launches_seen") == 0)
+            s->launches_seen = atoll(value);
+        else if (strcmp(key, "profiled_launches") == 0)
+            s->profiled = atoll(value);
+        else if (strcmp(key, "rows_written") == 0)
+            s->rows = atoll(value);
+        else if (strcmp(key, "filtered_out_launches") == 0)
+            s->filtered = atoll(value);
+        else if (strcmp(key, "graph_launches") == 0)
+            s->graphs = atoll(value);
+        else if (strcmp(key, "passes") == 0)
+            s->passes = atoll(value);
+        else if (strcmp(key, "replay") == 0)
+            snprintf(s->replay, sizeof s->replay, "%s", value);
+        else if (strcmp(key, "error_kind") == 0)
+            snprintf(s->error_kind, sizeof s->error_kind, "%s", value);
+        else if (strcmp(key, "error") == 0)
+            snprintf(s->error, sizeof s->error, "%s", value);
+    }
+    fclose(f);
+}
+
+static int collector_failed(const collector_status *s)
+{
+    return s->present && s->error_kind[0] && strcmp(s->error_kind, "none") != 0;
+}
+
+static void describe_exit(const run_result *r, char *buf, size_t len)
+{
+    if (r->signaled)
+        snprintf(buf, len, "was killed by signal %d (%s)", r->sig, strsignal(r->sig));
+    else
+        snprintf(buf, len, "exited with status %d", r->code);
+}
+
+/* ---- opcode split ----------------------------------------------------- */
+
+/* Adds the split of the sass run to set.  Returns 1 if it could be applied
+ * to at least one launch; otherwise why says why not. */
+static int add_opcode_split(gm_counters_set *set, const char *sass_path, char *why, size_t len)
+{
+    gi_sass_run run;
+    gm_error err = {{0}};
+    if (gi_sass_run_load(sass_path, &run, &err) != GM_OK) {
+        snprintf(why, len, "%s", err.msg);
+        return 0;
+    }
+    char tool[PATH_MAX];
+    if (gi_find_disassembler(tool, sizeof tool, &err) != GM_OK) {
+        snprintf(why, len, "%s", err.msg);
+        gi_sass_run_free(&run);
+        return 0;
+    }
+    gi_disasm *dis = calloc(run.n_cubins + 1, sizeof *dis);
+    if (!dis) {
+        snprintf(why, len, "out of memory");
+        gi_sass_run_free(&run);
+        return 0;
+    }
+    /* Disassemble the cubins that executed instructions point to (all of
+     * them when no CRC matches, see gi_sass_launch_split). */
+    int any_match = 0;
+    char *needed = calloc(run.n_cubins + 1, 1);
+    for (size_t r = 0; needed && r < run.n_records; r++)
+        for (size_t c = 0; c < run.n_cubins; c++)
+            if ((uint32_t)run.cubins[c].crc == run.records[r].crc)
+                needed[c] = 1, any_match = 1;
+    size_t failed = 0;
+    for (size_t c = 0; c < run.n_cubins; c++) {
+        if (needed && any_match && !needed[c])
+            continue;
+        char *text = NULL;
+        if (gi_disassemble(tool, run.cubins[c].path, &text, &err) != GM_OK ||
+            gi_disasm_parse(text, &dis[c], &err) != GM_OK) {
+            if (failed++ == 0)
+                cli_error(CMD, "warning: %s", err.msg);
+        }
+        free(text);
+    }
+    free(needed);
+    gi_merge_stats stats;
+    int ok = 0;
+    if (gi_sass_merge(set, &run, dis, &stats, &err) != GM_OK) {
+        snprintf(why, len, "%s", err.msg);
+    } else {
+        ok = stats.joined > 0;
+        if (!ok)
+            snprintf(why, len, "no launch of the second run matched the first");
+        if (stats.missing || stats.unresolved || stats.extra)
+            cli_error(CMD,
+                      "warning: opcode split for %zu of %zu launches (%zu not found in the "
+                      "second run, %zu with unknown instructions, %zu extra there): the "
+                      "program did not launch the same kernels twice",
+                      stats.joined, set->count, stats.missing, stats.unresolved, stats.extra);
+    }
+    for (size_t c = 0; c < run.n_cubins; c++)
+        gi_disasm_free(&dis[c]);
+    free(dis);
+    gi_sass_run_free(&run);
+    return ok;
+}
+
+/* Rewrites the counters file with the split (temporary file + rename). */
+static int save_counters(const char *path, const gm_counters_set *set)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    gm_error err = {{0}};
+    gm_status st = gm_counters_write_file(tmp, set, &err);
+    if (st == GM_OK && rename(tmp, path) != 0)
+        st = gm_fail(&err, GM_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    if (st != GM_OK) {
+        unlink(tmp);
+        cli_fail(CMD, st, &err);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- report ------------------------------------------------------------ */
+
+static int write_report(const profile_opts *o, const gm_report *rep)
+{
+    gm_error err = {{0}};
+    gm_status st;
+    if (!o->output || strcmp(o->output, "-") == 0) {
+        st = gm_report_write(stdout, rep, o->format, &err);
+        if (st == GM_OK && fflush(stdout) != 0)
+            st = gm_fail(&err, GM_ERR_IO, "cannot write the report: %s", strerror(errno));
+        return st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
+    }
+    /* A regular file is replaced atomically (temporary file + rename); a
+     * device or pipe (/dev/null, /dev/stdout) is written in place. */
+    struct stat sb;
+    if (stat(o->output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        FILE *out = fopen(o->output, "w");
+        if (!out) {
+            cli_error(CMD, "cannot open %s (%s)", o->output, strerror(errno));
+            return GPUQ_EXIT_INPUT;
+        }
+        st = gm_report_write(out, rep, o->format, &err);
+        if (fclose(out) != 0 && st == GM_OK)
+            st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", o->output, strerror(errno));
+        return st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
+    }
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o->output, (long)getpid());
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        cli_error(CMD, "cannot create %s (%s)", tmp, strerror(errno));
+        return GPUQ_EXIT_INPUT;
+    }
+    st = gm_report_write(out, rep, o->format, &err);
+    if (fclose(out) != 0 && st == GM_OK)
+        st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    if (st == GM_OK && rename(tmp, o->output) != 0)
+        st = gm_fail(&err, GM_ERR_IO, "cannot rename %s to %s: %s", tmp, o->output,
+                     strerror(errno));
+    if (st != GM_OK) {
+        unlink(tmp);
+        return cli_fail(CMD, st, &err);
+    }
+    return GPUQ_EXIT_OK;
+}
+
+static int report(const profile_opts *o, const gm_counters_set *set,
+                  const gm_model_options *model)
+{
+    gm_error err = {{0}};
+    gm_table *table = NULL;
+    char table_path[PATH_MAX];
+    gm_status st = cli_table_resolve(o->table, set->meta.device_name, set->meta.sm_count,
+                                     o->force, &table, table_path, sizeof table_path, &err);
+    if (st != GM_OK) {
+        int rc = cli_fail(CMD, st, &err);
+        cli_error(CMD, "the counters are kept in %s: 'gpuq model %s --table FILE' reports them "
+                  "once a table is at hand", o->counters, o->counters);
+        return rc;
+    }
+    if (o->table && o->force &&
+        cli_table_check(table, table_path, set->meta.device_name, set->meta.sm_count, NULL) !=
+            GM_OK)
+        cli_error(CMD, "warning: --force: %s was measured on %s with %d SMs, the counters come "
+                  "from %s with %d SMs", table_path, table->meta.gpu_name, table->meta.sm_count,
+                  set->meta.device_name, set->meta.sm_count);
+    gm_report rep;
+    st = gm_report_build(&rep, set, table, table_path, model, &err);
+    int rc;
+    if (st != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+    } else {
+        rep.summary = o->summary;
+        rc = write_report(o, &rep);
+        gm_report_free(&rep);
+    }
+    gm_table_free(table);
+    return rc;
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+/* Removes the temporary directory: the files this command and the collector
+ * put there (status files, the sass file, cubins/<crc>.cubin). */
+static void remove_temp_dir(const char *dir)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/cubins", dir);
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char file[PATH_MAX + 320];
+            snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+            unlink(file);
+        }
+        closedir(d);
+        rmdir(path);
+    }
+    static const char *const files[] = {"counters.status", "sass.status", "sass.csv"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static int make_temp_dir(char *dir, size_t len)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !base[0])
+        base = "/tmp";
+    int w = snprintf(dir, len, "%s/gpuq-profile.XXXXXX", base);
+    if (w < 0 || (size_t)w >= len || !mkdtemp(dir)) {
+        cli_error(CMD, "cannot create a temporary directory under %s (%s)", base, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+static void install_signal_handlers(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+/* Explains an empty result: why nothing was measured. */
+static void explain_nothing_measured(const profile_opts *o, const collector_status *st,
+                                     const run_result *run)
+{
+    char how[128];
+    describe_exit(run, how, sizeof how);
+    if (collector_failed(st))
+        cli_error(CMD, "nothing was measured: the collector stopped (%s)", st->error);
+    else if (!st->present) {
+        cli_error(CMD, "nothing was measured: the collector never started (the program %s "
+                  "without initializing CUDA)", how);
+        return;
+    }
+    else if (st->launches_seen == 0)
+        cli_error(CMD, "nothing was measured: the program launched no kernel outside CUDA graphs "
+                  "(%lld graph launches)", st->graphs);
+    else if (o->regex || o->skip)
+        cli_error(CMD, "nothing was measured: none of %lld launches passed -k '%s' -s %ld",
+                  st->launches_seen, o->regex ? o->regex : "", o->skip);
+    else
+        cli_error(CMD, "nothing was measured (%lld launches seen, %lld profiled)",
+                  st->launches_seen, st->profiled);
+    if (run->signaled || run->code != 0)
+        cli_error(CMD, "the program %s", how);
+}
 
 int cmd_profile(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: gpuq profile ...\n\nnot built yet\n");
-        return GPUQ_EXIT_OK;
+    profile_opts o;
+    int parsed = parse_options(argc, argv, &o);
+    if (parsed != 0)
+        return parsed > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
+    gm_model_options model;
+    if (gm_model_by_name(o.model, &model) != GM_OK)
+        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.model, gm_model_names());
+    int rc = check_program(o.program[0]);
+    if (rc != GPUQ_EXIT_OK)
+        return rc;
+    char collector[PATH_MAX], counters[PATH_MAX], tmpdir[PATH_MAX];
+    if (!find_collector(collector, sizeof collector))
+        return GPUQ_EXIT_GPU;
+    if (!absolute_path(o.counters, counters, sizeof counters)) {
+        cli_error(CMD, "cannot resolve '%s' (%s)", o.counters, strerror(errno));
+        return GPUQ_EXIT_INPUT;
     }
-    cli_error("profile", "not built yet");
-    return GPUQ_EXIT_USAGE;
+    /* The collector claims the counters file with O_EXCL: an old one from
+     * an earlier run goes first. */
+    if (unlink(counters) != 0 && errno != ENOENT) {
+        cli_error(CMD, "cannot replace %s (%s)", counters, strerror(errno));
+        return GPUQ_EXIT_INPUT;
+    }
+    if (!make_temp_dir(tmpdir, sizeof tmpdir))
+        return GPUQ_EXIT_INPUT;
+    char status1[PATH_MAX + 32], status2[PATH_MAX + 32], sass[PATH_MAX + 32],
+        cubins[PATH_MAX + 32];
+    snprintf(status1, sizeof status1, "%s/counters.status", tmpdir);
+    snprintf(status2, sizeof status2, "%s/sass.status", tmpdir);
+    snprintf(sass, sizeof sass, "%s/sass.csv", tmpdir);
+    snprintf(cubins, sizeof cubins, "%s/cubins", tmpdir);
+
+    struct sigaction old_int, old_term;
+    install_signal_handlers(&old_int, &old_term);
+
+    /* Pass 1: the hardware counters, written as the program runs. */
+    run_result run1;
+    pass_env pe1 = {"counters", counters, status1, NULL};
+    if (!run_pass(&o, collector, &pe1, &run1)) {
+        rc = GPUQ_EXIT_GPU;
+        goto done;
+    }
+    collector_status st1;
+    read_status(status1, &st1);
+
+    gm_counters_set set;
+    gm_counters_set_init(&set);
+    gm_error err = {{0}};
+    int measured = 0;
+    if (access(counters, F_OK) == 0) {
+        gm_status ls = gm_counters_load(counters, &set, &err);
+        if (ls != GM_OK) {
+            rc = cli_fail(CMD, ls, &err);
+            goto done_set;
+        }
+        measured = set.count > 0;
+    }
+    if (!measured) {
+        explain_nothing_measured(&o, &st1, &run1);
+        rc = interrupted_by ? GPUQ_EXIT_INTERRUPTED : GPUQ_EXIT_GPU;
+        goto done_set;
+    }
+    if (collector_failed(&st1))
+        cli_error(CMD, "warning: the collector stopped after %zu launches (%s)", set.count,
+                  st1.error);
+
+    /* Pass 2: the opcode split. */
+    char why[512] = "";
+    if (o.no_split) {
+        snprintf(why, sizeof why, "--no-opcode-split");
+    } else if (interrupted_by) {
+        snprintf(why, sizeof why, "interrupted");
+    } else {
+        cli_error(CMD, "running the program again for the ATOMS opcode split "
+                  "(--no-opcode-split skips this)");
+        run_result run2;
+        pass_env pe2 = {"sass", sass, status2, cubins};
+        if (!run_pass(&o, collector, &pe2, &run2)) {
+            snprintf(why, sizeof why, "the second run could not start");
+        } else {
+            collector_status st2;
+            read_status(status2, &st2);
+            if (collector_failed(&st2))
+                snprintf(why, sizeof why, "the collector stopped in the second run (%.400s)",
+                         st2.error);
+            else if (access(sass, F_OK) != 0)
+                snprintf(why, sizeof why, "the second run recorded nothing");
+            else if (add_opcode_split(&set, sass, why, sizeof why))
+                why[0] = '\0';
+        }
+        if (why[0] == '\0' && !save_counters(counters, &set)) {
+            rc = GPUQ_EXIT_INPUT;
+            goto done_set;
+        }
+    }
+    if (why[0] && !o.no_split)
+        cli_error(CMD, "warning: no opcode split (%s): the report falls back to the hardware "
+                  "FAO/CAS split", why);
+
+    rc = report(&o, &set, &model);
+
+    if (st1.graphs > 0)
+        cli_error(CMD, "%lld CUDA graph launch%s not profiled (kernels inside CUDA graphs are "
+                  "not attributed)", st1.graphs, st1.graphs == 1 ? " was" : "es were");
+    if (run1.signaled || run1.code != 0) {
+        char how[128];
+        describe_exit(&run1, how, sizeof how);
+        cli_error(CMD, "warning: the program %s; the report covers the %zu launches measured "
+                  "before", how, set.count);
+    }
+    cli_error(CMD, "%zu launch%s profiled; counters saved in %s", set.count,
+              set.count == 1 ? "" : "es", o.counters);
+    if (interrupted_by && rc == GPUQ_EXIT_OK)
+        rc = GPUQ_EXIT_INTERRUPTED;
+done_set:
+    gm_counters_set_clear(&set);
+done:
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!getenv("GPUQ_KEEP_TEMP"))
+        remove_temp_dir(tmpdir);
+    else
+        cli_error(CMD, "temporary files kept in %s", tmpdir);
+    return rc;
 }

@@ -19,6 +19,7 @@ int cmd_version(int argc, char **argv)
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h') {
             printf("usage: gpuq version\n\nPrints gpuq's version, the file formats it reads and "

@@ -1,6 +1,7 @@
 /* The utilization report: the model applied to every launch of a counters
  * set (paper Sec. 3.3, Table 2), or to the launches of each kernel summed
  * (--summary), and three writers (text, CSV, JSON) over one row view. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -417,10 +418,13 @@ static void shorten(char *buf, size_t width, const char *name)
     size_t len = strlen(name);
     if (len <= width) {
         memcpy(buf, name, len + 1);
-        return;
+    } else {
+        memcpy(buf, name, width - 3);
+        memcpy(buf + width - 3, "...", 4);
     }
-    memcpy(buf, name, width - 3);
-    memcpy(buf + width - 3, "...", 4);
+    for (char *p = buf; *p; p++) /* one row per launch, whatever the name holds */
+        if (iscntrl((unsigned char)*p))
+            *p = ' ';
 }
 
 #define KERNEL_WIDTH 30
