@@ -39,7 +39,7 @@ import statistics
 import sys
 
 GROUPS = ("atomic", "free", "mixed", "real")
-VARIANT_ORDER = ("paper", "steady", "measured-n", "opcode", "default")
+VARIANT_ORDER = ("paper", "steady", "measured-n", "opcode", "default", "wavefront")
 
 # The issue's bars for the default model.
 BAR_ATOMIC_MEDIAN = 0.05
@@ -88,12 +88,12 @@ def read_text(path):
 
 
 def read_table(path_or_text, from_text=False):
-    """Rows of a CSV whose leading '#' lines and ncu/program chatter before the
+    """Rows of a CSV; '#' lines anywhere and ncu chatter ('==') before the
     header are skipped; returns (header, list of dicts)."""
     text = path_or_text if from_text else read_text(path_or_text)
-    lines = text.splitlines()
+    lines = [l for l in text.splitlines() if not l.startswith("#")]
     start = 0
-    while start < len(lines) and (not lines[start].strip() or lines[start].startswith(("#", "=="))):
+    while start < len(lines) and (not lines[start].strip() or lines[start].startswith("==")):
         start += 1
     reader = csv.DictReader(io.StringIO("\n".join(lines[start:]) + "\n"))
     rows = [r for r in reader if any((v or "").strip() for v in r.values() if isinstance(v, str))]
@@ -278,6 +278,12 @@ def derived(rec, max_warps_per_sm):
     # The measured queue length apportioned to atomics (their share of the
     # LSU shared-pipe instructions).
     d["n_meas_atom"] = d["little_L"] * N / inst if inst > 0 and not math.isnan(N) else math.nan
+    # Active SM cycles per wavefront: 1.0 where the unit retires one
+    # wavefront per cycle (what saturated atomic-bound kernels show).
+    d["cycles_per_wavefront"] = cyc / O if O > 0 else math.nan
+    # A variant the data suggests (docs/validation.md): U = wavefronts per
+    # active SM-cycle, i.e. B = O x 1 cycle.  No table, no n, no e.
+    d["U_wavefront"] = O / cyc if cyc > 0 and not math.isnan(O) else math.nan
     return d
 
 
@@ -362,7 +368,7 @@ def group_errors(rows, variant):
     out = {}
     for g in GROUPS:
         errs, above, nonzero, missing, worst_case = [], 0, 0, 0, ""
-        worst = -1.0
+        worst = 0.0  # a worst case is named only where some error is above 0
         for r in rows:
             if r["group"] != g:
                 continue
@@ -460,19 +466,27 @@ def counter_checks(rows):
     ADD/CAS cases.  Returns a list of (check, n, worst relative deviation,
     worst case)."""
     checks = []
-    devs = []
+    devs, zeros = [], []
     for r in rows:
         want, got = fnum(r.get("n_atom_expected")), fnum(r.get("N_atom"))
         if math.isnan(want) or math.isnan(got):
             continue
-        dev = abs(got - want) / want if want > 0 else abs(got)
-        devs.append((dev, r["name"]))
+        if want > 0:
+            devs.append((abs(got - want) / want, r["name"]))
+        else:
+            zeros.append((abs(got), r["name"]))
     if devs:
         worst = max(devs)
         checks.append(("N_atom = warp-level atomics by construction", len(devs), worst[0], worst[1]))
+    if zeros:
+        worst = max(zeros)
+        checks.append(("N_atom = 0 where no shared atomic runs (value, not ratio)", len(zeros), worst[0],
+                       worst[1]))
     edevs = []
     for r in rows:
-        if r.get("pattern") != "same_address" or r.get("op") not in ("add", "cas"):
+        # ADD only: CAS costs two wavefronts per lane and POPC.INC one per
+        # instruction (see counter_findings), so O/N is not e for them.
+        if r.get("pattern") != "same_address" or r.get("op") != "add":
             continue
         e_meas, e = fnum(r.get("e_meas")), fnum(r.get("e"))
         if math.isnan(e_meas) or math.isnan(e):
@@ -480,11 +494,80 @@ def counter_checks(rows):
         edevs.append((abs(e_meas - e) / e, r["name"]))
     if edevs:
         worst = max(edevs)
-        checks.append(("e = O/N = active lanes (same-address ADD/CAS)", len(edevs), worst[0], worst[1]))
+        checks.append(("e = O/N = active lanes (same-address ADD)", len(edevs), worst[0], worst[1]))
     return checks
 
 
 # ------------------------------------------------------------------ report
+
+def conflict_degree(row):
+    """Serialization the case builds in: e for one address, k for k-way bank
+    conflicts, 1 conflict-free; nan where not constructed."""
+    pat, e = row.get("pattern", ""), fnum(row.get("e"))
+    if pat in ("same_address", "shared_word"):
+        return e
+    if pat == "conflict_free":
+        return 1.0
+    m = re.match(r"bank(\d+)$", pat or "")
+    return float(m.group(1)) if m else math.nan
+
+
+def quantiles(xs):
+    xs = finite(xs)
+    if not xs:
+        return (0, math.nan, math.nan, math.nan)
+    return (len(xs), statistics.median(xs), min(xs), max(xs))
+
+
+def counter_findings(rows):
+    """Model-independent facts the counters show against construction:
+    wavefronts per job by opcode, cycles per wavefront at saturation, and the
+    queue length n (occupancy estimate vs measured).  Returns markdown lines."""
+    lines = []
+    single = [r for r in rows if r["group"] in ("atomic", "mixed") and r.get("op") in ("add", "popc_inc", "cas")]
+    lines.append("| opcode | cases | O/N / conflict degree: median | min | max |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    for op in ("add", "popc_inc", "cas"):
+        xs = [fnum(r.get("e_meas")) / conflict_degree(r) for r in single if r.get("op") == op]
+        n, med, lo, hi = quantiles(xs)
+        lines.append("| %s | %d | %s | %s | %s |" % (op, n, fmt(med), fmt(lo), fmt(hi)))
+    lines.append("")
+    sat = [r for r in rows if r["group"] == "atomic" and fnum(r.get("warps_per_sm")) >= 16 and not fnum(r.get("chain"))]
+    lines.append("Active SM cycles per wavefront in atomic-bound cases with 16 or more warps per SM "
+                 "(1.0 = one wavefront per cycle):")
+    lines.append("")
+    lines.append("| opcode | cases | median | min | max |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    for op in sorted({r.get("op") for r in sat}):
+        n, med, lo, hi = quantiles([fnum(r.get("cycles_per_wavefront")) for r in sat if r.get("op") == op])
+        lines.append("| %s | %d | %s | %s | %s |" % (op, n, fmt(med), fmt(lo), fmt(hi)))
+    lines.append("")
+    lines.append("Queue length n per SM: the paper's estimate n-hat = occupancy x warps per SM against the "
+                 "measured atomics in the LSU shared FIFO (n_meas = pending/cycles x N_atom/shared_inst):")
+    lines.append("")
+    lines.append("| cases | count | n-hat / n_meas: median | min | max |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    for label, sel in (
+            ("atomic, independent atomics", lambda r: r["group"] == "atomic" and not fnum(r.get("chain"))),
+            ("atomic, dependent chains", lambda r: r["group"] == "atomic" and fnum(r.get("chain")) == 1),
+            ("mixed", lambda r: r["group"] == "mixed"),
+            ("real", lambda r: r["group"] == "real")):
+        xs = [fnum(r.get("n_hat")) / fnum(r.get("n_meas_atom")) for r in rows if sel(r)
+              and fnum(r.get("n_meas_atom")) > 0]
+        n, med, lo, hi = quantiles(xs)
+        lines.append("| %s | %d | %s | %s | %s |" % (label, n, fmt(med), fmt(lo), fmt(hi)))
+    lines.append("")
+    chains = [r for r in rows if fnum(r.get("chain")) == 1 and fnum(r.get("n_meas_atom")) > 0]
+    if chains:
+        lines.append("Dependent chains hold at most one atomic per warp in flight, so n_meas <= warps per SM "
+                     "by construction:")
+        lines.append("")
+        for r in chains:
+            lines.append("- `%s`: %d warps per SM, n_meas %.2f, n-hat %.1f" % (
+                r["name"], fnum(r.get("warps_per_sm")), fnum(r.get("n_meas_atom")), fnum(r.get("n_hat"))))
+        lines.append("")
+    return lines
+
 
 def fmt(x, spec="%.3f"):
     return "-" if isinstance(x, float) and math.isnan(x) else spec % x
@@ -535,7 +618,8 @@ def markdown_report(rows, source=""):
         lines.append("")
     lit = little_stats(rows)
     lines.append("Little's law, L = pending/cycles against throughput x latency "
-                 "(ratio; 1 = consistent):")
+                 "(ratio; 1 = consistent; the latency metric is pending/instructions by its "
+                 "definition, so 1.000 is an identity, not a test):")
     lines.append("")
     lines.append("| group | cases | median | min | max |")
     lines.append("| --- | --- | --- | --- | --- |")
@@ -543,6 +627,13 @@ def markdown_report(rows, source=""):
         n, med, lo, hi = lit[g]
         lines.append("| %s | %d | %s | %s | %s |" % (g, n, fmt(med), fmt(lo), fmt(hi)))
     lines.append("")
+    if any(not math.isnan(fnum(r.get("N_atom"))) for r in rows):
+        lines.append("Counters against construction (model-independent):")
+        lines.append("")
+        lines.append("Wavefronts per warp-instruction (O/N, the paper's e) divided by the conflict "
+                     "degree the case builds in:")
+        lines.append("")
+        lines.extend(counter_findings(rows))
     checks = counter_checks(rows)
     if checks:
         lines.append("Counters against construction:")
@@ -578,7 +669,7 @@ def svg_scatter(rows, variants=None, u_max=1.6):
     header = list(rows[0].keys()) if rows else []
     variants = variants or sort_variants(variant_names(header))
     panel, pad, gap = 260, 40, 20
-    width = max(1, len(variants)) * (panel + gap) + pad
+    width = max(max(1, len(variants)) * (panel + gap) + pad, pad + 4 * 90 + 440)  # room for the legend
     height = panel + 2 * pad + 30
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
            'font-size="11">' % (width, height),
@@ -654,9 +745,22 @@ def read_joined(path):
     return header, rows
 
 
+def first_run_only(rows):
+    """A program run twice under one profiler (gpuq profile: counters, then
+    the opcode split) printed its case list twice: keeps the first."""
+    seen, first = set(), []
+    for r in rows:
+        if r.get("group") == "group" or r.get("name") in seen:
+            continue
+        seen.add(r.get("name"))
+        first.append(r)
+    return first
+
+
 def cmd_join(args):
     _, times_rows = read_table(args.times)
     _, manifest_rows = read_table(args.manifest)
+    manifest_rows = first_run_only(manifest_rows)
     launches = read_ncu_long(args.ncu) if args.ncu else []
     variants = []
     for spec in args.variant or []:
@@ -675,9 +779,19 @@ def cmd_join(args):
 
 
 def cmd_report(args):
-    _, rows = read_joined(args.joined)
+    rows = []
+    for path in args.joined:
+        _, part = read_joined(path)
+        rows.extend(part)
     if not rows:
-        raise AnalyzeError("%s: no rows" % args.joined)
+        raise AnalyzeError("%s: no rows" % ", ".join(args.joined))
+    # Columns differ when some files carry variants others lack.
+    keys = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    rows = [{k: r.get(k, math.nan) for k in keys} for r in rows]
     md = markdown_report(rows, args.source or "")
     if args.md:
         with open(args.md, "w") as f:
@@ -705,7 +819,7 @@ def main(argv=None):
     j.add_argument("--max-warps-per-sm", type=int, default=64)
     j.add_argument("--out", required=True)
     r = sub.add_parser("report", help="error table, bars, Little's law, SVG")
-    r.add_argument("joined")
+    r.add_argument("joined", nargs="+", help="joined CSVs (several: one per group run)")
     r.add_argument("--md")
     r.add_argument("--doc")
     r.add_argument("--svg")

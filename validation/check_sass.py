@@ -14,11 +14,11 @@ import re
 import sys
 from collections import Counter, OrderedDict
 
-# Template arguments of vk_loop<OP, CHAIN, WORK> and vk_hist<REORDER, USE_RESULT, REPLAY>
+# Template arguments of vk_loop<OP, CHAIN, WORK, K> and vk_hist<REORDER, USE_RESULT, REPLAY>
 # (enums in validation/vk.h).
 LOOP_OPS = {0: set(), 1: {"ATOMS.ADD"}, 2: {"ATOMS.POPC.INC"}, 3: {"ATOMS.CAS"},
             4: {"ATOMS.ADD", "ATOMS.CAS"}, 5: {"ATOMS.POPC.INC", "ATOMS.ADD"}}
-WORK_LDS, WORK_REDG = 3, 4
+WORK_FMA, WORK_GLOAD, WORK_LDS, WORK_REDG = 1, 2, 3, 4
 
 
 def parse_sass(text, arch=None):
@@ -74,19 +74,24 @@ def check_function(mangled, insts):
             m = re.search(r"\[([^\]]*)\]", inst)
             if m and not re.search(r"(^|[^U])R\d+", m.group(1)):
                 atoms_addr_uniform += 1
-        elif op.startswith(("RED", "ATOMG", "ATOM")) or op in ("LDS", "STS"):
-            counts[op] += 1
+        elif op.startswith(("RED", "ATOMG", "ATOM", "LDG")) or op in ("LDS", "STS", "FFMA"):
+            counts[op.split(".")[0] if op.startswith("LDG") else op] += 1
     problems = []
     atoms = {op for op in counts if op.startswith("ATOMS")}
     args = template_ints(mangled, "vk_loop")
     if args is not None:
-        op, chain, work = args
-        label = "vk_loop<op=%d,chain=%d,work=%d>" % (op, chain, work)
+        op, chain, work, k = args
+        label = "vk_loop<op=%d,chain=%d,work=%d,k=%d>" % (op, chain, work, k)
         want = LOOP_OPS.get(op)
         if want is None:
             problems.append("unknown op %d" % op)
         elif atoms != want:
             problems.append("ATOMS opcodes %s, expected %s" % (sorted(atoms), sorted(want)))
+        # The work is unrolled: at least K instructions of its kind.
+        if work == WORK_FMA and counts["FFMA"] < k:
+            problems.append("%d FFMA, fewer than k=%d" % (counts["FFMA"], k))
+        if work == WORK_GLOAD and counts["LDG"] < k:
+            problems.append("%d LDG, fewer than k=%d" % (counts["LDG"], k))
         if work == WORK_LDS and not (counts["LDS"] and counts["STS"]):
             problems.append("lds_sts work without LDS/STS")
         if work == WORK_REDG and not any(o.startswith("RED") for o in counts):

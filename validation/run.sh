@@ -9,8 +9,9 @@
 #   sass_check.txt   opcodes of every validation kernel (check_sass.py)
 #   times.csv        validate_app timing run: launch shapes, times, truth inputs
 #   manifest.csv     the same cases run once each under the profiler
-#   ncu.csv          ncu counters of that run (13 gpuq metrics + LSU latency)
-#   counters.csv     gpuq profile's counters of the same run, when gpuq profile works
+#   ncu.csv          ncu counters of that run (13 gpuq metrics + LSU latency),
+#                    details page; ncu_raw.csv the raw page (gpuq model's input)
+#   counters.csv     gpuq profile's counters of the same run (--keep-counters), when it works
 #   model_<v>.csv    gpuq model --model <v> --format csv, per variant
 #   joined.csv       truth, raw counters and every variant's U per case
 #   report.md, scatter.svg   analyze.py report
@@ -23,7 +24,7 @@
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && [ "$1" = "--help" ] && exit 0
   exit 1
 fi
@@ -85,23 +86,36 @@ echo "run.sh: timing run"
 PROFILE_CMD=("$APP" --profile --iters-from "$OUTDIR/times.csv" "${SELECT[@]}")
 MODEL_INPUT=()
 if [ -n "$NCU" ]; then
-  echo "run.sh: ncu run ($(grep -vc '^#' "$OUTDIR/times.csv") cases)"
-  "$NCU" --clock-control none --metrics "$METRICS" --export "$OUTDIR/ncu" --force-overwrite \
-    --log-file "$OUTDIR/ncu_log.txt" "${PROFILE_CMD[@]}" > "$OUTDIR/manifest.csv"
-  "$NCU" --import "$OUTDIR/ncu.ncu-rep" --csv --print-units base > "$OUTDIR/ncu.csv"
-  MODEL_INPUT=(--ncu-csv "$OUTDIR/ncu.csv")
+  echo "run.sh: ncu run ($(( $(grep -vc '^#' "$OUTDIR/times.csv") - 1 )) cases)"
+  if "$NCU" --clock-control none --metrics "$METRICS" --export "$OUTDIR/ncu" --force-overwrite \
+       --log-file "$OUTDIR/ncu_log.txt" "${PROFILE_CMD[@]}" > "$OUTDIR/manifest.csv" &&
+     "$NCU" --import "$OUTDIR/ncu.ncu-rep" --csv --print-units base > "$OUTDIR/ncu.csv" &&
+     "$NCU" --import "$OUTDIR/ncu.ncu-rep" --csv --page raw --print-units base > "$OUTDIR/ncu_raw.csv"; then
+    # gpuq model reads the raw page: it names the device, so the model can
+    # pick the calibration table; analyze.py reads the details page.
+    MODEL_INPUT=(--ncu-csv "$OUTDIR/ncu_raw.csv")
+  else
+    echo "run.sh: ncu failed (see ncu_log.txt): $(grep -m1 -i error "$OUTDIR/ncu_log.txt" || true)" >&2
+    rm -f "$OUTDIR/ncu.csv" "$OUTDIR/ncu_raw.csv"
+  fi
 else
   echo "run.sh: no ncu: raw counters and Little's-law check skipped" >&2
 fi
 if [ -x "$GPUQ" ] && "$GPUQ" profile --help >/dev/null 2>&1 && ! "$GPUQ" profile --help | grep -q "not built"; then
   echo "run.sh: gpuq profile run"
+  # gpuq profile runs the program twice (counters, then the opcode split), so
+  # manifest_gpuq.csv holds the case list twice; analyze.py keeps the first.
+  # Its own report may fail (no calibration table yet); the counters file is
+  # what counts here.
   # shellcheck disable=SC2086
-  if "$GPUQ" profile ${GPUQ_PROFILE_ARGS:-} -o "$OUTDIR/counters.csv" -- "${PROFILE_CMD[@]}" \
-      > "$OUTDIR/manifest_gpuq.csv"; then
+  "$GPUQ" profile ${GPUQ_PROFILE_ARGS:-} ${GPUQ_MODEL_ARGS:-} --keep-counters "$OUTDIR/counters.csv" \
+    -o "$OUTDIR/profile_report.txt" -- "${PROFILE_CMD[@]}" > "$OUTDIR/manifest_gpuq.csv" \
+    2> "$OUTDIR/profile_log.txt" || echo "run.sh: gpuq profile exited $? (see profile_log.txt)" >&2
+  if [ -s "$OUTDIR/counters.csv" ]; then
     MODEL_INPUT=("$OUTDIR/counters.csv")
     [ -s "$OUTDIR/manifest.csv" ] || cp "$OUTDIR/manifest_gpuq.csv" "$OUTDIR/manifest.csv"
   else
-    echo "run.sh: gpuq profile failed; the model reads ncu's counters" >&2
+    echo "run.sh: gpuq profile left no counters; the model reads ncu's" >&2
   fi
 fi
 if [ ${#MODEL_INPUT[@]} -eq 0 ]; then

@@ -47,7 +47,8 @@
 #define VK_GATOM_WORDS 1024
 #define VK_ITERS_MIN 16u
 #define VK_ITERS_MAX (1u << 24)
-#define VK_TWIN_MIN_US 120.0 /* an atomics-only twin shorter than this is lengthened */
+#define VK_TWIN_MIN_US 100.0  /* an atomics-only twin shorter than this is lengthened, */
+#define VK_CASE_MAX_US 2000.0 /* unless that pushes the case itself past this */
 
 typedef struct vk_device {
     int id;
@@ -184,7 +185,7 @@ static void vk_build_cases(const vk_device *dev, vk_case_list *l)
     static const vk_op pure_ops[] = {VK_OP_ADD, VK_OP_POPC, VK_OP_CAS};
     static const struct { int threads, bps; } occupancy[] = {
         {32, 1}, {32, 2}, {32, 4}, {32, 8}, {32, 16}, {32, 32}, {64, 1}, {64, 4}, {64, 16}, {64, 32},
-        {128, 1}, {128, 2}, {128, 4}, {128, 8}, {128, 16}, {256, 1}, {256, 3}, {256, 8},
+        {128, 1}, {128, 2}, {128, 4}, {128, 8}, {128, 16}, {256, 1}, {256, 3}, {256, 4}, {256, 8},
         {384, 1}, {384, 2}, {384, 4}, {384, 5}, {1024, 1}, {1024, 2}};
     static const struct { int threads, bps; } many_waves[] = {
         {32, 1}, {32, 8}, {128, 1}, {128, 4}, {128, 16}, {1024, 1}, {1024, 2}};
@@ -279,12 +280,17 @@ static void vk_build_cases(const vk_device *dev, vk_case_list *l)
         {VK_OP_ADD, VK_PAT_SAME, VK_WORK_FMA, 256, 3},   {VK_OP_ADD, VK_PAT_SAME, VK_WORK_GLOAD, 32, 3},
         {VK_OP_POPC, VK_PAT_SAME, VK_WORK_FMA, 128, 2},  {VK_OP_POPC, VK_PAT_SAME, VK_WORK_GLOAD, 8, 2},
         {VK_OP_CAS, VK_PAT_SAME, VK_WORK_FMA, 512, -1},  {VK_OP_ADD, VK_PAT_FREE, VK_WORK_FMA, 128, -1}};
+    /* k = 0 (the atomics-only kernel itself, U_true = 1 up to noise) once
+     * per (op, pattern, shape): in its FMA series, which every load series
+     * has beside it. */
     for (int m = 0; m < (int)(sizeof mixed / sizeof mixed[0]); m++) {
         /* n_shapes = -1: only the middle level (256 x 4, 32 warps per SM). */
         int s0 = mixed[m].n_shapes < 0 ? 1 : 0;
         int s1 = mixed[m].n_shapes < 0 ? 2 : mixed[m].n_shapes;
         for (int s = s0; s < s1; s++)
             for (int k = 0; k <= mixed[m].k_max; k = k ? 2 * k : 1) {
+                if (k == 0 && mixed[m].work != VK_WORK_FMA)
+                    continue;
                 vk_case c = vk_loop_case(VK_GROUP_MIXED, mixed[m].op, mixed[m].pat, 32,
                                          three_levels[s].threads, three_levels[s].bps);
                 c.work = mixed[m].work;
@@ -428,14 +434,26 @@ static int vk_case_smem_words(const vk_case *c)
     return atomic_words;
 }
 
-static void vk_loop_args_for(const vk_case *c, const vk_buffers *b, unsigned iters, int k, size_t smem,
+/* 1 if `kernel` runs exactly bps blocks per SM with `bytes` of dynamic
+ * shared memory (the twin of a mixed case must share the case's launch). */
+static int vk_twin_fits(const vk_device *dev, const void *kernel, int threads, int bps, size_t bytes)
+{
+    int nb = 0;
+    VK_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared));
+    VK_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)dev->smem_optin_per_block));
+    VK_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, kernel, threads, bytes));
+    return nb == bps ? 0 : -1;
+}
+
+static void vk_loop_args_for(const vk_case *c, const vk_buffers *b, unsigned iters, size_t smem,
                              vk_loop_args *a)
 {
     memset(a, 0, sizeof *a);
     a->iters = iters;
     a->e = c->e;
     a->alt_warps = c->alt_warps;
-    a->k = k;
     a->zero = 0u;
     a->fma_mul = 0.999f;
     a->fma_add = 0.5f;
@@ -498,7 +516,6 @@ typedef struct vk_launch {
     unsigned blocks;
     size_t smem;
     unsigned iters;
-    int k;        /* the case's k, or 0 for the atomics-only twin */
     int replay;   /* histograms: the replay kernel */
 } vk_launch;
 
@@ -507,7 +524,7 @@ static void vk_launch_once(const vk_launch *L, cudaStream_t stream)
     const vk_case *c = L->c;
     if (c->family == VK_FAMILY_LOOP) {
         vk_loop_args a;
-        vk_loop_args_for(c, L->b, L->iters, L->k, L->smem, &a);
+        vk_loop_args_for(c, L->b, L->iters, L->smem, &a);
         VK_CHECK(vk_loop_launch(L->kernel, L->blocks, (unsigned)c->threads, L->smem, stream, &a));
     } else if (c->family == VK_FAMILY_CUB) {
         const unsigned *img = c->pattern == VK_PAT_SOLID ? L->b->image_solid : L->b->image_uniform;
@@ -731,16 +748,18 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
     r->launches = 1;
 
     vk_launch L;
+    const void *twin_kernel = NULL;
     memset(&L, 0, sizeof L);
     L.c = c;
     L.dev = dev;
     L.b = b;
-    L.k = c->k;
 
     if (c->family == VK_FAMILY_LOOP) {
-        L.kernel = vk_loop_kernel(c->op, c->chain, c->work);
-        if (!L.kernel) {
-            fprintf(stderr, "validate_app: %s: (op, chain, work) not compiled (bug: add it to "
+        /* k = 0 is the atomics-only kernel (no work compiled in). */
+        L.kernel = vk_loop_kernel(c->op, c->chain, c->k ? c->work : VK_WORK_NONE, c->k);
+        twin_kernel = vk_loop_kernel(c->op, c->chain, VK_WORK_NONE, 0);
+        if (!L.kernel || (c->group == VK_GROUP_MIXED && !twin_kernel)) {
+            fprintf(stderr, "validate_app: %s: (op, chain, work, k) not compiled (bug: add it to "
                             "VK_LOOP_VARIANTS)\n", c->name);
             return -1;
         }
@@ -748,6 +767,12 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
         if (vk_smem_for_bps(dev, L.kernel, c->threads, c->blocks_per_sm, need, &L.smem) != 0) {
             fprintf(stderr, "validate_app: %s: skipped: no shared-memory size gives %d blocks of %d "
                             "threads per SM\n", c->name, c->blocks_per_sm, c->threads);
+            return -1;
+        }
+        if (c->group == VK_GROUP_MIXED && vk_twin_fits(dev, twin_kernel, c->threads, c->blocks_per_sm,
+                                                       L.smem) != 0) {
+            fprintf(stderr, "validate_app: %s: skipped: its atomics-only twin does not run %d blocks "
+                            "per SM with the same launch\n", c->name, c->blocks_per_sm);
             return -1;
         }
         L.blocks = (unsigned)(c->waves * c->blocks_per_sm * dev->sm_count);
@@ -773,11 +798,15 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
         } else {
             L.iters = vk_calibrate_iters(L, t, opt->target_us);
             if (c->group == VK_GROUP_MIXED && c->k > 0) {
+                /* The twin must not be so short that launch overhead shows,
+                 * nor the case so long that a sweep takes minutes: a twin
+                 * below VK_TWIN_MIN_US only happens where U_true is tiny. */
                 vk_launch twin = L;
-                twin.k = 0;
+                twin.kernel = twin_kernel;
                 unsigned twin_iters = vk_calibrate_iters(twin, t, VK_TWIN_MIN_US);
+                unsigned case_max = (unsigned)((double)L.iters * VK_CASE_MAX_US / opt->target_us);
                 if (twin_iters > L.iters)
-                    L.iters = twin_iters;
+                    L.iters = twin_iters < case_max ? twin_iters : case_max;
             }
         }
         r->iters = L.iters;
@@ -801,8 +830,9 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
      * (mixed: k = 0; histograms: the replay kernel). */
     int has_twin = (c->group == VK_GROUP_MIXED) || c->family == VK_FAMILY_HIST || c->family == VK_FAMILY_HIST2;
     vk_launch twin = L;
-    twin.k = 0;
     twin.replay = 1;
+    if (twin_kernel)
+        twin.kernel = twin_kernel;
     if (c->group == VK_GROUP_REAL) {
         if (vk_check_real(&L, t->stream) != 0)
             return -2;

@@ -12,8 +12,8 @@
  *           DeviceHistogram: U_true from an atomics-only replay where one exists
  *
  * Adding a case: one more row from vk_build_cases() in validate_app.cu; a new
- * (op, chain, work) combination of the loop kernel also needs one line in
- * VK_LOOP_VARIANTS below.
+ * (op, chain, work, k) combination of the loop kernel also needs one entry
+ * in VK_LOOP_VARIANTS (kernels.cu).
  */
 #ifndef GPUQ_VALIDATION_VK_H
 #define GPUQ_VALIDATION_VK_H
@@ -95,7 +95,6 @@ typedef struct vk_loop_args {
     int e;                 /* lanes [0, e) are active */
     unsigned lane_mask, lane_shift, row_stride, warp_stride; /* address pattern, see vk_pattern */
     int alt_warps;
-    int k;
     unsigned zero;         /* always 0, but a run-time value: chains and addresses */
     float fma_mul, fma_add;
     const unsigned *gbuf;  /* VK_WORK_GLOAD source */
@@ -111,9 +110,10 @@ typedef struct vk_loop_args {
 #define VK_LOOP_LDS_WORDS 1024
 #define VK_LOOP_SMEM_WORDS (VK_LOOP_ATOMIC_WORDS + VK_LOOP_LDS_WORDS)
 
-/* The loop kernel for (op, chain, work), or NULL where that combination is
- * not compiled (VK_LOOP_VARIANTS in kernels.cu). */
-const void *vk_loop_kernel(vk_op op, int chain, vk_work work);
+/* The loop kernel for (op, chain, work, k), or NULL where that combination
+ * is not compiled (VK_LOOP_VARIANTS in kernels.cu: k is a template argument,
+ * so that k units of work are exactly k instructions). */
+const void *vk_loop_kernel(vk_op op, int chain, vk_work work, int k);
 cudaError_t vk_loop_launch(const void *kernel, unsigned blocks, unsigned threads,
                            size_t smem_bytes, cudaStream_t stream, const vk_loop_args *args);
 

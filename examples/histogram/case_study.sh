@@ -5,7 +5,8 @@
 #
 #   examples/histogram/case_study.sh BUILD_DIR OUT_DIR [STEP...]
 # STEP: versions sass tests bench paper4m sweep (default: all, in that order).
-# Results go to OUT_DIR/<step>.txt (sweep: OUT_DIR/sweep.csv, raw files tarred).
+# Results go to OUT_DIR/<step>.txt (bench: also bench-512.txt and
+# bench-clocks.csv; sass: also sass-fast.txt; sweep: sweep.csv, raw files tarred).
 # Sweep options come from the environment (see sweep.sh), e.g. SWEEP_PROFILE=0.
 set -u
 if [ $# -lt 2 ]; then
@@ -33,13 +34,23 @@ for step in $steps; do
         } >"$out/versions.txt" 2>&1
         ;;
     sass)
-        sh "$here/check_sass.sh" "$prog" >"$out/sass.txt" 2>&1 || rc=1
+        sh "$here/check_sass.sh" "$prog" "$out/sass-all.txt" >"$out/sass.txt" 2>&1 || rc=1
+        # the SASS of the fast kernels alone, for reading
+        awk '/Function : / { keep = ($NF ~ /^hist_fast/) } keep' "$out/sass-all.txt" \
+            >"$out/sass-fast.txt" && rm -f "$out/sass-all.txt"
         ;;
     tests)
         ctest --test-dir "$build" -R hist --output-on-failure >"$out/tests.txt" 2>&1 || rc=1
         ;;
     bench)
+        # SM/memory clocks and power while the bench runs, every 100 ms (read only).
+        nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw --format=csv,noheader \
+            -lms 100 >"$out/bench-clocks.csv" 2>/dev/null &
+        sampler=$!
         sh "$here/bench_fast.sh" "$build" --ablation >"$out/bench.txt" 2>&1 || rc=1
+        # kernels bounded to 512 threads per block (hist_fast_h16*) run here
+        sh "$here/bench_fast.sh" "$build" --ablation --threads 512 >"$out/bench-512.txt" 2>&1 || rc=1
+        kill "$sampler" 2>/dev/null
         ;;
     paper4m)
         # The probe's table (hopper-probe.md): 4 Mpixel, 256 and 1024 threads,

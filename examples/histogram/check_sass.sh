@@ -4,7 +4,9 @@
 # every kernel in the histogram program's SASS (cuobjdump -sass) and fails if
 #   hist_add, hist2_add     have no ATOMS.ADD, or any ATOMS.POPC.INC
 #   hist_popc, hist2_popc   have no ATOMS.POPC.INC, or any ATOMS.ADD
-#   hist_fast*              have no ATOMS.POPC.INC
+#   hist_fast_add, hist_fast_h16*   have no ATOMS.ADD, or any ATOMS.POPC.INC
+#                           (increments of 1 + opaque 0, or of 1 << 16)
+#   other hist_fast*        have no ATOMS.POPC.INC
 # in any architecture's code.  Exit 77 (skipped) where cuobjdump is missing.
 #
 #   examples/histogram/check_sass.sh HISTOGRAM_BINARY [SASS_OUT.txt]
@@ -43,6 +45,7 @@ awk '
             ok = 1
             if (f == "hist_add" || f == "hist2_add") ok = add > 0 && popc == 0
             else if (f == "hist_popc" || f == "hist2_popc") ok = popc > 0 && add == 0
+            else if (f == "hist_fast_add" || f ~ /^hist_fast_h16/) ok = add > 0 && popc == 0
             else if (f ~ /^hist_fast/) ok = popc > 0
             print line (ok ? "" : "   <-- not the intended opcode")
             if (!ok) bad++

@@ -31,6 +31,10 @@
                            cudaGetErrorString(cuda_rc_));                                      \
     } while (0)
 
+/* Cycles the delay kernel spins before each timed run (about 50 us at
+ * 2 GHz): far longer than the host needs to queue a run and its events. */
+#define HIST_DELAY_CYCLES 100000LL
+
 /* One word per warp for the read probe and the ADD kernels' dummy store:
  * enough for 2048 resident threads on 512 SMs. */
 #define HIST_SINK_WORDS ((size_t)1 << 15)
@@ -44,17 +48,39 @@ const hist_kernel_desc hist_kernel_table[HIST_K_COUNT] = {
     {HIST_K_HIST2_POPC, "hist2_popc", "hist2_popc", 1,
      "Listing 2, channels rotated by thread id, ATOMS.POPC.INC (result unused)"},
     {HIST_K_FAST, "hist_fast", "hist_fast", 0,
-     "fast: 16-byte loads x4, 32 lane replicas, warp-uniform runs, POPC.INC"},
+     "fast: 4 x 16-byte loads + prefetch, 32 lane replicas, POPC.INC, hybrid quad test"},
     {HIST_K_CUB, "cub", NULL, 0, "cub::DeviceHistogram::MultiHistogramEven<4,4> (CCCL)"},
-    {HIST_K_FAST_R16, "hist_fast_r16", "hist_fast_r16", 0, "hist_fast with 16 lane replicas"},
+    {HIST_K_FAST_QSTEP, "hist_fast_qstep", "hist_fast_qstep", 0,
+     "hist_fast with the quad test per step and branches on every path"},
+    {HIST_K_FAST_PLAIN, "hist_fast_plain", "hist_fast_plain", 0,
+     "hist_fast without the quad test (4 increments per 4 pixels and channel)"},
+    {HIST_K_FAST_QUADS, "hist_fast_quads", "hist_fast_quads", 0,
+     "hist_fast with the quad test per group of 128 pixels"},
+    {HIST_K_FAST_RUNS, "hist_fast_runs", "hist_fast_runs", 0,
+     "hist_fast with warp-uniform register runs instead of the quad test"},
+    {HIST_K_FAST_BRANCH, "hist_fast_branch", "hist_fast_branch", 0,
+     "diagnostic: plain, each channel behind an always-true opaque branch"},
+    {HIST_K_FAST_ADD, "hist_fast_add", "hist_fast_add", 0,
+     "diagnostic: plain with ATOMS.ADD instead of ATOMS.POPC.INC"},
+    {HIST_K_FAST_NOPREFETCH, "hist_fast_noprefetch", "hist_fast_noprefetch", 0,
+     "quads without prefetching the next step's loads"},
+    {HIST_K_FAST_R16, "hist_fast_r16", "hist_fast_r16", 0, "quads with 16 lane replicas"},
     {HIST_K_FAST_R1, "hist_fast_r1", "hist_fast_r1", 0,
-     "hist_fast with one shared histogram (paper layout)"},
-    {HIST_K_FAST_NOUNI, "hist_fast_nouni", "hist_fast_nouni", 0,
-     "hist_fast without the warp-uniform fast path"},
+     "quads with one shared histogram (paper layout)"},
     {HIST_K_FAST_L1, "hist_fast_l1", "hist_fast_l1", 0,
-     "hist_fast with one 16-byte load in flight per thread"},
+     "quads with one 16-byte load per lane and step"},
     {HIST_K_FAST_L8, "hist_fast_l8", "hist_fast_l8", 0,
-     "hist_fast with eight 16-byte loads in flight per thread"},
+     "quads with eight 16-byte loads per lane and step, no prefetch"},
+    {HIST_K_FAST_V1, "hist_fast_v1", "hist_fast_v1", 0,
+     "first version: 4 loads, 32 replicas, warp-uniform runs, no prefetch"},
+    {HIST_K_FAST_V1PLAIN, "hist_fast_v1plain", "hist_fast_v1plain", 0,
+     "first version without runs"},
+    {HIST_K_FAST_H16, "hist_fast_h16", "hist_fast_h16", 0,
+     "plain with 16-bit counters (64 KiB), up to 3 blocks of 512 threads per SM"},
+    {HIST_K_FAST_H16Q, "hist_fast_h16q", "hist_fast_h16q", 0,
+     "h16 with the quad test per step"},
+    {HIST_K_FAST_H16W, "hist_fast_h16w", "hist_fast_h16w", 0,
+     "plain with 16-bit counters, 2 loads, 2 blocks of 1024 threads per SM"},
 };
 
 const hist_kernel_desc *hist_kernel_find(const char *name)
@@ -79,6 +105,7 @@ struct hist_gpu {
     size_t cub_temp_bytes;
     cudaStream_t stream;
     cudaEvent_t start, stop;
+    int max_threads[HIST_K_COUNT]; /* per kernel, from cudaFuncGetAttributes; 0 for CUB */
 };
 
 static gm_status read_device_info(hist_device_info *dev, gm_error *err)
@@ -149,10 +176,17 @@ gm_status hist_gpu_create(size_t max_pixels, hist_gpu **out, gm_error *err)
      * shared memory; one that needs more than this GPU allows stays
      * unconfigured and hist_gpu_default_blocks says so. */
     for (int k = 0; k < HIST_K_COUNT; k++) {
+        const void *fn = hist_kernel_function((hist_kernel_id)k);
         size_t dyn = hist_kernel_dynamic_shared((hist_kernel_id)k);
+        struct cudaFuncAttributes attr;
+
+        if (!fn)
+            continue;
         if (dyn > 0 && dyn <= gpu->dev.shared_per_block_optin)
-            CUDA_TRY(cudaFuncSetAttribute(hist_kernel_function((hist_kernel_id)k),
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+            CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+        /* __launch_bounds__ caps some kernels below 1024 threads. */
+        CUDA_TRY(cudaFuncGetAttributes(&attr, fn));
+        gpu->max_threads[k] = attr.maxThreadsPerBlock;
     }
     *out = gpu;
     return GM_OK;
@@ -215,6 +249,9 @@ gm_status hist_gpu_default_blocks(hist_gpu *gpu, hist_kernel_id k, int threads, 
     if (threads < 32 || threads % 32 != 0 || threads > gpu->dev.max_threads_per_block)
         return gm_fail(err, GM_ERR_RANGE, "%d threads per block: need a multiple of 32 in 32..%d",
                        threads, gpu->dev.max_threads_per_block);
+    if (threads > gpu->max_threads[k])
+        return gm_fail(err, GM_ERR_UNSUPPORTED, "%s runs at most %d threads per block",
+                       hist_kernel_table[k].name, gpu->max_threads[k]);
     fn = hist_kernel_function(k);
     dyn = hist_kernel_dynamic_shared(k);
     if (dyn > gpu->dev.shared_per_block_optin)
@@ -223,9 +260,45 @@ gm_status hist_gpu_default_blocks(hist_gpu *gpu, hist_kernel_id k, int threads, 
                        hist_kernel_table[k].name, dyn, gpu->dev.shared_per_block_optin);
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, dyn));
     if (per_sm < 1)
-        return gm_fail(err, GM_ERR_RANGE, "%s cannot run with %d threads per block",
+        return gm_fail(err, GM_ERR_UNSUPPORTED, "%s cannot run with %d threads per block here",
                        hist_kernel_table[k].name, threads);
     *blocks = per_sm * gpu->dev.sm_count;
+    return GM_OK;
+}
+
+/* Kernels with 16-bit counters: refuse a launch where one lane column of one
+ * block could count more pixels than a counter holds.  A warp takes
+ * ceil(steps / warps) steps of loads x 4 pixels per lane; a block has
+ * threads / 32 warps whose lane l share one column; block 0 also counts the
+ * last pixels % 4 pixels. */
+static gm_status check_lane_limit(hist_kernel_id k, size_t pixels, int threads, int blocks,
+                                  gm_error *err)
+{
+    int loads = 0;
+    const unsigned long long limit = hist_kernel_lane_limit(k, &loads);
+    unsigned long long steps, warps, worst;
+
+    if (!limit)
+        return GM_OK;
+    steps = (pixels / 4 + 32ull * loads - 1) / (32ull * loads);
+    warps = (unsigned long long)blocks * (unsigned long long)threads / 32;
+    worst = (unsigned long long)(threads / 32) * ((steps + warps - 1) / warps) * loads * 4 + 3;
+    if (worst > limit)
+        return gm_fail(err, GM_ERR_UNSUPPORTED,
+                       "%s: up to %llu pixels per 16-bit counter at %d blocks of %d threads "
+                       "(limit %llu): use more blocks",
+                       hist_kernel_table[k].name, worst, blocks, threads, limit);
+    return GM_OK;
+}
+
+/* Queues the delay kernel (see HIST_DELAY_CYCLES). */
+static gm_status queue_delay(hist_gpu *gpu, gm_error *err)
+{
+    long long cycles = HIST_DELAY_CYCLES;
+    void *args[1] = {&cycles};
+    dim3 one = {1, 1, 1};
+
+    CUDA_CHECK(cudaLaunchKernel(hist_delay_function(), one, one, args, 0, gpu->stream));
     return GM_OK;
 }
 
@@ -237,6 +310,7 @@ gm_status hist_gpu_run(hist_gpu *gpu, hist_kernel_id k, size_t pixels, int threa
     uint32_t *hist, *sink;
     void *args[4];
     dim3 grid = {1, 1, 1}, block = {1, 1, 1};
+    gm_status st;
 
     if (!gpu || k < 0 || k >= HIST_K_COUNT || pixels < 1 || pixels > gpu->max_pixels)
         return gm_fail(err, GM_ERR_INVALID_ARG, "bad arguments to hist_gpu_run");
@@ -255,6 +329,11 @@ gm_status hist_gpu_run(hist_gpu *gpu, hist_kernel_id k, size_t pixels, int threa
     if (hist_kernel_dynamic_shared(k) > gpu->dev.shared_per_block_optin)
         return gm_fail(err, GM_ERR_UNSUPPORTED, "%s needs more shared memory than this GPU has",
                        hist_kernel_table[k].name);
+    if (threads > gpu->max_threads[k])
+        return gm_fail(err, GM_ERR_UNSUPPORTED, "%s runs at most %d threads per block",
+                       hist_kernel_table[k].name, gpu->max_threads[k]);
+    if ((st = check_lane_limit(k, pixels, threads, blocks, err)) != GM_OK)
+        return st;
     rgba = gpu->d_image;
     hist = gpu->d_hist;
     sink = gpu->d_sink;
@@ -302,11 +381,32 @@ gm_status hist_gpu_time(hist_gpu *gpu, hist_kernel_id k, size_t pixels, int thre
         if ((st = hist_gpu_run(gpu, k, pixels, threads, blocks, err)) != GM_OK)
             return st;
     for (int i = 0; i < reps; i++) {
+        if ((st = queue_delay(gpu, err)) != GM_OK)
+            return st;
         CUDA_CHECK(cudaEventRecord(gpu->start, gpu->stream));
         if ((st = hist_gpu_run(gpu, k, pixels, threads, blocks, err)) != GM_OK)
             return st;
         CUDA_CHECK(cudaEventRecord(gpu->stop, gpu->stream));
         if ((st = event_us(gpu, &us[i], err)) != GM_OK)
+            return st;
+    }
+    return GM_OK;
+}
+
+gm_status hist_gpu_zero_time(hist_gpu *gpu, int warmup, int reps, double *us, gm_error *err)
+{
+    gm_status st;
+
+    if (!gpu || !us || warmup < 0 || reps < 1)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "bad arguments to hist_gpu_zero_time");
+    for (int i = 0; i < warmup + reps; i++) {
+        if ((st = queue_delay(gpu, err)) != GM_OK)
+            return st;
+        CUDA_CHECK(cudaEventRecord(gpu->start, gpu->stream));
+        CUDA_CHECK(cudaMemsetAsync(gpu->d_hist, 0, HIST_TOTAL_BINS * sizeof(uint32_t),
+                                   gpu->stream));
+        CUDA_CHECK(cudaEventRecord(gpu->stop, gpu->stream));
+        if (i >= warmup && (st = event_us(gpu, &us[i - warmup], err)) != GM_OK)
             return st;
     }
     return GM_OK;
@@ -374,6 +474,8 @@ gm_status hist_gpu_read_bandwidth(hist_gpu *gpu, size_t pixels, int warmup, int 
         if (warps > HIST_SINK_WORDS)
             continue;
         for (int i = 0; i < warmup + reps; i++) {
+            if ((st = queue_delay(gpu, err)) != GM_OK)
+                goto fail;
             CUDA_TRY(cudaEventRecord(gpu->start, gpu->stream));
             CUDA_TRY(cudaLaunchKernel(fn, grid, block, args, 0, gpu->stream));
             CUDA_TRY(cudaEventRecord(gpu->stop, gpu->stream));
@@ -414,6 +516,8 @@ gm_status hist_gpu_copy_bandwidth(hist_gpu *gpu, size_t pixels, int warmup, int 
     if (!gpu->d_copy)
         CUDA_CHECK(cudaMalloc((void **)&gpu->d_copy, gpu->image_bytes));
     for (int i = 0; i < warmup + reps; i++) {
+        if ((st = queue_delay(gpu, err)) != GM_OK)
+            return st;
         CUDA_CHECK(cudaEventRecord(gpu->start, gpu->stream));
         CUDA_CHECK(cudaMemcpyAsync(gpu->d_copy, gpu->d_image, bytes, cudaMemcpyDeviceToDevice,
                                    gpu->stream));

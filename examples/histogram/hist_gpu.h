@@ -31,12 +31,24 @@ typedef enum hist_kernel_id {
     HIST_K_HIST2_POPC,   /* Listing 2, ATOMS.POPC.INC */
     HIST_K_FAST,         /* hist_fast: the fast histogram (docs/case-study/hist_fast_notes.md) */
     HIST_K_CUB,          /* cub::DeviceHistogram::MultiHistogramEven<4,4> */
-    /* hist_fast ablations: each removes or changes one idea */
-    HIST_K_FAST_R16,     /* 16 lane replicas instead of 32 (half the shared memory) */
-    HIST_K_FAST_R1,      /* one shared histogram, the paper's layout */
-    HIST_K_FAST_NOUNI,   /* no warp-uniform fast path */
-    HIST_K_FAST_L1,      /* one 16-byte load in flight per thread instead of 4 */
-    HIST_K_FAST_L8,      /* eight 16-byte loads in flight per thread */
+    /* hist_fast ablations and diagnostics (hist_kernels.cu, table at the end
+     * of the fast-histogram section) */
+    HIST_K_FAST_QSTEP,      /* quad test per step, branches on every path (run 3's hist_fast) */
+    HIST_K_FAST_PLAIN,      /* no fast path for repeated values */
+    HIST_K_FAST_QUADS,      /* quad test per group of 128 pixels instead of per step */
+    HIST_K_FAST_RUNS,       /* warp-uniform register runs instead of the quad test */
+    HIST_K_FAST_BRANCH,     /* plain, with each channel behind an opaque branch (diagnostic) */
+    HIST_K_FAST_ADD,        /* plain with ATOMS.ADD instead of POPC.INC (diagnostic) */
+    HIST_K_FAST_NOPREFETCH, /* quads, next step's loads not issued before counting */
+    HIST_K_FAST_R16,        /* quads, 16 lane replicas instead of 32 */
+    HIST_K_FAST_R1,         /* quads, one shared histogram (the paper's layout) */
+    HIST_K_FAST_L1,         /* quads, one 16-byte load per lane and step */
+    HIST_K_FAST_L8,         /* quads, eight 16-byte loads per lane and step, no prefetch */
+    HIST_K_FAST_V1,         /* the first version: runs, no prefetch */
+    HIST_K_FAST_V1PLAIN,    /* the first version without runs */
+    HIST_K_FAST_H16,        /* plain, 16-bit counters: 64 KiB, 3 blocks of 512 per SM */
+    HIST_K_FAST_H16Q,       /* h16 with the per-step quad test */
+    HIST_K_FAST_H16W,       /* plain, 16-bit counters, 2 blocks of 1024 per SM (<= 32 registers) */
     HIST_K_COUNT
 } hist_kernel_id;
 
@@ -98,9 +110,16 @@ gm_status hist_gpu_result(hist_gpu *gpu, uint32_t out[HIST_TOTAL_BINS], gm_error
 
 /* Times `reps` runs of hist_gpu_run after `warmup` untimed ones, each between
  * two CUDA events (zeroing + kernel, as CUB's call also zeroes its output);
- * us[i] gets run i's microseconds. */
+ * us[i] gets run i's microseconds.  Before each timed run a one-thread
+ * kernel spins ~50 us, so that the host has queued the run and its stop
+ * event before the start event executes: the interval holds GPU work only,
+ * not the host's launch latency (the same for every probe below). */
 gm_status hist_gpu_time(hist_gpu *gpu, hist_kernel_id k, size_t pixels, int threads, int blocks,
                         int warmup, int reps, double *us, gm_error *err);
+
+/* Times `reps` cudaMemsetAsync calls that zero the output (the first half of
+ * every hist_gpu_run of a shared-memory kernel), to show what it adds. */
+gm_status hist_gpu_zero_time(hist_gpu *gpu, int warmup, int reps, double *us, gm_error *err);
 
 /* DRAM read bandwidth of the device image buffer (bytes = pixels * 4):
  * a read-only kernel that loads every 16-byte word and folds it into a
@@ -126,6 +145,14 @@ const void *hist_kernel_function(hist_kernel_id k);
 /* Dynamic shared memory a kernel needs (bytes; 0 for the paper's kernels,
  * which declare theirs statically). */
 size_t hist_kernel_dynamic_shared(hist_kernel_id k);
+
+/* Kernels with 16-bit counters: the most pixels one lane column of one
+ * block may count (65535), and the loads per step; 0 for 32-bit counters. */
+unsigned long long hist_kernel_lane_limit(hist_kernel_id k, int *loads);
+
+/* The delay kernel (hist_delay(long long cycles)) that covers launch latency
+ * in timed runs. */
+const void *hist_delay_function(void);
 
 /* The read-bandwidth kernel, `loads` (4 or 8) 16-byte loads in flight per
  * thread: (const uint4 *in, unsigned long long words, uint32_t *sink). */

@@ -92,149 +92,379 @@ extern "C" __global__ void hist2_popc(const uint8_t *__restrict__ in, unsigned l
 }
 
 /* ---- The fast histogram ------------------------------------------------
- * Ideas (measured one by one in docs/case-study/hist_fast_notes.md):
- *  - 16-byte loads: each lane reads 4 pixels at once, `loads` of them in
- *    flight, so the DRAM pipe stays full at one block per SM;
- *  - lane replicas: `replicas` copies of the 1024 counters interleaved word
- *    by word, lane l updating copy l % replicas.  With 32 copies, lane l's
- *    counters all sit in bank l, so a warp's 32 increments never conflict in
- *    a bank whatever the pixel values: every ATOMS is one wavefront (e = 1
- *    in the paper's Table 2 terms, where the plain layout gives e = 3 on
- *    random data and 32 on a solid image);
- *  - warp-uniform fast path: when a channel has one value in all 128 pixels a
- *    warp holds (a solid image, flat graphics, the constant alpha of a
- *    photo), no atomic is issued; the count goes to a per-warp register run
- *    (value, count) that is flushed with one atomic when the value changes;
- *  - atomicAdd(p, 1) with the result unused: ATOMS.POPC.INC.
- * Shared memory: replicas x 4 KiB (dynamic), 128 KiB at 32 copies, so one
- * block per SM on Hopper: the 16-byte loads keep enough bytes in flight. */
+ * Ideas (each measured in docs/case-study/hist_fast_notes.md, where the
+ * ablation kernels at the end of this section switch them on and off):
+ *  - 16-byte loads: each lane reads 4 pixels at once, `loads` of them per
+ *    step, and with `prefetch` the next step's loads are issued before the
+ *    current step is counted, so DRAM stays busy while the warp does atomics;
+ *  - lane replicas: `replicas` copies of the counters interleaved word by
+ *    word, lane l updating copy l % replicas.  With 32 copies lane l's
+ *    counters all sit in bank l, so a warp's 32 increments never share a bank
+ *    whatever the pixel values: every ATOMS is one wavefront (the paper's e,
+ *    Table 2, is 1, where the plain layout has e = 3 on random data and 32 on a
+ *    solid image for ATOMS.ADD);
+ *  - atomicAdd(p, 1) with the result unused: ATOMS.POPC.INC (Sec. 2);
+ *  - half16: two 16-bit counters per word (bins 2i and 2i+1), halving shared
+ *    memory so that more warps fit on an SM; the increment is then 1 or 65536,
+ *    an ATOMS.ADD, and a counter holds at most 65535 (the host refuses a
+ *    launch where one lane column of one block could see more pixels);
+ *  - fast paths that issue fewer atomics where pixels repeat:
+ *      FAST_QUADS: when, in every lane, a channel has one value in the lane's
+ *        4 pixels (flat areas, a solid image, a photo's constant alpha), one
+ *        atomicAdd(+4) per lane replaces four increments; test: ALU work plus
+ *        one VOTE.ALL per channel and group of 128 pixels;
+ *      FAST_QSTEP: the same test once per step (all `loads` groups at once);
+ *      FAST_RUNS: when a channel has one value in all 128 pixels of the warp,
+ *        the count goes to a per-warp register run flushed with one atomic when
+ *        the value changes; test: a SHFL and a REDUX per 128 pixels;
+ *      FAST_BRANCH: no test, but each channel's increments behind a branch on
+ *        a value the compiler cannot see is always true (a diagnostic: what the
+ *        branch structure of the fast paths costs by itself);
+ *      FAST_HYBRID: the quad test per step, kept off the common paths: one
+ *        VOTE.ANY per step decides between the plain straight-line code (random
+ *        data pays a vote and a branch per 512 pixels) and the fast paths; those
+ *        take the warp's channel mask from one REDUX and have straight-line code
+ *        for the two masks photos and flat images produce most (alpha alone,
+ *        every channel), where a channel with one value in the whole step takes
+ *        one atomicAdd(+4 x loads) per lane.
+ * Shared memory: replicas x 4 KiB (2 KiB with half16), dynamic. */
 
 #define FAST_MAX_LOADS 8
+#define FAST_PLAIN 0 /* no fast path: four increments per 4 pixels and channel */
+#define FAST_RUNS 1
+#define FAST_QUADS 2
+#define FAST_QSTEP 3
+#define FAST_BRANCH 4
+#define FAST_HYBRID 5
 
-/* Counter of (channel, value) in copy `rep`. */
-static __device__ __forceinline__ uint32_t fast_slot(uint32_t c, uint32_t value, uint32_t rep,
-                                                     const int replicas)
+typedef struct fast_config {
+    int replicas; /* 1, 16 or 32 */
+    int half16;   /* 16-bit counters */
+    int mode;     /* FAST_* */
+    int loads;    /* 16-byte loads per lane and step */
+    int prefetch; /* issue the next step's loads before counting */
+} fast_config;
+
+static __device__ __forceinline__ uint32_t channel_of(uint32_t px, int c)
 {
-    return ((c << 8) | value) * (uint32_t)replicas + rep;
+    return (px >> (8 * c)) & 0xffu;
+}
+
+/* Adds `amount` to counter (channel c, value v) of copy `rep`.  A literal
+ * amount of 1 with 32-bit counters compiles to ATOMS.POPC.INC. */
+static __device__ __forceinline__ void fast_add(uint32_t *s, uint32_t c, uint32_t v, uint32_t rep,
+                                                const fast_config cfg, uint32_t amount)
+{
+    if (cfg.half16)
+        atomicAdd(&s[((c << 7) | (v >> 1)) * (uint32_t)cfg.replicas + rep],
+                  amount << ((v & 1u) * 16));
+    else
+        atomicAdd(&s[((c << 8) | v) * (uint32_t)cfg.replicas + rep], amount);
 }
 
 /* Adds the 4 pixels of one 16-byte word to channel c's counters. */
 static __device__ __forceinline__ void fast_add4(uint32_t *s, uint4 px, const int c, uint32_t rep,
-                                                 const int replicas)
+                                                 const fast_config cfg, uint32_t one)
 {
-    const int shift = 8 * c;
-    atomicAdd(&s[fast_slot(c, (px.x >> shift) & 0xffu, rep, replicas)], 1u);
-    atomicAdd(&s[fast_slot(c, (px.y >> shift) & 0xffu, rep, replicas)], 1u);
-    atomicAdd(&s[fast_slot(c, (px.z >> shift) & 0xffu, rep, replicas)], 1u);
-    atomicAdd(&s[fast_slot(c, (px.w >> shift) & 0xffu, rep, replicas)], 1u);
+    fast_add(s, c, channel_of(px.x, c), rep, cfg, one);
+    fast_add(s, c, channel_of(px.y, c), rep, cfg, one);
+    fast_add(s, c, channel_of(px.z, c), rep, cfg, one);
+    fast_add(s, c, channel_of(px.w, c), rep, cfg, one);
+}
+
+/* Issues the 16-byte loads of one warp step: group k is the 32 words from
+ * base + 32 k, one per lane. */
+static __device__ __forceinline__ void fast_load(uint4 *px, const uint4 *__restrict__ in4,
+                                                 unsigned long long base,
+                                                 unsigned long long quads, uint32_t lane,
+                                                 const int loads)
+{
+#pragma unroll
+    for (int k = 0; k < loads; k++) {
+        const unsigned long long q = base + (unsigned long long)k * WARP_SIZE + lane;
+        px[k] = q < quads ? __ldg(&in4[q]) : make_uint4(0, 0, 0, 0);
+    }
+}
+
+/* Per-warp register runs of FAST_RUNS (warp-uniform values). */
+typedef struct fast_runs {
+    uint32_t value[HIST_CHANNELS];
+    uint32_t count[HIST_CHANNELS];
+} fast_runs;
+
+/* Counts one step: `loads` groups of 32 words from base.  `opaque` is 0 at run
+ * time but unknown to the compiler (FAST_BRANCH, and the ATOMS.ADD
+ * diagnostic's increment of 1 + opaque). */
+/* One channel of a whole step: `step_uniform` (one value in every lane's
+ * 4 x loads pixels), `quad_uniform` (one value per lane and group), or
+ * neither. */
+static __device__ __forceinline__ void fast_step_channel(uint32_t *s, const uint4 *px, const int c,
+                                                         uint32_t rep, const fast_config cfg,
+                                                         int step_uniform, int quad_uniform)
+{
+    if (step_uniform) {
+        fast_add(s, c, channel_of(px[0].x, c), rep, cfg, 4u * (uint32_t)cfg.loads);
+    } else if (quad_uniform) {
+#pragma unroll
+        for (int k = 0; k < cfg.loads; k++)
+            fast_add(s, c, channel_of(px[k].x, c), rep, cfg, 4u);
+    } else {
+#pragma unroll
+        for (int k = 0; k < cfg.loads; k++)
+            fast_add4(s, px[k], c, rep, cfg, 1u);
+    }
+}
+
+/* FAST_HYBRID on a full step (all `loads` groups inside the image). */
+static __device__ __forceinline__ void fast_hybrid_step(uint32_t *s, const uint4 *px, uint32_t rep,
+                                                        const fast_config cfg)
+{
+    uint32_t quad = 0, across = 0, lane_mask = 0, mask;
+
+#pragma unroll
+    for (int k = 0; k < cfg.loads; k++) {
+        quad |= (px[k].x ^ px[k].y) | (px[k].x ^ px[k].z) | (px[k].x ^ px[k].w);
+        across |= px[k].x ^ px[0].x;
+    }
+#pragma unroll
+    for (int c = 0; c < HIST_CHANNELS; c++) {
+        if (channel_of(quad, c) == 0)
+            lane_mask |= 1u << c; /* quad-uniform channel c in this lane */
+        if (channel_of(quad | across, c) == 0)
+            lane_mask |= 0x10u << c; /* ... and one value over the whole step */
+    }
+    /* Random data: no lane has a quad-uniform channel (probability 2^-24
+     * per channel and group), one vote, straight-line increments. */
+    if (!__any_sync(FULL_WARP, lane_mask != 0)) {
+#pragma unroll
+        for (int k = 0; k < cfg.loads; k++)
+#pragma unroll
+            for (int c = 0; c < HIST_CHANNELS; c++)
+                fast_add4(s, px[k], c, rep, cfg, 1u);
+        return;
+    }
+    mask = __reduce_and_sync(FULL_WARP, lane_mask);
+    if (mask == 0xffu) { /* a solid stretch */
+#pragma unroll
+        for (int c = 0; c < HIST_CHANNELS; c++)
+            fast_step_channel(s, px, c, rep, cfg, 1, 1);
+    } else if (mask == 0x88u) { /* a photo: constant alpha, the rest varies */
+#pragma unroll
+        for (int c = 0; c < HIST_CHANNELS - 1; c++)
+            fast_step_channel(s, px, c, rep, cfg, 0, 0);
+        fast_step_channel(s, px, HIST_CHANNELS - 1, rep, cfg, 1, 1);
+    } else {
+#pragma unroll
+        for (int c = 0; c < HIST_CHANNELS; c++)
+            fast_step_channel(s, px, c, rep, cfg, (mask >> (4 + c)) & 1u, (mask >> c) & 1u);
+    }
+}
+
+static __device__ __forceinline__ void fast_count(uint32_t *s, const uint4 *px,
+                                                  unsigned long long base,
+                                                  unsigned long long quads, uint32_t lane,
+                                                  uint32_t rep, fast_runs *runs,
+                                                  const fast_config cfg, uint32_t one,
+                                                  uint32_t opaque)
+{
+    uint32_t step_todo = 0xfu; /* channels still to count pixel by pixel */
+
+    if (cfg.mode == FAST_HYBRID && base + (unsigned long long)WARP_SIZE * cfg.loads <= quads) {
+        fast_hybrid_step(s, px, rep, cfg);
+        return;
+    }
+
+    if (cfg.mode == FAST_QSTEP && base + (unsigned long long)WARP_SIZE * cfg.loads <= quads) {
+        uint32_t diff = 0;
+#pragma unroll
+        for (int k = 0; k < cfg.loads; k++)
+            diff |= (px[k].x ^ px[k].y) | (px[k].x ^ px[k].z) | (px[k].x ^ px[k].w);
+#pragma unroll
+        for (int c = 0; c < HIST_CHANNELS; c++)
+            if (__all_sync(FULL_WARP, channel_of(diff, c) == 0)) {
+#pragma unroll
+                for (int k = 0; k < cfg.loads; k++)
+                    fast_add(s, c, channel_of(px[k].x, c), rep, cfg, 4u);
+                step_todo &= ~(1u << c);
+            }
+    }
+    if (cfg.mode == FAST_BRANCH)
+        step_todo ^= opaque;
+#pragma unroll
+    for (int k = 0; k < cfg.loads; k++) {
+        const unsigned long long group = base + (unsigned long long)k * WARP_SIZE;
+        const int full = group + WARP_SIZE <= quads; /* warp-uniform */
+        const int valid = group + lane < quads;
+        uint32_t todo = step_todo;
+
+        if (group >= quads)
+            break;
+        if (cfg.mode == FAST_RUNS && full) {
+            const uint32_t ref = __shfl_sync(FULL_WARP, px[k].x, 0);
+            const uint32_t diff =
+                (px[k].x ^ ref) | (px[k].y ^ ref) | (px[k].z ^ ref) | (px[k].w ^ ref);
+            const uint32_t mixed = __reduce_or_sync(FULL_WARP, diff);
+#pragma unroll
+            for (int c = 0; c < HIST_CHANNELS; c++) {
+                const uint32_t value = channel_of(ref, c);
+                if (channel_of(mixed, c))
+                    continue;
+                if (value != runs->value[c]) {
+                    if (lane == 0 && runs->count[c])
+                        fast_add(s, c, runs->value[c], 0, cfg, runs->count[c]);
+                    runs->value[c] = value;
+                    runs->count[c] = 0;
+                }
+                runs->count[c] += WARP_SIZE * 4;
+                todo &= ~(1u << c);
+            }
+        }
+        if (cfg.mode == FAST_QUADS && full) {
+            const uint32_t diff = (px[k].x ^ px[k].y) | (px[k].x ^ px[k].z) | (px[k].x ^ px[k].w);
+#pragma unroll
+            for (int c = 0; c < HIST_CHANNELS; c++)
+                if (__all_sync(FULL_WARP, channel_of(diff, c) == 0)) {
+                    fast_add(s, c, channel_of(px[k].x, c), rep, cfg, 4u);
+                    todo &= ~(1u << c);
+                }
+        }
+        if (!valid)
+            continue;
+        if (cfg.mode == FAST_PLAIN) {
+#pragma unroll
+            for (int c = 0; c < HIST_CHANNELS; c++)
+                fast_add4(s, px[k], c, rep, cfg, one);
+        } else {
+#pragma unroll
+            for (int c = 0; c < HIST_CHANNELS; c++)
+                if (todo & (1u << c))
+                    fast_add4(s, px[k], c, rep, cfg, one);
+        }
+    }
 }
 
 static __device__ __forceinline__ void fast_histogram(const uint8_t *__restrict__ in,
                                                       unsigned long long pixels,
                                                       uint32_t *__restrict__ hist,
-                                                      const int replicas, const int uniform_path,
-                                                      const int loads)
+                                                      const fast_config cfg, const int use_add)
 {
     extern __shared__ uint4 fast_smem[];
     uint32_t *s = (uint32_t *)fast_smem;
+    const uint32_t words = (uint32_t)cfg.replicas * (cfg.half16 ? HIST_TOTAL_BINS / 2 : HIST_TOTAL_BINS);
     const uint32_t lane = threadIdx.x % WARP_SIZE;
-    const uint32_t rep = lane % (uint32_t)replicas;
+    const uint32_t rep = lane % (uint32_t)cfg.replicas;
     const uint4 *in4 = (const uint4 *)in; /* cudaMalloc'ed: 256-byte aligned */
     const unsigned long long quads = pixels / 4;
     const unsigned long long warp =
         ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP_SIZE;
     const unsigned long long warps = (unsigned long long)gridDim.x * blockDim.x / WARP_SIZE;
-    const unsigned long long chunk = (unsigned long long)WARP_SIZE * loads; /* quads per warp step */
-    uint32_t run_value[HIST_CHANNELS] = {0, 0, 0, 0};
-    uint32_t run_count[HIST_CHANNELS] = {0, 0, 0, 0};
+    const unsigned long long chunk = (unsigned long long)WARP_SIZE * cfg.loads; /* words per step */
+    const unsigned long long step = warps * chunk;
+    /* Image sizes stay below 2^62, so `opaque` is 0; the compiler cannot
+     * know that.  use_add: increment by 1 + 0 instead of a literal 1, which
+     * turns POPC.INC into ATOMS.ADD (a diagnostic of their speeds). */
+    const uint32_t opaque = (uint32_t)(pixels >> 62);
+    const uint32_t one = use_add ? 1u + opaque : 1u;
+    fast_runs runs = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    uint4 cur[FAST_MAX_LOADS], next[FAST_MAX_LOADS];
 
-    for (uint32_t j = threadIdx.x; j < (uint32_t)replicas * HIST_TOTAL_BINS / 4; j += blockDim.x)
+    for (uint32_t j = threadIdx.x; j < words / 4; j += blockDim.x)
         fast_smem[j] = make_uint4(0, 0, 0, 0);
     __syncthreads();
 
-    /* A warp takes `loads` groups of 32 consecutive 16-byte words (512 bytes
-     * per group, coalesced), issues all loads, then counts. */
-    for (unsigned long long base = warp * chunk; base < quads; base += warps * chunk) {
-        uint4 px[FAST_MAX_LOADS];
+    /* A warp step covers `loads` groups of 32 consecutive 16-byte words
+     * (512 coalesced bytes each); the grid strides over steps. */
+    if (cfg.prefetch)
+        fast_load(cur, in4, warp * chunk, quads, lane, cfg.loads);
+    for (unsigned long long base = warp * chunk; base < quads; base += step) {
+        if (cfg.prefetch)
+            fast_load(next, in4, base + step, quads, lane, cfg.loads);
+        else
+            fast_load(cur, in4, base, quads, lane, cfg.loads);
+        fast_count(s, cur, base, quads, lane, rep, &runs, cfg, one, opaque);
+        if (cfg.prefetch) {
 #pragma unroll
-        for (int k = 0; k < loads; k++) {
-            const unsigned long long q = base + (unsigned long long)k * WARP_SIZE + lane;
-            px[k] = q < quads ? __ldg(&in4[q]) : make_uint4(0, 0, 0, 0);
-        }
-#pragma unroll
-        for (int k = 0; k < loads; k++) {
-            const unsigned long long group = base + (unsigned long long)k * WARP_SIZE;
-            const int full = group + WARP_SIZE <= quads;     /* warp-uniform */
-            const int valid = group + lane < quads;
-            uint32_t mixed = 0xffffffffu; /* byte c nonzero: channel c not uniform */
-
-            if (group >= quads)
-                break;
-            if (uniform_path && full) {
-                const uint32_t ref = __shfl_sync(FULL_WARP, px[k].x, 0);
-                const uint32_t diff =
-                    (px[k].x ^ ref) | (px[k].y ^ ref) | (px[k].z ^ ref) | (px[k].w ^ ref);
-                mixed = __reduce_or_sync(FULL_WARP, diff);
-#pragma unroll
-                for (int c = 0; c < HIST_CHANNELS; c++) {
-                    const uint32_t value = (ref >> (8 * c)) & 0xffu;
-                    if ((mixed >> (8 * c)) & 0xffu)
-                        continue;
-                    if (value != run_value[c]) {
-                        if (lane == 0 && run_count[c])
-                            atomicAdd(&s[fast_slot(c, run_value[c], 0, replicas)], run_count[c]);
-                        run_value[c] = value;
-                        run_count[c] = 0;
-                    }
-                    run_count[c] += WARP_SIZE * 4;
-                }
-            }
-            if (!valid)
-                continue;
-#pragma unroll
-            for (int c = 0; c < HIST_CHANNELS; c++)
-                if ((mixed >> (8 * c)) & 0xffu)
-                    fast_add4(s, px[k], c, rep, replicas);
+            for (int k = 0; k < cfg.loads; k++)
+                cur[k] = next[k];
         }
     }
-    if (lane == 0)
+    if (cfg.mode == FAST_RUNS && lane == 0)
         for (int c = 0; c < HIST_CHANNELS; c++)
-            if (run_count[c])
-                atomicAdd(&s[fast_slot(c, run_value[c], 0, replicas)], run_count[c]);
+            if (runs.count[c])
+                fast_add(s, c, runs.value[c], 0, cfg, runs.count[c]);
 
     /* The last pixels % 4 pixels, one per thread of block 0. */
     if (blockIdx.x == 0 && threadIdx.x < pixels % 4) {
         const unsigned long long i = quads * 4 + threadIdx.x;
         for (int c = 0; c < HIST_CHANNELS; c++)
-            atomicAdd(&s[fast_slot(c, in[i * HIST_CHANNELS + c], 0, replicas)], 1u);
+            fast_add(s, c, in[i * HIST_CHANNELS + c], 0, cfg, one);
     }
     __syncthreads();
 
-    /* Sum the copies of each bin; lane l starts at copy l so that the 32
-     * lanes read 32 different banks. */
-    for (uint32_t bin = threadIdx.x; bin < HIST_TOTAL_BINS; bin += blockDim.x) {
-        uint32_t sum = 0;
-        for (int r = 0; r < replicas; r++)
-            sum += s[bin * (uint32_t)replicas + ((uint32_t)r + lane) % (uint32_t)replicas];
-        if (sum)
-            atomicAdd(&hist[bin], sum);
+    /* Sum the copies of each counter word; lane l starts at copy l so that
+     * the 32 lanes read 32 different banks.  A 16-bit word holds bins 2i
+     * (low half) and 2i + 1. */
+    for (uint32_t w = threadIdx.x; w < words / (uint32_t)cfg.replicas; w += blockDim.x) {
+        uint32_t lo = 0, hi = 0;
+        for (int r = 0; r < cfg.replicas; r++) {
+            const uint32_t v =
+                s[w * (uint32_t)cfg.replicas + ((uint32_t)r + lane) % (uint32_t)cfg.replicas];
+            if (cfg.half16) {
+                lo += v & 0xffffu;
+                hi += v >> 16;
+            } else {
+                lo += v;
+            }
+        }
+        if (cfg.half16) {
+            if (lo)
+                atomicAdd(&hist[2 * w], lo);
+            if (hi)
+                atomicAdd(&hist[2 * w + 1], hi);
+        } else if (lo) {
+            atomicAdd(&hist[w], lo);
+        }
     }
 }
 
-#define FAST_KERNEL(name, replicas, uniform_path, loads)                                         \
-    extern "C" __global__ void name(const uint8_t *__restrict__ in, unsigned long long pixels,   \
-                                    uint32_t *__restrict__ hist, uint32_t *__restrict__ sink)    \
+#define FAST_KERNEL(name, threads, min_blocks, replicas, half16, mode, loads, prefetch, use_add) \
+    extern "C" __global__ void __launch_bounds__(threads, min_blocks)                           \
+        name(const uint8_t *__restrict__ in, unsigned long long pixels,                          \
+             uint32_t *__restrict__ hist, uint32_t *__restrict__ sink)                           \
     {                                                                                            \
+        const fast_config cfg = {replicas, half16, mode, loads, prefetch};                       \
         (void)sink;                                                                              \
-        fast_histogram(in, pixels, hist, replicas, uniform_path, loads);                         \
+        fast_histogram(in, pixels, hist, cfg, use_add);                                          \
     }
 
-FAST_KERNEL(hist_fast, 32, 1, 4)
-FAST_KERNEL(hist_fast_r16, 16, 1, 4)
-FAST_KERNEL(hist_fast_r1, 1, 1, 4)
-FAST_KERNEL(hist_fast_nouni, 32, 0, 4)
-FAST_KERNEL(hist_fast_l1, 32, 1, 1)
-FAST_KERNEL(hist_fast_l8, 32, 1, 8)
+/*          name                  bounds    copies 16bit mode         loads pf add */
+FAST_KERNEL(hist_fast,            1024, 1,  32,    0,    FAST_HYBRID, 4,    1, 0)
+FAST_KERNEL(hist_fast_qstep,      1024, 1,  32,    0,    FAST_QSTEP,  4,    1, 0)
+FAST_KERNEL(hist_fast_plain,      1024, 1,  32,    0,    FAST_PLAIN,  4,    1, 0)
+FAST_KERNEL(hist_fast_quads,      1024, 1,  32,    0,    FAST_QUADS,  4,    1, 0)
+FAST_KERNEL(hist_fast_runs,       1024, 1,  32,    0,    FAST_RUNS,   4,    1, 0)
+FAST_KERNEL(hist_fast_branch,     1024, 1,  32,    0,    FAST_BRANCH, 4,    1, 0)
+FAST_KERNEL(hist_fast_add,        1024, 1,  32,    0,    FAST_PLAIN,  4,    1, 1)
+FAST_KERNEL(hist_fast_noprefetch, 1024, 1,  32,    0,    FAST_QUADS,  4,    0, 0)
+FAST_KERNEL(hist_fast_r16,        1024, 1,  16,    0,    FAST_QUADS,  4,    1, 0)
+FAST_KERNEL(hist_fast_r1,         1024, 1,  1,     0,    FAST_QUADS,  4,    1, 0)
+FAST_KERNEL(hist_fast_l1,         1024, 1,  32,    0,    FAST_QUADS,  1,    1, 0)
+FAST_KERNEL(hist_fast_l8,         1024, 1,  32,    0,    FAST_QUADS,  8,    0, 0)
+FAST_KERNEL(hist_fast_v1,         1024, 1,  32,    0,    FAST_RUNS,   4,    0, 0)
+FAST_KERNEL(hist_fast_v1plain,    1024, 1,  32,    0,    FAST_PLAIN,  4,    0, 0)
+FAST_KERNEL(hist_fast_h16,        512,  3,  32,    1,    FAST_PLAIN,  2,    1, 0)
+FAST_KERNEL(hist_fast_h16q,       512,  3,  32,    1,    FAST_QSTEP,  2,    1, 0)
+FAST_KERNEL(hist_fast_h16w,       1024, 2,  32,    1,    FAST_PLAIN,  2,    0, 0)
+
+/* Spins one thread for `cycles` SM cycles.  Launched before each timed run,
+ * it keeps the GPU busy while the host queues the run and its events, so
+ * that the host's launch latency stays out of the measured interval. */
+extern "C" __global__ void hist_delay(long long cycles)
+{
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
 
 /* ---- DRAM read bandwidth ------------------------------------------------
  * Grid-stride 16-byte loads, `loads` in flight per thread, folded into one
@@ -286,11 +516,22 @@ const void *hist_kernel_function(hist_kernel_id k)
     case HIST_K_HIST_POPC: return (const void *)hist_popc;
     case HIST_K_HIST2_POPC: return (const void *)hist2_popc;
     case HIST_K_FAST: return (const void *)hist_fast;
+    case HIST_K_FAST_QSTEP: return (const void *)hist_fast_qstep;
+    case HIST_K_FAST_PLAIN: return (const void *)hist_fast_plain;
+    case HIST_K_FAST_QUADS: return (const void *)hist_fast_quads;
+    case HIST_K_FAST_RUNS: return (const void *)hist_fast_runs;
+    case HIST_K_FAST_BRANCH: return (const void *)hist_fast_branch;
+    case HIST_K_FAST_ADD: return (const void *)hist_fast_add;
+    case HIST_K_FAST_NOPREFETCH: return (const void *)hist_fast_noprefetch;
     case HIST_K_FAST_R16: return (const void *)hist_fast_r16;
     case HIST_K_FAST_R1: return (const void *)hist_fast_r1;
-    case HIST_K_FAST_NOUNI: return (const void *)hist_fast_nouni;
     case HIST_K_FAST_L1: return (const void *)hist_fast_l1;
     case HIST_K_FAST_L8: return (const void *)hist_fast_l8;
+    case HIST_K_FAST_V1: return (const void *)hist_fast_v1;
+    case HIST_K_FAST_V1PLAIN: return (const void *)hist_fast_v1plain;
+    case HIST_K_FAST_H16: return (const void *)hist_fast_h16;
+    case HIST_K_FAST_H16Q: return (const void *)hist_fast_h16q;
+    case HIST_K_FAST_H16W: return (const void *)hist_fast_h16w;
     case HIST_K_CUB:
     case HIST_K_COUNT: break;
     }
@@ -302,14 +543,34 @@ size_t hist_kernel_dynamic_shared(hist_kernel_id k)
     const size_t copy = HIST_TOTAL_BINS * sizeof(uint32_t);
 
     switch (k) {
-    case HIST_K_FAST:
-    case HIST_K_FAST_NOUNI:
-    case HIST_K_FAST_L1:
-    case HIST_K_FAST_L8: return 32 * copy;
+    case HIST_K_HIST:
+    case HIST_K_HIST2:
+    case HIST_K_HIST_POPC:
+    case HIST_K_HIST2_POPC:
+    case HIST_K_CUB:
+    case HIST_K_COUNT: return 0;
     case HIST_K_FAST_R16: return 16 * copy;
     case HIST_K_FAST_R1: return copy;
-    default: return 0;
+    case HIST_K_FAST_H16:
+    case HIST_K_FAST_H16Q:
+    case HIST_K_FAST_H16W: return 32 * copy / 2;
+    default: return 32 * copy;
     }
+}
+
+unsigned long long hist_kernel_lane_limit(hist_kernel_id k, int *loads)
+{
+    switch (k) {
+    case HIST_K_FAST_H16:
+    case HIST_K_FAST_H16Q:
+    case HIST_K_FAST_H16W: *loads = 2; return 0xffffull; /* FAST_KERNEL table: loads 2 */
+    default: *loads = 0; return 0;
+    }
+}
+
+const void *hist_delay_function(void)
+{
+    return (const void *)hist_delay;
 }
 
 const void *hist_read_function(int loads)

@@ -88,7 +88,8 @@ static void print_help(FILE *out)
             "\n"
             "Computes a 4 x 256-bin histogram of an 8-bit RGBA image on the GPU (paper 000,\n"
             "Sec. 4), timing R runs after W warm-up runs with CUDA events (each run = zero\n"
-            "the output + the kernel; CUB's call zeroes its own), and prints the median,\n"
+            "the output + the kernel; CUB's call zeroes its own; a spinning kernel queued\n"
+            "first keeps host launch latency out of the interval), and prints the median,\n"
             "min, max and spread = (max - min) / median.\n"
             "\n"
             "  --kernel NAME     one of:\n");
@@ -463,7 +464,7 @@ static int run_bench(const options *o, hist_gpu *gpu, const hist_image *img, con
     const hist_device_info *dev = hist_gpu_device(gpu);
     const size_t n = o->pixels, bytes = n * HIST_CHANNELS;
     double *us = malloc((size_t)o->reps * sizeof *us);
-    stats read, copy, cub = {0, 0, 0, 0}, fast = {0, 0, 0, 0};
+    stats read, copy, zero, cub = {0, 0, 0, 0}, fast = {0, 0, 0, 0};
     char shape[160] = "";
     uint32_t checksum = 0;
     gm_error err = {{0}};
@@ -483,25 +484,32 @@ static int run_bench(const options *o, hist_gpu *gpu, const hist_image *img, con
     if ((st = hist_gpu_copy_bandwidth(gpu, n, o->warmup, o->reps, us, &err)) != GM_OK)
         goto gpu_fail;
     copy = summarize(us, o->reps);
+    if ((st = hist_gpu_zero_time(gpu, o->warmup, o->reps, us, &err)) != GM_OK)
+        goto gpu_fail;
+    zero = summarize(us, o->reps);
     if (o->csv)
         printf("device,image,pixels,what,threads,blocks,median_us,min_us,max_us,spread,gbytes_per_s,"
                "pct_of_read_bw,speedup_vs_cub,check\n%s,%s,%zu,read_probe,,,%.3f,%.3f,%.3f,%.4f,"
                "%.1f,100.0,,checksum %08" PRIx32 "\n%s,%s,%zu,d2d_copy,,,%.3f,%.3f,%.3f,%.4f,%.1f,"
-               ",,read+write\n",
+               ",,read+write\n%s,%s,%zu,zero_output,,,%.3f,%.3f,%.3f,%.4f,,,,\n",
                dev->name, label, n, read.median, read.min, read.max, read.spread, read_gbs,
                checksum, dev->name, label, n, copy.median, copy.min, copy.max, copy.spread,
-               2.0 * bytes / copy.median * 1e-3);
+               2.0 * bytes / copy.median * 1e-3, dev->name, label, n, zero.median, zero.min,
+               zero.max, zero.spread);
     else
         printf("bench on %s, %zu pixels (%.1f MB), %s (%d SMs), %d runs after %d warm-up\n"
                "  DRAM read probe  median %8.2f us  spread %5.1f%%  %7.1f GB/s  (%s; checksum "
                "%08" PRIx32 ")\n"
                "  D2D cudaMemcpy   median %8.2f us  spread %5.1f%%  %7.1f GB/s read+write "
                "(%.1f GB/s each way)\n"
-               "  %-16s %10s %7s %9s %8s %7s  %s\n",
+               "  zero output      median %8.2f us  spread %5.1f%%  (cudaMemsetAsync of 4 KiB, "
+               "part of every shared-memory kernel's time below)\n"
+               "  %-20s %10s %7s %9s %8s %7s %12s  %s\n",
                label, n, bytes * 1e-6, dev->name, dev->sm_count, o->reps, o->warmup, read.median,
                100 * read.spread, read_gbs, shape, checksum, copy.median, 100 * copy.spread,
-               2.0 * bytes / copy.median * 1e-3, bytes / copy.median * 1e-3, "kernel",
-               "median us", "spread", "GB/s", "%readBW", "x cub", "check");
+               2.0 * bytes / copy.median * 1e-3, bytes / copy.median * 1e-3, zero.median,
+               100 * zero.spread, "kernel", "median us", "spread", "GB/s", "%readBW", "x cub",
+               "grid", "check");
     /* CUB first: every later row is compared with it. */
     for (int i = -1; i < HIST_K_COUNT; i++) {
         const hist_kernel_desc *kd = &hist_kernel_table[i < 0 ? HIST_K_CUB : i];
@@ -533,9 +541,14 @@ static int run_bench(const options *o, hist_gpu *gpu, const hist_image *img, con
                    s.max, s.spread, bytes / s.median * 1e-3, 100 * read.median / s.median,
                    cub.median > 0 ? cub.median / s.median : 0.0, krc ? "mismatch" : "ok");
         else
-            printf("  %-16s %10.2f %6.1f%% %9.1f %7.1f%% %6.2fx  %s\n", kd->name, s.median,
+        {
+            char grid[32] = "CUB's own";
+            if (kd->id != HIST_K_CUB)
+                snprintf(grid, sizeof grid, "%dx%d", blocks, threads);
+            printf("  %-20s %10.2f %6.1f%% %9.1f %7.1f%% %6.2fx %12s  %s\n", kd->name, s.median,
                    100 * s.spread, bytes / s.median * 1e-3, 100 * read.median / s.median,
-                   cub.median > 0 ? cub.median / s.median : 0.0, krc ? "MISMATCH" : "ok");
+                   cub.median > 0 ? cub.median / s.median : 0.0, grid, krc ? "MISMATCH" : "ok");
+        }
     }
     if (!o->csv && fast.median > 0 && cub.median > 0) {
         double frac = read.median / fast.median, speedup = cub.median / fast.median;

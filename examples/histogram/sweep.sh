@@ -9,26 +9,36 @@
 # sizes with `histogram --sizes LO:HI` (the image is made once, at the largest
 # size; smaller ones are its prefixes):
 #   1. timing:  histogram --csv --reps R                (no profiler attached)
-#   2. profile: gpuq profile --format csv -k '^SYMBOL$' -- histogram --quiet
-#               --warmup 0 --reps 1
+#   2. profile: gpuq profile --format csv -k '^SYMBOL$' -o REPORT --keep-counters
+#               COUNTERS -- histogram --quiet --warmup 0 --reps 1
 #      so that the kernel launches exactly once per size, in size order, and
-#      row i of gpuq's report is size i.  The join checks the row count and
-#      leaves U empty (with a warning) where it does not match.
+#      row i of gpuq's report (and of its counters file) is size i.  The join
+#      checks the row count and leaves the columns empty, with a warning, where
+#      it does not match.
+# Columns added to the timing rows:
+#   U, e, n, U_lo, U_hi   from gpuq's report (empty when gpuq has no calibration
+#                         table for the GPU: sweep_model.sh fills them later
+#                         from the kept counters)
+#   N_atom, O_wavefronts, cycles_avg, occupancy_pct, kernel_ns, e_counters, n_hat
+#                         straight from the counters file: N and O of Table 1,
+#                         e = O / N and n-hat = occupancy x warps per SM (Table 2)
 #
 # --quick: block sizes 256 and 1024 only.  Sizes: 2^5..2^26 (SWEEP_SIZES).
 # Environment (defaults in brackets):
 #   SWEEP_KERNELS  [hist hist2 hist_popc hist2_popc]
 #   SWEEP_IMAGES   [solid uniform SRC/data/images/astronaut.ppm SRC/data/images/homeworld.ppm]
 #   SWEEP_THREADS  [128 256 512 1024]
+#   SWEEP_PROFILE_THREADS  block sizes that are also profiled [all of SWEEP_THREADS]
 #   SWEEP_SIZES    [32:67108864]
 #   SWEEP_REPS     [10]
-#   SWEEP_PROFILE  [1]; 0 skips gpuq (U, e, n columns stay empty)
+#   SWEEP_PROFILE  [1]; 0 skips gpuq (its columns stay empty)
 #   GPUQ, HISTOGRAM: the programs [BUILD_DIR/gpuq, BUILD_DIR/examples/histogram/histogram]
 #   GPUQ_PROFILE_ARGS  extra options for gpuq profile (e.g. "--table FILE") []
 #   GPUQ_COL_U, GPUQ_COL_E, GPUQ_COL_N, GPUQ_COL_ULO, GPUQ_COL_UHI: gpuq report columns
 #     to take, '|'-separated alternatives, matched case-insensitively
 #     [U|utilization, e, n, U_lo, U_hi] (gpuq's report CSV, src/model/report.c)
-# Raw outputs are kept in OUT.csv.raw/ (one pair of files per process).
+# Rows are appended as each process finishes; raw outputs stay in OUT.csv.raw/
+# (TAG.time.csv/.log, TAG.gpuq.csv/.log, TAG.counters.csv; TAG = kernel-image-threads).
 set -eu
 
 quick=0
@@ -51,6 +61,7 @@ if [ $quick -eq 1 ]; then
 else
     threads_list=${SWEEP_THREADS:-"128 256 512 1024"}
 fi
+profile_threads=${SWEEP_PROFILE_THREADS:-$threads_list}
 sizes=${SWEEP_SIZES:-"32:67108864"}
 reps=${SWEEP_REPS:-10}
 profile=${SWEEP_PROFILE:-1}
@@ -74,11 +85,8 @@ fi
 
 raw="$out.raw"
 mkdir -p "$raw"
-tmp="$out.tmp.$$"
-trap 'rm -f "$tmp"' EXIT INT TERM
 
-# Kernel name -> symbol, from `histogram --help` would be indirect; the four
-# paper kernels are extern "C" with these names (hist_gpu.c, hist_kernel_table).
+# The paper kernels are extern "C" with these names (hist_gpu.c, hist_kernel_table).
 symbol_of() {
     case $1 in
         hist) echo hist_add ;;
@@ -94,12 +102,13 @@ label_of() {
     esac
 }
 
-# join TIMING.csv PROFILE.csv: prints the timing rows with U,e,n,U_lo,U_hi appended.
-# The profile CSV may start with '#' lines; its first other line is the
-# header.  Fields may be double-quoted (with commas inside).
+# join_rows TIMING.csv REPORT.csv COUNTERS.csv: prints the timing rows with the
+# report's and the counters' columns appended (empty where a file is "" or
+# its row count differs from the timing's).  Both gpuq files may start with
+# '#' lines; their first other line is the header.  Fields may be quoted.
 join_rows() {
     awk -v col_u="$col_u" -v col_e="$col_e" -v col_n="$col_n" -v col_ulo="$col_ulo" \
-        -v col_uhi="$col_uhi" -v profile_file="$2" '
+        -v col_uhi="$col_uhi" -v report_file="$2" -v counters_file="$3" '
     function split_csv(line, f,    n, i, c, q, cur) {
         n = 0; cur = ""; q = 0
         for (i = 1; i <= length(line); i++) {
@@ -121,37 +130,61 @@ join_rows() {
                 if (tolower(hdr[j]) == tolower(alt[i])) return j
         return 0
     }
-    BEGIN {
-        nrows = 0; have_header = 0
-        while (profile_file != "" && (getline line < profile_file) > 0) {
+    # Reads a gpuq CSV; cols is a "|"-list of "|"-alternatives joined by ";".
+    function load(file, names, out,    line, hdr, nh, f, n, k, c, wanted, nw, i) {
+        n = 0; nh = 0
+        nw = split(names, wanted, ";")
+        while (file != "" && (getline line < file) > 0) {
             sub(/\r$/, "", line)
+            if (line ~ /^# max_warps_per_sm:/) { split(line, f, ": "); max_warps = f[2] + 0 }
             if (line ~ /^#/ || line ~ /^[ \t]*$/) continue
-            if (!have_header) {
-                nh = split_csv(line, hdr); have_header = 1
-                cu = find_col(col_u, hdr, nh); ce = find_col(col_e, hdr, nh); cn = find_col(col_n, hdr, nh)
-                cl = find_col(col_ulo, hdr, nh); ch = find_col(col_uhi, hdr, nh)
+            if (!nh) {
+                nh = split_csv(line, hdr)
+                for (i = 1; i <= nw; i++) c[i] = find_col(wanted[i], hdr, nh)
                 continue
             }
-            split_csv(line, f); nrows++
-            U[nrows] = cu ? f[cu] : ""; E[nrows] = ce ? f[ce] : ""; N[nrows] = cn ? f[cn] : ""
-            L[nrows] = cl ? f[cl] : ""; H[nrows] = ch ? f[ch] : ""
+            split_csv(line, f); n++
+            for (i = 1; i <= nw; i++) out[n, i] = c[i] ? f[c[i]] : ""
         }
+        if (file != "") close(file)
+        missing[file] = (nh && !c[1]) ? wanted[1] : ""
+        return n
+    }
+    BEGIN {
+        nrep = load(report_file, col_u ";" col_e ";" col_n ";" col_ulo ";" col_uhi, R)
+        ncnt = load(counters_file, "N_atom;O_wavefronts;cycles_avg;occupancy_pct;duration_ns", C)
     }
     FNR == 1 { next }  # timing header
     { ntiming++; row[ntiming] = $0 }
     END {
-        ok = (nrows == ntiming) && have_header
-        if (profile_file != "" && !ok)
+        rep_ok = report_file != "" && nrep == ntiming
+        cnt_ok = counters_file != "" && ncnt == ntiming
+        if (report_file != "" && !rep_ok)
             printf("sweep: warning: %s has %d report rows for %d sizes: U left empty\n",
-                   profile_file, nrows, ntiming) > "/dev/stderr"
-        if (profile_file != "" && have_header && !cu)
-            printf("sweep: warning: no column \"%s\" in %s: U left empty\n", col_u, profile_file) > "/dev/stderr"
-        for (i = 1; i <= ntiming; i++)
-            print row[i] "," (ok ? U[i] "," E[i] "," N[i] "," L[i] "," H[i] : ",,,,")
+                   report_file, nrep, ntiming) > "/dev/stderr"
+        if (report_file != "" && missing[report_file] != "")
+            printf("sweep: warning: no column \"%s\" in %s\n", missing[report_file], report_file) > "/dev/stderr"
+        if (counters_file != "" && !cnt_ok)
+            printf("sweep: warning: %s has %d launches for %d sizes: counters left out\n",
+                   counters_file, ncnt, ntiming) > "/dev/stderr"
+        for (i = 1; i <= ntiming; i++) {
+            line = row[i]
+            for (j = 1; j <= 5; j++) line = line "," (rep_ok ? R[i, j] : "")
+            for (j = 1; j <= 5; j++) line = line "," (cnt_ok ? C[i, j] : "")
+            e = ""; nh = ""
+            if (cnt_ok && C[i, 1] + 0 > 0) e = sprintf("%.4g", C[i, 2] / C[i, 1])
+            if (cnt_ok && C[i, 4] != "" && max_warps > 0) nh = sprintf("%.4g", C[i, 4] / 100 * max_warps)
+            print line "," e "," nh
+        }
     }' "$1"
 }
 
-echo "gpu,kernel,image,pixels,threads,blocks,warmup,reps,median_us,min_us,max_us,spread,gpixels_per_s,gbytes_per_s,check,U,e,n,U_lo,U_hi" >"$tmp"
+in_list() {
+    for x in $2; do [ "$x" = "$1" ] && return 0; done
+    return 1
+}
+
+echo "gpu,kernel,image,pixels,threads,blocks,warmup,reps,median_us,min_us,max_us,spread,gpixels_per_s,gbytes_per_s,check,U,e,n,U_lo,U_hi,N_atom,O_wavefronts,cycles_avg,occupancy_pct,kernel_ns,e_counters,n_hat" >"$out"
 for kernel in $kernels; do
     sym=$(symbol_of "$kernel")
     for image in $images; do
@@ -165,23 +198,22 @@ for kernel in $kernels; do
                 cat "$raw/$tag.time.log" >&2
                 exit 3
             }
-            pfile=""
-            if [ "$profile" = 1 ]; then
-                pfile="$raw/$tag.gpuq.csv"
+            report=""
+            counters=""
+            if [ "$profile" = 1 ] && in_list "$threads" "$profile_threads"; then
                 # shellcheck disable=SC2086 # GPUQ_PROFILE_ARGS is a list of words
-                if ! "$gpuq" profile --format csv -k "^$sym\$" $profile_args -- \
+                "$gpuq" profile --format csv -k "^$sym\$" -o "$raw/$tag.gpuq.csv" \
+                    --keep-counters "$raw/$tag.counters.csv" $profile_args -- \
                     "$histogram" --kernel "$kernel" --image "$image" --sizes "$sizes" \
                     --threads "$threads" --warmup 0 --reps 1 --quiet \
-                    >"$pfile" 2>"$raw/$tag.gpuq.log"; then
-                    echo "sweep: gpuq profile failed for $tag: see $raw/$tag.gpuq.log" >&2
-                    tail -3 "$raw/$tag.gpuq.log" >&2
-                    pfile=/dev/null
-                fi
+                    >"$raw/$tag.gpuq.log" 2>&1 || {
+                    echo "sweep: gpuq profile exit $? for $tag: $(tail -1 "$raw/$tag.gpuq.log")" >&2
+                }
+                [ -s "$raw/$tag.gpuq.csv" ] && report="$raw/$tag.gpuq.csv"
+                [ -s "$raw/$tag.counters.csv" ] && counters="$raw/$tag.counters.csv"
             fi
-            join_rows "$raw/$tag.time.csv" "$pfile" >>"$tmp"
+            join_rows "$raw/$tag.time.csv" "$report" "$counters" >>"$out"
         done
     done
 done
-mv "$tmp" "$out"
-trap - EXIT INT TERM
 echo "sweep: $(($(wc -l <"$out") - 1)) rows in $out" >&2

@@ -263,6 +263,18 @@ fail:
     return st;
 }
 
+/* Which of the n warps issue CAS when c of them do: warp w does when
+ * floor((w+1) c / n) > floor(w c / n), which spreads the c CAS warps evenly
+ * over the n (and so over both blocks when n > 32). */
+static unsigned long long gb_cas_mask(int n, int c)
+{
+    unsigned long long mask = 0;
+    for (int w = 0; w < n && w < 64; w++)
+        if (((w + 1) * c) / n != (w * c) / n)
+            mask |= 1ull << w;
+    return mask;
+}
+
 gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *samples, gm_error *err)
 {
     gm_status st = GM_OK;
@@ -296,6 +308,7 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
             const gb_launch_cell *cell = &launch->cells[i];
             const int same = cell->pattern == GM_PATTERN_SAME_ADDRESS;
             unsigned smid = ctx->slot_smid[(i + r) % ctx->n_slots];
+            unsigned long long cas_mask = gb_cas_mask(launch->n, cell->c);
             ctx->h_cells[(size_t)r * per_run + smid] = (gb_cell_desc){
                 .active = 1,
                 .n = launch->n,
@@ -304,6 +317,10 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
                 .lane_stride = same ? 0 : 1,
                 .warp_stride = same ? 0 : ctx->prop.warpSize,
                 .rounds = rounds,
+                .cas_mask_lo = (unsigned)cas_mask,
+                .cas_mask_hi = (unsigned)(cas_mask >> 32),
+                .one = 1,
+                .zero_mask = 0,
             };
         }
     const size_t cell_bytes = (size_t)runs * per_run * sizeof *ctx->d_cells;
@@ -319,8 +336,6 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
             .results = ctx->d_results + (size_t)r * per_run,
             .nsmid = ctx->nsmid,
             .blocks_per_cell = (unsigned)blocks_per_cell,
-            .one = 1,
-            .zero_mask = 0,
             .start_margin = GB_START_MARGIN_CYCLES,
             .rendezvous_timeout = GB_RENDEZVOUS_TIMEOUT_CYCLES,
         };

@@ -120,28 +120,22 @@ struct gb_op_popc_inc {
  * warp to one address are served in order, so the load returns after the
  * atomic has been applied, and the clock read waits for the load. */
 template <class Op, bool kSteady>
-__device__ __forceinline__ void gb_measure(unsigned *addr, int rounds, const gb_kernel_params &p,
-                                           unsigned long long *t_start, unsigned long long *t_end)
+__device__ __forceinline__ void gb_measure(unsigned *addr, int rounds, unsigned one,
+                                           unsigned zero_mask, unsigned long long *t_start,
+                                           unsigned long long *t_end)
 {
     unsigned r = 0;
     const unsigned long long t = gb_clock();
     if (kSteady) {
         for (int i = 0; i < rounds; i++)
-            r = Op::apply(addr + (r & p.zero_mask), r, p.one);
+            r = Op::apply(addr + (r & zero_mask), r, one);
     } else {
-        r = Op::apply(addr, r, p.one);
+        r = Op::apply(addr, r, one);
     }
     if (!Op::kHasResult)
         r = gb_load_shared_volatile(addr);
-    *t_end = gb_clock_after(r, p.zero_mask);
+    *t_end = gb_clock_after(r, zero_mask);
     *t_start = t;
-}
-
-/* Does warp w of n issue CAS when c of the n warps do?  Spreads the c CAS
- * warps evenly over the n (and so over both blocks when n > 32). */
-__device__ __forceinline__ bool gb_warp_is_cas(unsigned w, unsigned n, unsigned c)
-{
-    return ((w + 1) * c) / n != (w * c) / n;
 }
 
 /* Blocks of up to 1024 threads, two per SM for n > 32: at most 32 registers. */
@@ -202,24 +196,34 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
     const unsigned cell_warp = role * (blockDim.x / 32) + warp;
     const bool in_cell = cell_warp < (unsigned)d.n;
     const bool active = in_cell && lane < (unsigned)d.e;
-    const bool is_cas = kMixesCas && gb_warp_is_cas(cell_warp, d.n, d.c);
+    const unsigned cas_bits = cell_warp < 32 ? d.cas_mask_lo >> cell_warp
+                                             : d.cas_mask_hi >> (cell_warp - 32);
+    const bool is_cas = kMixesCas && (cas_bits & 1u);
     /* Run-time strides: the compiler cannot prove the address warp-uniform,
      * so it cannot aggregate the warp's atomics into one (hopper-probe.md). */
     unsigned *addr = gb_words + warp * d.warp_stride + lane * d.lane_stride;
     const unsigned long long t0 = s_t0;
     unsigned long long t_start = ~0ull, t_end = 0;
 
-    /* Every warp waits for the common start on the SM's clock, then the
-     * block's barrier releases its warps together: the clock spin alone
-     * would let each warp leave at its own phase of the loop. */
-    while (gb_clock() < t0) {
+    /* Start: warp 0 alone waits for t0 on the SM's clock, then the block's
+     * barrier releases every warp at once.  One spinning warp per block, not
+     * all of them: clock reads of dozens of spinning warps delay each other
+     * and the other block's clock reads (seen as ~1000-cycle skews between
+     * the two blocks when every warp spun).  If warp 0 arrives after t0 the
+     * block is late and the SM's sample is discarded. */
+    bool late = false;
+    if (warp == 0) {
+        unsigned long long now = gb_clock();
+        late = now >= t0;
+        while (now < t0)
+            now = gb_clock();
     }
     __syncthreads();
     if (active) {
         if (is_cas)
-            gb_measure<gb_op_cas, kSteady>(addr, d.rounds, p, &t_start, &t_end);
+            gb_measure<gb_op_cas, kSteady>(addr, d.rounds, d.one, d.zero_mask, &t_start, &t_end);
         else
-            gb_measure<Op, kSteady>(addr, d.rounds, p, &t_start, &t_end);
+            gb_measure<Op, kSteady>(addr, d.rounds, d.one, d.zero_mask, &t_start, &t_end);
     }
     __syncwarp();
     for (int off = 16; off > 0; off >>= 1) {
@@ -239,7 +243,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
         atomicMax(&res->last_arrival, last_start);
         atomicMax(&res->role_first_inv[role], ~t_start);
         atomicMax(&res->role_last[role], t_end);
-        if (warp == 0)
+        if (warp == 0 && !late)
             atomicAdd(&res->ok, 1u);
     }
 }

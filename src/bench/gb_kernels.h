@@ -23,7 +23,15 @@ typedef struct gb_cell_desc {
     int lane_stride; /* words between lanes: 0 same address, 1 distinct bank */
     int warp_stride; /* words between the warps' targets: 0 same address, 32 distinct bank */
     int rounds;      /* atomics per warp: 1 single-shot, GB_STEADY_ROUNDS steady state */
-    int pad;
+    /* Bit w: warp w of the cell issues CAS (c of the n bits set, spread
+     * evenly).  Computed on the host: a division in the kernel would sit
+     * between the start barrier and the atomics. */
+    unsigned cas_mask_lo, cas_mask_hi;
+    /* 1 and 0 as values loaded from memory before the start: the ADD operand,
+     * and the mask that makes addresses and clock reads depend on results.
+     * Kernel parameters would be re-read from the constant bank inside the
+     * timed region. */
+    unsigned one, zero_mask;
 } gb_cell_desc;
 
 /* What the blocks on one SM leave behind; zeroed before every launch. */
@@ -47,8 +55,6 @@ typedef struct gb_kernel_params {
     gb_sm_result *results;      /* [nsmid] */
     unsigned nsmid;
     unsigned blocks_per_cell;   /* 1 for n <= 32, 2 above */
-    unsigned one;               /* 1, as a run-time value: the ADD operand */
-    unsigned zero_mask;         /* 0, as a run-time value: makes addresses and clock reads depend on results */
     unsigned long long start_margin;       /* cycles from the rendezvous to the common start */
     unsigned long long rendezvous_timeout; /* cycles a block waits for its partner */
 } gb_kernel_params;

@@ -506,12 +506,18 @@ static int add_opcode_split(gm_counters_set *set, const char *sass_path, char *w
         ok = stats.joined > 0;
         if (!ok)
             snprintf(why, len, "no launch of the second run matched the first");
-        if (stats.missing || stats.unresolved || stats.extra)
+        if (stats.missing || stats.extra)
             cli_error(CMD,
                       "warning: opcode split for %zu of %zu launches (%zu not found in the "
-                      "second run, %zu with unknown instructions, %zu extra there): the "
-                      "program did not launch the same kernels twice",
-                      stats.joined, set->count, stats.missing, stats.unresolved, stats.extra);
+                      "second run, %zu extra there): the program did not launch the same "
+                      "kernels twice",
+                      stats.joined, set->count, stats.missing, stats.extra);
+        if (stats.unresolved)
+            cli_error(CMD,
+                      "warning: no opcode split for %zu launch%s: an executed instruction is "
+                      "not in any saved cubin's disassembly (first: %s)",
+                      stats.unresolved, stats.unresolved == 1 ? "" : "es",
+                      stats.first_unresolved);
     }
     for (size_t c = 0; c < run.n_cubins; c++)
         gi_disasm_free(&dis[c]);
@@ -672,17 +678,17 @@ static void install_signal_handlers(struct sigaction *old_int, struct sigaction 
 
 /* Explains an empty result: why nothing was measured. */
 static void explain_nothing_measured(const profile_opts *o, const collector_status *st,
-                                     const run_result *run)
+                                     const run_result *run, const char *collector)
 {
     char how[128];
     describe_exit(run, how, sizeof how);
-    if (collector_failed(st))
-        cli_error(CMD, "nothing was measured: the collector stopped (%s)", st->error);
-    else if (!st->present) {
+    if (!st->present) {
         cli_error(CMD, "nothing was measured: the collector never started (the program %s "
-                  "without initializing CUDA)", how);
+                  "without initializing CUDA, or CUDA could not load %s)", how, collector);
         return;
     }
+    if (collector_failed(st))
+        cli_error(CMD, "nothing was measured: the collector stopped (%s)", st->error);
     else if (st->launches_seen == 0)
         cli_error(CMD, "nothing was measured: the program launched no kernel outside CUDA graphs "
                   "(%lld graph launches)", st->graphs);
@@ -756,7 +762,7 @@ int cmd_profile(int argc, char **argv)
         measured = set.count > 0;
     }
     if (!measured) {
-        explain_nothing_measured(&o, &st1, &run1);
+        explain_nothing_measured(&o, &st1, &run1, collector);
         rc = interrupted_by ? GPUQ_EXIT_INTERRUPTED : GPUQ_EXIT_GPU;
         goto done_set;
     }
@@ -777,6 +783,8 @@ int cmd_profile(int argc, char **argv)
         pass_env pe2 = {"sass", sass, status2, cubins};
         if (!run_pass(&o, collector, &pe2, &run2)) {
             snprintf(why, sizeof why, "the second run could not start");
+        } else if (interrupted_by) {
+            snprintf(why, sizeof why, "interrupted during the second run");
         } else {
             collector_status st2;
             read_status(status2, &st2);

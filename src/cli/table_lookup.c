@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpuq/gzstream.h"
 #include "table_lookup.h"
 
 #ifndef GPUQ_SOURCE_DIR
@@ -18,7 +19,7 @@
  * the cells.  0 when the file looks like a table and has both. */
 static int read_table_identity(const char *path, char *name, size_t name_len, int *sm_count)
 {
-    FILE *in = fopen(path, "r");
+    FILE *in = gm_fopen_maybe_gz(path, "r");
     if (!in)
         return -1;
     char line[512];
@@ -59,7 +60,9 @@ static int search_dir(const char *dir, const char *gpu_name, int sm_count, char 
     struct dirent *ent;
     while ((ent = readdir(d)) != NULL) {
         size_t l = strlen(ent->d_name);
-        if (l < 5 || strcmp(ent->d_name + l - 4, ".csv") != 0)
+        int is_csv = l > 4 && strcmp(ent->d_name + l - 4, ".csv") == 0;
+        int is_csv_gz = l > 7 && strcmp(ent->d_name + l - 7, ".csv.gz") == 0;
+        if (!is_csv && !is_csv_gz)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;

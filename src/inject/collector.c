@@ -40,6 +40,13 @@ gi_collector g_collector = {
  * collector stays C. */
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
+uint64_t gi_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* ---- messages --------------------------------------------------------- */
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
@@ -658,6 +665,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         return;
     }
     L->action = GI_ACTION_PROFILE;
+    L->entered_ns = gi_now_ns();
 }
 
 static void launch_exit(const CUpti_CallbackData *cb)
@@ -667,6 +675,7 @@ static void launch_exit(const CUpti_CallbackData *cb)
         return;
     gi_device *dev = L->dev;
     if (L->action == GI_ACTION_PROFILE) {
+        dev->phase_ns[GI_PHASE_LAUNCH] += gi_now_ns() - L->entered_ns;
         const CUresult *rv = cb->functionReturnValue;
         int launch_ok = !rv || *rv == CUDA_SUCCESS;
         if (!launch_ok) {
@@ -780,6 +789,19 @@ static void drain(void)
     pthread_mutex_unlock(&g.lock);
     gi_verbose("drained: %" PRIu64 " launches profiled, %" PRIu64 " rows written", g.profiled,
                g.rows_written);
+    static const char *const phase_names[GI_PHASE_COUNT] = {"sync", "begin", "launch", "stop",
+                                                            "evaluate", "reset", "write"};
+    for (int i = 0; i < GI_MAX_DEVICES; i++) {
+        const gi_device *dev = &g.devices[i];
+        if (!dev->phase_launches)
+            continue;
+        char line[512];
+        int used = snprintf(line, sizeof line, "device %d, mean per profiled launch (us):", i);
+        for (int p = 0; p < GI_PHASE_COUNT && used > 0 && (size_t)used < sizeof line; p++)
+            used += snprintf(line + used, sizeof line - (size_t)used, " %s %.1f", phase_names[p],
+                             dev->phase_ns[p] / 1e3 / (double)dev->phase_launches);
+        gi_verbose("%s", line);
+    }
 }
 
 static void before_fork(void)
@@ -855,6 +877,8 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_REPLAY='%s' is not auto, user or kernel", v);
         return 0;
     }
+    v = getenv("GPUQ_RP_SETCONFIG");
+    g.setconfig_once = v && strcmp(v, "once") == 0;
     v = getenv("GPUQ_COMMAND");
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 

@@ -48,6 +48,21 @@ typedef enum gi_error_kind {
     GI_ERROR_IO           /* cannot write the output */
 } gi_error_kind;
 
+/* Where the time of profiled launches goes (GPUQ_VERBOSE prints it at exit;
+ * docs/profile.md quotes it). */
+typedef enum gi_phase {
+    GI_PHASE_SYNC = 0,   /* waiting for unprofiled work before a window */
+    GI_PHASE_BEGIN,      /* SetConfig + Start, or the SASS pre-flush */
+    GI_PHASE_LAUNCH,     /* the launch call itself, ENTER to EXIT callback */
+    GI_PHASE_STOP,       /* Stop + Decode (waits for the kernel), or the SASS sync */
+    GI_PHASE_EVALUATE,   /* metric evaluation, or the SASS flush */
+    GI_PHASE_RESET,      /* counter data image re-initialization */
+    GI_PHASE_WRITE,      /* formatting and appending the row */
+    GI_PHASE_COUNT
+} gi_phase;
+
+uint64_t gi_now_ns(void);
+
 typedef struct gi_device {
     pthread_mutex_t lock;
     int ordinal;
@@ -74,6 +89,9 @@ typedef struct gi_device {
 
     /* SASS metrics (sass pass) */
     int sass_configured;
+
+    uint64_t phase_ns[GI_PHASE_COUNT];
+    uint64_t phase_launches;
     uint64_t sass_metric_id;
 } gi_device;
 
@@ -92,6 +110,7 @@ typedef enum gi_action {
 
 typedef struct gi_launch {
     gi_action action;
+    uint64_t entered_ns;
     gi_device *dev;
     CUcontext ctx;
     uint64_t launch_id;
@@ -111,6 +130,7 @@ typedef struct gi_collector {
     char cubin_dir[GI_PATH_MAX + 16];
     char command[512];
     int forced_replay;          /* 0 auto, else a CUpti_ProfilerReplayMode */
+    int setconfig_once;         /* GPUQ_RP_SETCONFIG=once: SetConfig per context, not per launch */
     gi_filter filter;
     FILE *out;
     int out_failed;

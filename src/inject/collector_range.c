@@ -21,6 +21,8 @@
 
 #define g g_collector
 
+#define GI_MAX_RANGES 2
+
 /* The `_sass_` metrics are instrumented, not counted by hardware, and
  * always take a pass of their own: the sass pass provides them. */
 static int is_hardware_metric(const char *name)
@@ -282,6 +284,29 @@ static void disable_profiler(gi_device *dev)
     dev->counter_data_size = 0;
 }
 
+static int set_config(gi_device *dev)
+{
+    CUpti_RangeProfiler_SetConfig_Params sc;
+    memset(&sc, 0, sizeof sc);
+    sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    sc.pRangeProfilerObject = dev->rp;
+    sc.configSize = dev->config_size;
+    sc.pConfig = dev->config;
+    sc.counterDataImageSize = dev->counter_data_size;
+    sc.pCounterDataImage = dev->counter_data;
+    sc.range = CUPTI_AutoRange;
+    sc.replayMode = dev->replay;
+    sc.maxRangesPerPass = GI_MAX_RANGES;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    CUptiResult rc = cuptiRangeProfilerSetConfig(&sc);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiRangeProfilerSetConfig", rc);
+    return 1;
+}
+
 /* The range profiler is enabled on one context of a device at a time:
  * switching contexts disables the previous one first. */
 static int enable_profiler(gi_device *dev, CUcontext ctx)
@@ -305,10 +330,10 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     sz.pRangeProfilerObject = dev->rp;
     sz.pMetricNames = dev->metric_names;
     sz.numMetrics = dev->n_metrics;
-    /* Room for a few ranges although one is expected: a stray kernel in
-     * the window is then counted as a mismatch, not an overflow. */
-    sz.maxNumOfRanges = 4;
-    sz.maxNumRangeTreeNodes = 4;
+    /* Room for two ranges although one is expected: a stray kernel in the
+     * window is then counted as a mismatch, not an overflow. */
+    sz.maxNumOfRanges = GI_MAX_RANGES;
+    sz.maxNumRangeTreeNodes = GI_MAX_RANGES;
     if ((rc = cuptiRangeProfilerGetCounterDataSize(&sz)) != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerGetCounterDataSize", rc);
     dev->counter_data_size = sz.counterDataSize;
@@ -319,11 +344,15 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     }
     gi_verbose("range profiler enabled on device %d, counter data %zu bytes", dev->ordinal,
                dev->counter_data_size);
-    return init_counter_data(dev);
+    if (!init_counter_data(dev))
+        return 0;
+    /* With GPUQ_RP_SETCONFIG=once the configuration is set here only. */
+    return !g.setconfig_once || set_config(dev);
 }
 
 int gi_range_begin(gi_device *dev, CUcontext ctx)
 {
+    uint64_t t0 = gi_now_ns();
     if (!enable_profiler(dev, ctx))
         return 0;
     if (dev->dirty) {
@@ -334,35 +363,25 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
             return gi_cuda_failed("cuCtxSynchronize", cr);
         dev->dirty = 0;
     }
-    CUpti_RangeProfiler_SetConfig_Params sc;
-    memset(&sc, 0, sizeof sc);
-    sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-    sc.pRangeProfilerObject = dev->rp;
-    sc.configSize = dev->config_size;
-    sc.pConfig = dev->config;
-    sc.counterDataImageSize = dev->counter_data_size;
-    sc.pCounterDataImage = dev->counter_data;
-    sc.range = CUPTI_AutoRange;
-    sc.replayMode = dev->replay;
-    sc.maxRangesPerPass = 4;
-    sc.numNestingLevels = 1;
-    sc.minNestingLevel = 1;
-    sc.passIndex = 0;
-    sc.targetNestingLevel = 1;
-    CUptiResult rc = cuptiRangeProfilerSetConfig(&sc);
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerSetConfig", rc);
+    uint64_t t1 = gi_now_ns();
+    if (!g.setconfig_once && !set_config(dev))
+        return 0;
     CUpti_RangeProfiler_Start_Params st;
     memset(&st, 0, sizeof st);
     st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
     st.pRangeProfilerObject = dev->rp;
-    if ((rc = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS)
+    CUptiResult rc = cuptiRangeProfilerStart(&st);
+    if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerStart", rc);
+    uint64_t t2 = gi_now_ns();
+    dev->phase_ns[GI_PHASE_SYNC] += t1 - t0;
+    dev->phase_ns[GI_PHASE_BEGIN] += t2 - t1;
     return 1;
 }
 
 int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
 {
+    uint64_t t0 = gi_now_ns();
     CUpti_RangeProfiler_Stop_Params sp;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
@@ -385,6 +404,7 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
     if ((rc = cuptiRangeProfilerDecodeData(&dp)) != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerDecodeData", rc);
 
+    uint64_t t1 = gi_now_ns();
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
     memset(&ip, 0, sizeof ip);
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -420,10 +440,18 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
         for (size_t i = 0; i < dev->n_metrics; i++)
             launch->k.metric[dev->metric_ids[i]] = values[i];
     }
+    uint64_t t2 = gi_now_ns();
     if (!init_counter_data(dev))
         return 0;
+    uint64_t t3 = gi_now_ns();
     if (launch_ok)
         gi_write_row(dev, &launch->k);
+    uint64_t t4 = gi_now_ns();
+    dev->phase_ns[GI_PHASE_STOP] += t1 - t0;
+    dev->phase_ns[GI_PHASE_EVALUATE] += t2 - t1;
+    dev->phase_ns[GI_PHASE_RESET] += t3 - t2;
+    dev->phase_ns[GI_PHASE_WRITE] += t4 - t3;
+    dev->phase_launches++;
     return 1;
 }
 

@@ -191,6 +191,7 @@ int gi_sass_context_ready(gi_device *dev, CUcontext ctx)
 
 int gi_sass_begin(gi_device *dev, CUcontext ctx)
 {
+    uint64_t t0 = gi_now_ns();
     if (!gi_sass_context_ready(dev, ctx))
         return 0;
     if (dev->dirty) {
@@ -204,14 +205,17 @@ int gi_sass_begin(gi_device *dev, CUcontext ctx)
             return 0;
         dev->dirty = 0;
     }
+    dev->phase_ns[GI_PHASE_SYNC] += gi_now_ns() - t0;
     return 1;
 }
 
 int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok)
 {
+    uint64_t t0 = gi_now_ns();
     CUresult cr = cuCtxSynchronize();
     if (cr != CUDA_SUCCESS)
         return gi_cuda_failed("cuCtxSynchronize", cr);
+    uint64_t t1 = gi_now_ns();
     if (!launch_ok) {
         size_t dropped;
         return flush_records(dev, launch->ctx, NULL, 0, &dropped);
@@ -224,6 +228,7 @@ int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok)
     /* The end line marks the launch complete: a launch cut short by a
      * crash is recognisable and left out. */
     tb_printf(&tb, "end,%" PRIu64 ",%zu\n", launch->launch_id, written);
+    uint64_t t2 = gi_now_ns();
     if (tb.failed) {
         gi_stand_down(GI_ERROR_IO, "out of memory");
         ok = 0;
@@ -234,6 +239,11 @@ int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok)
         pthread_mutex_unlock(&g.lock);
     }
     free(tb.data);
+    uint64_t t3 = gi_now_ns();
+    dev->phase_ns[GI_PHASE_STOP] += t1 - t0;
+    dev->phase_ns[GI_PHASE_EVALUATE] += t2 - t1;
+    dev->phase_ns[GI_PHASE_WRITE] += t3 - t2;
+    dev->phase_launches++;
     return ok;
 }
 

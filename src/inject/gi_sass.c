@@ -607,6 +607,18 @@ gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_d
         size_t unresolved;
         gi_sass_launch_split(run, disasm, b[j].index, &split, &n_atoms, &unresolved);
         k->split = split;
+        if (!split.valid && !stats->first_unresolved[0]) {
+            const gi_sass_launch *l = &run->launches[b[j].index];
+            for (size_t r = 0; r < l->n; r++) {
+                const gi_sass_record *rec = &run->records[l->first + r];
+                if (rec->executions > 0 && !lookup_opcode(run, disasm, rec)) {
+                    snprintf(stats->first_unresolved, sizeof stats->first_unresolved,
+                             "%.200s+0x%" PRIx32 " (cubin crc %" PRIx32 ")", rec->function,
+                             rec->pc_offset, rec->crc);
+                    break;
+                }
+            }
+        }
         if (split.valid) {
             k->metric[GM_M_N_ATOM_SASS] = n_atoms;
             stats->joined++;

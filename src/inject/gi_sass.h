@@ -123,6 +123,7 @@ typedef struct gi_merge_stats {
     size_t unresolved;    /* joined by name and ordinal, but some opcode was unknown */
     size_t missing;       /* counters launches with no sass launch of the same name and ordinal */
     size_t extra;         /* sass launches with no counters launch (the runs differed) */
+    char first_unresolved[256]; /* "function+0xpc (cubin crc)" of the first unknown instruction */
 } gi_merge_stats;
 
 /* Joins the sass run to the counters of the first run: the k-th complete

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gpuq/table.h"
+#include "gpuq/gzstream.h"
 
 /* Longest accepted line, newline excluded.  Real lines are under 200
  * characters; the limit only stops a binary file from being read as one line. */
@@ -757,14 +758,15 @@ static gm_status load_path(const char *path, int allow_partial, gm_table **out, 
     if (!path || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no path or output pointer");
     *out = NULL;
-    FILE *in = fopen(path, "r");
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return gm_fail(err, GM_ERR_IO, "%s: is a directory, not a table file", path);
+    FILE *in = gm_fopen_maybe_gz(path, "r");
+    if (!in && errno == ENOTSUP)
+        return gm_fail(err, GM_ERR_UNSUPPORTED,
+                       "%s: this gpuq was built without zlib (gunzip the table first)", path);
     if (!in)
         return gm_fail(err, GM_ERR_IO, "%s: cannot open (%s)", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(in), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(in);
-        return gm_fail(err, GM_ERR_IO, "%s: is a directory, not a table file", path);
-    }
     gm_status st = load_stream(in, path, allow_partial, out, err);
     fclose(in);
     return st;
@@ -861,6 +863,17 @@ gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
     return GM_OK;
 }
 
+/* Flushes a closed file's data to disk before it is renamed into place. */
+static int sync_file(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
 /* fsync of the directory makes the rename itself durable; best effort,
  * since some file systems refuse fsync on a directory. */
 static void sync_parent_dir(const char *path)
@@ -895,7 +908,10 @@ gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error 
     snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
 
     gm_status st = GM_OK;
-    FILE *out = fopen(tmp, "w");
+    /* A ".gz" target gets a compressed temp file: the name keeps ".gz" last. */
+    if (gm_path_is_gz(path))
+        snprintf(tmp, len, "%.*s.tmp.%ld.gz", (int)(strlen(path) - 3), path, (long)getpid());
+    FILE *out = gm_fopen_maybe_gz(tmp, "w");
     if (!out) {
         st = gm_fail(err, GM_ERR_IO, "%s: cannot create temporary file %s (%s)", path, tmp,
                      strerror(errno));
@@ -903,10 +919,12 @@ gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error 
         return st;
     }
     st = gm_table_write(out, table, err);
-    if (st == GM_OK && (fflush(out) != 0 || fsync(fileno(out)) != 0))
+    if (st == GM_OK && fflush(out) != 0)
         st = gm_fail(err, GM_ERR_IO, "%s: cannot write %s (%s)", path, tmp, strerror(errno));
     if (fclose(out) != 0 && st == GM_OK)
         st = gm_fail(err, GM_ERR_IO, "%s: cannot close %s (%s)", path, tmp, strerror(errno));
+    if (st == GM_OK && sync_file(tmp) != 0)
+        st = gm_fail(err, GM_ERR_IO, "%s: cannot sync %s (%s)", path, tmp, strerror(errno));
     if (st == GM_OK && rename(tmp, path) != 0)
         st = gm_fail(err, GM_ERR_IO, "%s: cannot rename %s over it (%s)", path, tmp,
                      strerror(errno));

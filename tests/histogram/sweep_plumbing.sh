@@ -38,18 +38,40 @@ while [ "$n" -le "$hi" ]; do
     n=$((n * 2))
 done
 FAKE
-# Fake gpuq: a '#' header, a header row, and one row per size whose U is
-# log2(size)/100; a quoted verdict with a comma in it.  FAKE_SHORT=1 drops a row.
+# Fake gpuq profile: writes its report to -o FILE (a '#' header, a header row,
+# one row per size whose U is log2(size)/100, a quoted verdict with a comma)
+# and the counters to --keep-counters FILE (N = size, O = 3 x size,
+# occupancy 50%).  FAKE_SHORT=1 drops the last size from both; FAKE_NOREPORT=1
+# writes no report and exits 2, as gpuq does without a calibration table.
 cat >"$tmp/gpuq" <<'FAKE'
 #!/bin/sh
 [ "$1" = profile ] || exit 1
-while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+report=/dev/stdout; counters=/dev/null
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    [ "$1" = -o ] && report=$2
+    [ "$1" = --keep-counters ] && counters=$2
+    shift
+done
 shift
 sizes=
 while [ $# -gt 0 ]; do [ "$1" = --sizes ] && sizes=$2; shift; done
+hi=${sizes#*:}
+{
+    echo "# gpuq counters v1"
+    echo "# max_warps_per_sm: 64"
+    echo "launch_id,kernel,N_atom,O_wavefronts,cycles_avg,occupancy_pct,duration_ns"
+    n=${sizes%:*}; i=0
+    while [ "$n" -le "$hi" ]; do
+        if [ "${FAKE_SHORT:-0}" = 1 ] && [ "$n" -eq "$hi" ]; then break; fi
+        echo "$i,hist_add,$n,$((3 * n)),1000,50,2000"
+        n=$((n * 2)); i=$((i + 1))
+    done
+} >"$counters"
+[ "${FAKE_NOREPORT:-0}" = 1 ] && { echo "gpuq: profile: no calibration table" >&2; exit 2; }
+exec >"$report"
 echo "# gpuq report v1"
 echo "launch_id,kernel,n,e,U,U_lo,U_hi,verdict"
-n=${sizes%:*}; hi=${sizes#*:}; i=0; l=0
+n=${sizes%:*}; i=0; l=0
 t=$n; while [ "$t" -gt 1 ]; do t=$((t / 2)); l=$((l + 1)); done
 while [ "$n" -le "$hi" ]; do
     if [ "${FAKE_SHORT:-0}" = 1 ] && [ "$n" -eq "$hi" ]; then break; fi
@@ -65,19 +87,28 @@ sh "$src/examples/histogram/sweep.sh" "$tmp" "$tmp/sweep.csv" 2>"$tmp/log" || ba
 rows=$(($(wc -l <"$tmp/sweep.csv") - 1))
 # 4 kernels x 2 images x 2 block sizes x 6 sizes
 [ "$rows" -eq 96 ] && ok || bad "expected 96 rows, got $rows"
-head -1 "$tmp/sweep.csv" | grep -q ',check,U,e,n,U_lo,U_hi$' && ok || bad "header: $(head -1 "$tmp/sweep.csv")"
-# 2^7 = 128 pixels is the third size: U = 0.7, e = 3.1, n = 12.5
+head -1 "$tmp/sweep.csv" | grep -q ',check,U,e,n,U_lo,U_hi,N_atom,O_wavefronts,cycles_avg,occupancy_pct,kernel_ns,e_counters,n_hat$' && ok || bad "header: $(head -1 "$tmp/sweep.csv")"
+# 2^7 = 128 pixels is the third size: U = 0.7 ... from the report; N = 128,
+# O = 384, e = O / N = 3, n-hat = 50% x 64 = 32 from the counters
 line=$(grep '^NVIDIA H200,hist2_popc,astronaut,128,1024,' "$tmp/sweep.csv")
-[ "$(echo "$line" | cut -d, -f16-20)" = "0.7,3.1,12.5,0.07,0.97" ] && ok || bad "joined row: $line"
-[ "$(awk -F, 'NR > 1 && NF != 20' "$tmp/sweep.csv" | wc -l)" -eq 0 ] && ok || bad "ragged rows"
-[ -s "$tmp/sweep.csv.raw/hist-solid-128.gpuq.csv" ] && ok || bad "raw gpuq output not kept"
+[ "$(echo "$line" | cut -d, -f16-27)" = "0.7,3.1,12.5,0.07,0.97,128,384,1000,50,2000,3,32" ] && ok || bad "joined row: $line"
+[ "$(awk -F, 'NR > 1 && NF != 27' "$tmp/sweep.csv" | wc -l)" -eq 0 ] && ok || bad "ragged rows"
+[ -s "$tmp/sweep.csv.raw/hist-solid-128.gpuq.csv" ] && [ -s "$tmp/sweep.csv.raw/hist-solid-128.counters.csv" ] && ok || bad "raw gpuq output not kept"
 
 FAKE_SHORT=1 sh "$src/examples/histogram/sweep.sh" "$tmp" "$tmp/short.csv" 2>"$tmp/log2"
-grep -q "5 report rows for 6 sizes" "$tmp/log2" && ok || bad "no warning on a short report: $(cat "$tmp/log2")"
-[ "$(awk -F, 'NR > 1 && $16 != ""' "$tmp/short.csv" | wc -l)" -eq 0 ] && ok || bad "U not left empty"
+grep -q "5 report rows for 6 sizes" "$tmp/log2" && grep -q "5 launches for 6 sizes" "$tmp/log2" && ok || bad "no warning on a short report: $(cat "$tmp/log2")"
+[ "$(awk -F, 'NR > 1 && ($16 != "" || $21 != "")' "$tmp/short.csv" | wc -l)" -eq 0 ] && ok || bad "U not left empty"
+
+# No calibration table: no report, but the counters still give N, O, e and n-hat.
+FAKE_NOREPORT=1 SWEEP_PROFILE_THREADS=1024 sh "$src/examples/histogram/sweep.sh" "$tmp" "$tmp/noreport.csv" 2>"$tmp/log4"
+line=$(grep '^NVIDIA H200,hist,solid,64,1024,' "$tmp/noreport.csv")
+[ "$(echo "$line" | cut -d, -f16-27)" = ",,,,,64,192,1000,50,2000,3,32" ] && ok || bad "no-report row: $line"
+line=$(grep '^NVIDIA H200,hist,solid,64,128,' "$tmp/noreport.csv")
+[ "$(echo "$line" | cut -d, -f16-27)" = ",,,,,,,,,,," ] && ok || bad "unprofiled block size: $line"
+grep -q "gpuq profile exit 2" "$tmp/log4" && ok || bad "profile failure not reported: $(cat "$tmp/log4")"
 
 SWEEP_PROFILE=0 sh "$src/examples/histogram/sweep.sh" "$tmp" "$tmp/noprof.csv" 2>/dev/null
-[ "$(awk -F, 'NR > 1 && NF == 20 && $16 == ""' "$tmp/noprof.csv" | wc -l)" -eq 96 ] && ok || bad "SWEEP_PROFILE=0"
+[ "$(awk -F, 'NR > 1 && NF == 27 && $16 == "" && $21 == ""' "$tmp/noprof.csv" | wc -l)" -eq 96 ] && ok || bad "SWEEP_PROFILE=0"
 
 if command -v gnuplot >/dev/null 2>&1; then
     sh "$src/scripts/figures.sh" "$tmp/sweep.csv" "$tmp/fig" 2>"$tmp/log3" || bad "figures.sh failed: $(cat "$tmp/log3")"

@@ -97,6 +97,15 @@ class ParseTest(unittest.TestCase):
         self.assertNotIn("some__other_metric.sum", launches[0])
 
 
+class ManifestTest(unittest.TestCase):
+    def test_program_run_twice_keeps_first_list(self):
+        text = TIMES + TIMES  # second copy: '#' lines, header row, same cases again
+        _, rows = analyze.read_table(text, from_text=True)
+        self.assertEqual(len(rows), 2 * 8 + 1)  # the second header row reads as a row
+        first = analyze.first_run_only(rows)
+        self.assertEqual([r["name"] for r in first], [r["name"] for r in rows[:8]])
+
+
 class MappingTest(unittest.TestCase):
     MANIFEST = [
         {"name": "a", "kernel": "vk_loop", "launches": "1"},
@@ -208,6 +217,24 @@ class LittleTest(unittest.TestCase):
         self.assertAlmostEqual(d["little_pred"], 200.0 / 1000.0 * 40.0)
         self.assertAlmostEqual(d["little_ratio"], 1.0)
         self.assertAlmostEqual(d["n_meas_atom"], 4.0)  # half the LSU shared instructions are atomics
+        # Wavefront-rate variant: 3200 wavefronts in 1000 SM-cycles.
+        self.assertAlmostEqual(d["U_wavefront"], 3.2)
+        self.assertAlmostEqual(d["cycles_per_wavefront"], 1000.0 / 3200.0)
+
+    def test_wavefront_variant_is_exactly_zero_without_atomics(self):
+        d = analyze.derived({"O_wavefronts": 0.0, "cycles_sum": 5e6, "N_atom": 0.0}, 64)
+        self.assertEqual(d["U_wavefront"], 0.0)
+
+    def test_conflict_degree_and_findings(self):
+        self.assertEqual(analyze.conflict_degree({"pattern": "same_address", "e": "16"}), 16.0)
+        self.assertEqual(analyze.conflict_degree({"pattern": "bank4", "e": "32"}), 4.0)
+        self.assertEqual(analyze.conflict_degree({"pattern": "conflict_free", "e": "32"}), 1.0)
+        rows = [{"group": "atomic", "name": "cas", "op": "cas", "pattern": "same_address", "e": 32.0,
+                 "e_meas": 64.0, "warps_per_sm": 32.0, "chain": 0.0, "cycles_per_wavefront": 1.0,
+                 "n_hat": 32.0, "n_meas_atom": 50.0}]
+        text = "\n".join(analyze.counter_findings(rows))
+        self.assertIn("| cas | 1 | 2.000 | 2.000 | 2.000 |", text)
+        self.assertIn("| atomic, independent atomics | 1 | 0.640 |", text)
 
     def test_missing_counters_give_nan(self):
         d = analyze.derived({}, 64)
@@ -236,7 +263,8 @@ class JoinTest(unittest.TestCase):
             analyze.write_csv(out, joined)
             header, back = analyze.read_joined(out)
             self.assertIn("U_default", header)
-            self.assertEqual(analyze.variant_names(header), ["default"])
+            # gpuq's variant plus analyze.py's own wavefront-rate variant.
+            self.assertEqual(analyze.sort_variants(analyze.variant_names(header)), ["default", "wavefront"])
             self.assertEqual(back[1]["U_true"], 0.5)
             checks = analyze.counter_checks(back)
             self.assertEqual(checks[0][1], 2)
@@ -265,13 +293,13 @@ class DocTest(unittest.TestCase):
 
 SASS = """
 	code for sm_90
-		Function : _Z7vk_loopILi2ELi0ELi0EEv12vk_loop_args
+		Function : _Z7vk_loopILi2ELi0ELi0ELi0EEv12vk_loop_args
         /*0190*/                   ATOMS.POPC.INC.32 RZ, [R4+URZ] ;           /* 0x0000000004ff7f8c */
         /*01b0*/              @P0  ATOMS.POPC.INC.32 RZ, [R4+URZ] ;           /* 0x0000000004ff7f8c */
-		Function : _Z7vk_loopILi1ELi0ELi0EEv12vk_loop_args
+		Function : _Z7vk_loopILi1ELi0ELi0ELi0EEv12vk_loop_args
         /*01f0*/                   ATOMS.ADD R6, [R0], R11 ;                  /* 0x0000000b0006738c */
         /*0200*/                   ATOMS.POPC.INC.32 RZ, [R0+URZ] ;           /* 0x0000000004ff7f8c */
-		Function : _Z7vk_loopILi0ELi0ELi3EEv12vk_loop_args
+		Function : _Z7vk_loopILi0ELi0ELi3ELi4EEv12vk_loop_args
         /*0100*/                   LDS R2, [R3] ;                             /* 0x0000000000027984 */
         /*0110*/                   STS [R3], R2 ;                             /* 0x0000000000027984 */
 		Function : _Z7vk_histILi0ELi1ELi0EEv12vk_hist_args
@@ -287,15 +315,24 @@ class SassTest(unittest.TestCase):
         funcs = check_sass.parse_sass(SASS)
         self.assertEqual(len(funcs), 4)
         results = {m: check_sass.check_function(m, i) for m, i in funcs.items()}
-        popc = results["_Z7vk_loopILi2ELi0ELi0EEv12vk_loop_args"]
+        popc = results["_Z7vk_loopILi2ELi0ELi0ELi0EEv12vk_loop_args"]
         self.assertEqual(popc[2], [])
         self.assertEqual(popc[1]["ATOMS.POPC.INC"], 2)
-        add = results["_Z7vk_loopILi1ELi0ELi0EEv12vk_loop_args"]
+        add = results["_Z7vk_loopILi1ELi0ELi0ELi0EEv12vk_loop_args"]
         self.assertEqual(len(add[2]), 1)  # a POPC.INC where only ADD belongs
-        lds = results["_Z7vk_loopILi0ELi0ELi3EEv12vk_loop_args"]
+        lds = results["_Z7vk_loopILi0ELi0ELi3ELi4EEv12vk_loop_args"]
         self.assertEqual(lds[2], [])
+        self.assertIn("k=4", lds[0])
+
         hist = results["_Z7vk_histILi0ELi1ELi0EEv12vk_hist_args"]
         self.assertTrue(any("uniform-register" in p for p in hist[2]))
+
+    def test_unrolled_work_is_counted(self):
+        fma = "_Z7vk_loopILi1ELi0ELi1ELi4EEv12vk_loop_args"
+        insts = ["ATOMS.ADD R6, [R0], R11"] + ["FFMA R9, R9, UR4, R16"] * 3
+        self.assertTrue(any("FFMA" in p for p in check_sass.check_function(fma, insts)[2]))
+        insts.append("FFMA R9, R9, UR4, R16")
+        self.assertEqual(check_sass.check_function(fma, insts)[2], [])
 
 
 if __name__ == "__main__":
