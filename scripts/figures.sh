@@ -4,6 +4,8 @@
 #                               one line per block size (paper 000, Figures 3/4)
 #   fig5-speedup-<gpu>.svg      hist2 over hist: time(hist) / time(hist2), for the
 #                               ATOMS.ADD and POPC.INC pairs (paper 000, Figure 5)
+#   fige-serialization-<gpu>.svg  e = O / N from the counters (Table 2), same panels
+#                               as fig3 (only where the sweep kept counters)
 #
 #   scripts/figures.sh [SWEEP.csv [OUT_DIR]]   (default docs/case-study/sweep.csv,
 #                                               its directory)
@@ -31,7 +33,7 @@ col() {
     echo "$header" | awk -F, -v name="$1" '{ for (i = 1; i <= NF; i++) if ($i == name) { print i; exit } }'
 }
 c_gpu=$(col gpu); c_kernel=$(col kernel); c_image=$(col image); c_pixels=$(col pixels)
-c_threads=$(col threads); c_median=$(col median_us); c_u=$(col U)
+c_threads=$(col threads); c_median=$(col median_us); c_u=$(col U); c_e=$(col e_counters)
 for v in c_gpu c_kernel c_image c_pixels c_threads c_median c_u; do
     eval "val=\$$v"
     if [ -z "$val" ]; then
@@ -52,11 +54,12 @@ threads_all=$(awk -F, -v c="$c_threads" 'NR > 1 { print $c }' "$csv" | sort -un)
 kernels="hist hist2 hist_popc hist2_popc"
 nimg=$(echo "$images" | wc -w)
 
-# Data files: tmp/u-<kernel>-<image>-<threads>.dat = "pixels U" rows.
+# Data files: tmp/u-<kernel>-<image>-<threads>.dat = "pixels U" rows, e-... for e.
 awk -F, -v ck="$c_kernel" -v ci="$c_image" -v cp="$c_pixels" -v ct="$c_threads" \
-    -v cm="$c_median" -v cu="$c_u" -v dir="$tmp" '
+    -v cm="$c_median" -v cu="$c_u" -v ce="${c_e:-0}" -v dir="$tmp" '
     NR > 1 {
         if ($cu != "") print $cp, $cu > (dir "/u-" $ck "-" $ci "-" $ct ".dat")
+        if (ce && $ce != "") print $cp, $ce > (dir "/e-" $ck "-" $ci "-" $ct ".dat")
         t[$ck, $ci, $ct, $cp] = $cm; key[$ci, $ct, $cp] = 1
     }
     END {
@@ -95,23 +98,34 @@ plot_panel() {
     fi
 }
 
-fig3="$outdir/fig3-utilization-$gpu.svg"
-{
-    echo "set terminal svg size 1400,$((320 * nimg)) dynamic font 'sans,11' background rgb 'white'"
-    echo "set output '$fig3'"
-    echo "set datafile separator ' '"
-    echo "set logscale x 2; set format x '2^{%L}'; set xrange [16:134217728]"
-    echo "set yrange [0:*]; set grid; set key top left font ',9'"
-    echo "set xlabel 'image size (pixels)'; set ylabel 'U (shared atomic unit utilization)'"
-    echo "set multiplot layout $nimg,4 title 'gpuq: estimated utilization U, $gpu_name (paper Sec. 4, Fig. 3/4)'"
-    for img in $images; do
-        for k in $kernels; do
-            plot_panel "u-$k-$img" "$k, $img"
+# grid_figure LETTER OUT.svg YLABEL TITLE: rows = images, columns = kernels.
+grid_figure() {
+    {
+        echo "set terminal svg size 1400,$((320 * nimg)) dynamic font 'sans,11' background rgb 'white'"
+        echo "set output '$2'"
+        echo "set logscale x 2; set format x '2^{%L}'; set xrange [16:134217728]"
+        echo "set yrange [0:*]; set grid; set key top left font ',9'"
+        echo "set xlabel 'image size (pixels)'; set ylabel '$3'"
+        echo "set multiplot layout $nimg,4 title '$4, $gpu_name'"
+        for img in $images; do
+            for k in $kernels; do
+                plot_panel "$1-$k-$img" "$k, $img"
+            done
         done
-    done
-    echo "unset multiplot"
-} >"$tmp/fig3.gp"
-gnuplot "$tmp/fig3.gp"
+        echo "unset multiplot"
+    } >"$tmp/grid.gp"
+    gnuplot "$tmp/grid.gp"
+}
+
+fig3="$outdir/fig3-utilization-$gpu.svg"
+grid_figure u "$fig3" "U (shared atomic unit utilization)" \
+    "gpuq: estimated utilization U (paper Sec. 4, Fig. 3/4)"
+fige=""
+if ls "$tmp"/e-*.dat >/dev/null 2>&1; then
+    fige="$outdir/fige-serialization-$gpu.svg"
+    grid_figure e "$fige" "e = O / N (wavefronts per ATOMS)" \
+        "serialization e = O / N from the counters (paper Table 2)"
+fi
 
 fig5="$outdir/fig5-speedup-$gpu.svg"
 {
@@ -129,4 +143,4 @@ fig5="$outdir/fig5-speedup-$gpu.svg"
     echo "unset multiplot"
 } >"$tmp/fig5.gp"
 gnuplot "$tmp/fig5.gp"
-echo "figures: wrote $fig3 and $fig5" >&2
+echo "figures: wrote $fig3, $fig5${fige:+ and $fige}" >&2

@@ -71,7 +71,7 @@ int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        print_overview(stderr);
+        fprintf(stderr, "usage: gpuq <command> [options] [args] (see 'gpuq --help' for the commands)\n");
         return GPUQ_EXIT_USAGE;
     }
     const char *name = argv[1];

@@ -12,7 +12,8 @@
 #
 # ARGS are split like shell words (quotes work); leading NAME=VALUE words set
 # environment variables for that case only.  The grep is a fixed string.
-# '#' lines and blank lines are ignored.  Prints one line per failure and a
+# A case that expects a non-zero exit also requires exactly one line on
+# stderr.  '#' lines and blank lines are ignored.  Prints one line per failure and a
 # final "N passed, N failed"; exits 1 if anything failed.
 set -u
 if [ $# -lt 2 ]; then
@@ -72,6 +73,10 @@ while IFS= read -r line || [ -n "$line" ]; do
         '') ;;
         *) why="third field must be STDERR-GREP or STDOUT-GREP, got '$check'" ;;
         esac
+        # Bad input gets exactly one line on stderr.
+        if [ -z "$why" ] && [ "$want_exit" != 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+            why="exit $got with $(wc -l <"$tmp/err") lines on stderr, want exactly one"
+        fi
     fi
     if [ -z "$why" ]; then
         passed=$((passed + 1))

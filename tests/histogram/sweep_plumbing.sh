@@ -112,7 +112,7 @@ SWEEP_PROFILE=0 sh "$src/examples/histogram/sweep.sh" "$tmp" "$tmp/noprof.csv" 2
 
 if command -v gnuplot >/dev/null 2>&1; then
     sh "$src/scripts/figures.sh" "$tmp/sweep.csv" "$tmp/fig" 2>"$tmp/log3" || bad "figures.sh failed: $(cat "$tmp/log3")"
-    for f in fig3-utilization-h200.svg fig5-speedup-h200.svg; do
+    for f in fig3-utilization-h200.svg fig5-speedup-h200.svg fige-serialization-h200.svg; do
         grep -q '<svg' "$tmp/fig/$f" 2>/dev/null && ok || bad "$f not written"
     done
     # fig5 has a speedup of about 2 (the fake rotated kernels take half... twice the time)

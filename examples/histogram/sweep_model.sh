@@ -1,0 +1,55 @@
+#!/bin/sh
+# Fills the U, e, n, U_lo, U_hi columns of a sweep CSV from the counters the
+# sweep kept (SWEEP.csv.raw/TAG.counters.csv), with `gpuq model` and a
+# calibration table: for sweeps run before the GPU had a table.  CPU only.
+#
+#   examples/histogram/sweep_model.sh BUILD_DIR SWEEP.csv TABLE.csv [gpuq model options]
+#
+# Row i of a counters file is the i-th size of that (kernel, image, block size)
+# in the sweep (sweep.sh runs one launch per size, in size order).
+set -eu
+if [ $# -lt 3 ]; then
+    echo "usage: $0 BUILD_DIR SWEEP.csv TABLE.csv [gpuq model options]" >&2
+    exit 1
+fi
+build=$1
+csv=$2
+table=$3
+shift 3
+gpuq=${GPUQ:-$build/gpuq}
+raw="$csv.raw"
+[ -d "$raw" ] || { echo "sweep_model: no raw directory '$raw'" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# One "tag,index,U,e,n,U_lo,U_hi" line per launch of every counters file.
+for counters in "$raw"/*.counters.csv; do
+    [ -e "$counters" ] || continue
+    tag=$(basename "$counters" .counters.csv)
+    "$gpuq" model "$counters" --table "$table" --format csv -o "$tmp/report.csv" "$@" || {
+        echo "sweep_model: gpuq model failed for $counters" >&2
+        exit 3
+    }
+    awk -F, -v tag="$tag" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        { n++; print tag "," n "," $c["U"] "," $c["e"] "," $c["n"] "," $c["U_lo"] "," $c["U_hi"] }
+    ' "$tmp/report.csv" >>"$tmp/model.csv"
+done
+[ -s "$tmp/model.csv" ] || { echo "sweep_model: no counters in '$raw'" >&2; exit 2; }
+# (The report's numeric columns never contain commas; its verdict, which may,
+# is not read.)
+awk -F, -v OFS=, '
+    NR == FNR { m[$1, $2] = $3 OFS $4 OFS $5 OFS $6 OFS $7; next }
+    FNR == 1 { print; next }
+    {
+        tag = $2 "-" $3 "-" $5
+        k = ++seen[tag]
+        if ((tag, k) in m) {
+            split(m[tag, k], v, OFS)
+            for (j = 1; j <= 5; j++) $(15 + j) = v[j]
+        }
+        print
+    }' "$tmp/model.csv" "$csv" >"$tmp/out.csv"
+mv "$tmp/out.csv" "$csv"
+echo "sweep_model: U filled from $(wc -l <"$tmp/model.csv") launches into $csv" >&2
