@@ -4,23 +4,30 @@
 #   (with ablations), the paper kernels at 4 Mpixel, and the sweep.
 #
 #   examples/histogram/case_study.sh BUILD_DIR OUT_DIR [STEP...]
-# STEP: versions sass tests bench paper4m sweep (default: all, in that order).
-# Results go to OUT_DIR/<step>.txt (bench: also bench-512.txt and
-# bench-clocks.csv; sass: also sass-fast.txt; sweep: sweep.csv, raw files tarred).
+# STEP: versions sass tests bench bench512 paper4m sweep sweep-profile
+# (default: all, in that order).  Results go to OUT_DIR/<step>.txt, except
+# bench512 (bench-512.txt), sass (also sass-fast.txt: hist_fast's SASS), sweep
+# (sweep.csv, sweep.csv.raw/) and sweep-profile (sweep-prof.csv and .raw/).
+# SM clocks (nvidia-smi, read only) are sampled to OUT_DIR/clocks.csv throughout.
 # Sweep options come from the environment (see sweep.sh), e.g. SWEEP_PROFILE=0.
 set -u
 if [ $# -lt 2 ]; then
-    echo "usage: $0 BUILD_DIR OUT_DIR [versions|sass|tests|bench|paper4m|sweep ...]" >&2
+    echo "usage: $0 BUILD_DIR OUT_DIR [STEP...]" >&2
     exit 1
 fi
 build=$1
 out=$2
 shift 2
-steps=${*:-"versions sass tests bench paper4m sweep"}
+steps=${*:-"versions sass tests bench bench512 paper4m sweep sweep-profile"}
 here=$(cd "$(dirname "$0")" && pwd)
 prog=$build/examples/histogram/histogram
 mkdir -p "$out"
 rc=0
+# SM/memory clocks and power every 100 ms while the steps run (read only).
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw --format=csv,noheader \
+    -lms 100 >"$out/clocks.csv" 2>/dev/null &
+sampler=$!
+trap 'kill $sampler 2>/dev/null' EXIT INT TERM
 
 for step in $steps; do
     echo "== $step ($(date -u +%H:%M:%S))" >&2
@@ -35,22 +42,19 @@ for step in $steps; do
         ;;
     sass)
         sh "$here/check_sass.sh" "$prog" "$out/sass-all.txt" >"$out/sass.txt" 2>&1 || rc=1
-        # the SASS of the fast kernels alone, for reading
-        awk '/Function : / { keep = ($NF ~ /^hist_fast/) } keep' "$out/sass-all.txt" \
+        # the SASS of hist_fast alone, for reading
+        awk '/Function : / { keep = ($NF == "hist_fast") } keep' "$out/sass-all.txt" \
             >"$out/sass-fast.txt" && rm -f "$out/sass-all.txt"
         ;;
     tests)
-        ctest --test-dir "$build" -R hist --output-on-failure >"$out/tests.txt" 2>&1 || rc=1
+        ctest --test-dir "$build" -R hist -V >"$out/tests.txt" 2>&1 || rc=1
         ;;
     bench)
-        # SM/memory clocks and power while the bench runs, every 100 ms (read only).
-        nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw --format=csv,noheader \
-            -lms 100 >"$out/bench-clocks.csv" 2>/dev/null &
-        sampler=$!
         sh "$here/bench_fast.sh" "$build" --ablation >"$out/bench.txt" 2>&1 || rc=1
+        ;;
+    bench512)
         # kernels bounded to 512 threads per block (hist_fast_h16*) run here
         sh "$here/bench_fast.sh" "$build" --ablation --threads 512 >"$out/bench-512.txt" 2>&1 || rc=1
-        kill "$sampler" 2>/dev/null
         ;;
     paper4m)
         # The probe's table (hopper-probe.md): 4 Mpixel, 256 and 1024 threads,
@@ -66,8 +70,13 @@ for step in $steps; do
         done >>"$out/paper4m.txt" 2>&1 || rc=1
         ;;
     sweep)
-        sh "$here/sweep.sh" "$build" "$out/sweep.csv" 2>"$out/sweep.log" || rc=1
-        tar -C "$out" -czf "$out/sweep-raw.tgz" sweep.csv.raw && rm -rf "$out/sweep.csv.raw"
+        # timing of every block size, no profiler
+        SWEEP_PROFILE=0 sh "$here/sweep.sh" "$build" "$out/sweep.csv" 2>"$out/sweep.log" || rc=1
+        ;;
+    sweep-profile)
+        # gpuq profile runs (timing again), block sizes $SWEEP_THREADS [1024 256]
+        SWEEP_THREADS=${SWEEP_THREADS:-"1024 256"} sh "$here/sweep.sh" "$build" \
+            "$out/sweep-prof.csv" 2>"$out/sweep-prof.log" || rc=1
         ;;
     *)
         echo "case_study: unknown step '$step'" >&2
