@@ -9,7 +9,8 @@
 #
 #   scripts/figures.sh [SWEEP.csv [OUT_DIR]]   (default docs/case-study/sweep.csv,
 #                                               its directory)
-# <gpu> comes from the CSV's gpu column: "NVIDIA H200" -> h200.
+# <gpu> comes from the CSV's gpu column: "NVIDIA H200" -> h200; FIG_TAG, if
+# set, is appended to it (fig3-utilization-h200-steady.svg for FIG_TAG=-steady).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 csv=${1:-$src/docs/case-study/sweep.csv}
@@ -45,6 +46,7 @@ done
 gpu_name=$(awk -F, -v c="$c_gpu" 'NR == 2 { print $c; exit }' "$csv")
 gpu=$(echo "$gpu_name" | sed 's/^NVIDIA //' | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
 [ -n "$gpu" ] || gpu=unknown-gpu
+gpu="$gpu${FIG_TAG:-}"
 
 # Images in a fixed order: the paper's two first, then the photos.
 images=$(awk -F, -v c="$c_image" 'NR > 1 { print $c }' "$csv" | sort -u |
@@ -106,7 +108,7 @@ grid_figure() {
         echo "set logscale x 2; set format x '2^{%L}'; set xrange [16:134217728]"
         echo "set yrange [0:*]; set grid; set key top left font ',9'"
         echo "set xlabel 'image size (pixels)'; set ylabel '$3'"
-        echo "set multiplot layout $nimg,4 title '$4, $gpu_name'"
+        echo "set multiplot layout $nimg,4 title '$4, $gpu_name${FIG_TAG:+ [$FIG_TAG]}'"
         for img in $images; do
             for k in $kernels; do
                 plot_panel "$1-$k-$img" "$k, $img"

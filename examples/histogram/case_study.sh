@@ -59,7 +59,6 @@ for step in $steps; do
     paper4m)
         # The probe's table (hopper-probe.md): 4 Mpixel, 256 and 1024 threads,
         # solid (two colours) and uniform; gray puts all four channels in one bank.
-        "$prog" --help >/dev/null # (header below is the program's --csv header)
         echo "device,kernel,image,pixels,threads,blocks,warmup,reps,median_us,min_us,max_us,spread,gpixels_per_s,gbytes_per_s,check" >"$out/paper4m.txt"
         for k in hist hist2 hist_popc hist2_popc; do
             for t in 256 1024; do

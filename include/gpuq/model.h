@@ -7,6 +7,7 @@
  *   Eq. 3   gm_S           S(n,e,c) = T(n,e,c) / n
  *   Table 2 gm_table2_sm   N, n-hat, c, B = N S(n-hat, e, c), U = B / T for one SM
  *           gm_e_from_counters   e = O / sum_i N(i)
+ *   (not in the paper) gm_cycles_per_wavefront   w for the wavefront busy time B = O w
  *
  * Pure C, no CUDA: it runs and is tested on machines without a GPU.
  */
@@ -63,11 +64,31 @@ typedef enum gm_class_split {
     GM_SPLIT_COUNT
 } gm_class_split;
 
+/* What e the table is read at. */
+typedef enum gm_e_source {
+    GM_E_WAVEFRONTS = 0, /* e = O / N (the paper's Table 2) */
+    GM_E_LANES,          /* lanes per ADD/CAS job: e = (O - N_popc) / (N_f + 2 N_c), because on
+                            Hopper an ATOMS.CAS costs 2 wavefronts per conflicting lane and a
+                            POPC.INC 1 wavefront whatever its lanes (docs/validation.md) */
+    GM_E_SOURCE_COUNT
+} gm_e_source;
+
+/* Where the busy time B comes from. */
+typedef enum gm_busy_source {
+    GM_BUSY_QUEUE = 0,  /* B = N S(n, e, c) with S from the table (the paper's Table 2) */
+    GM_BUSY_WAVEFRONTS, /* B = O w: every wavefront occupies the unit w cycles, w = the
+                           cycles per wavefront of the saturated unit read off the table
+                           (gm_cycles_per_wavefront); S = e w with e = O / N; n is not used */
+    GM_BUSY_SOURCE_COUNT
+} gm_busy_source;
+
 typedef struct gm_model_options {
     gm_method method;       /* which S: single-shot (paper) or steady-state */
     gm_n_source n_source;
     gm_class_split split;
     gm_pattern pattern;     /* which series' e axis: same-address (paper) */
+    gm_e_source e_source;   /* added with the validation: e = O/N (paper) or lanes */
+    gm_busy_source busy;    /* added with the validation: B = N S (paper) or O w */
     const char *name;       /* "paper", "default", ... for reports */
 } gm_model_options;
 
@@ -93,13 +114,28 @@ typedef struct gm_sm_result {
 
 /* Table 2 for one SM.  N_f/N_c/N_popc: jobs of each kind (N_popc is part of
  * neither N_f nor N_c), n: queue length, e: active lanes, T: cycles.
- * N = 0 gives B = 0 and U = 0 (no division).  T <= 0 with N > 0: GM_ERR_RANGE. */
+ * N = 0 gives B = 0 and U = 0 (no division).  T <= 0 with N > 0: GM_ERR_RANGE.
+ * Under GM_BUSY_WAVEFRONTS, e is wavefronts per job (O / N) and S = e w,
+ * B = N S = O w (n and c are reported, not used). */
 gm_status gm_table2_sm(const gm_table *table, const gm_model_options *opt, double N_f,
                        double N_c, double N_popc, double n, double e, double T,
                        gm_sm_result *out, gm_error *err);
 
 /* e = O / sum N (Table 2); 0 when N = 0. */
 double gm_e_from_counters(double O, double N_sum);
+
+/* Cycles per wavefront of the saturated unit, w, from the table: on each
+ * n-layer from n_max/4 to n_max of the same-address ADD series of `method`
+ * (steady-state: every warp keeps one atomic in flight), the slope
+ *   (T(n, e_max, 0) - T(n, e_max/2, 0)) / (n (e_max - e_max/2))
+ * is the extra time one more conflicting lane (one more wavefront, O/N = e
+ * for ADD) costs per job; w is the median of these slopes.  A slope, not a
+ * cell, so that the fixed latency of a job cancels.  *used_method is the
+ * series read: `method`, or single-shot where the table lacks that series.
+ * GM_ERR_MISSING (naming the series) when neither exists or a cell is missing;
+ * GM_ERR_RANGE when w is not finite and > 0. */
+gm_status gm_cycles_per_wavefront(const gm_table *table, gm_method method, double *w,
+                                  gm_method *used_method, gm_error *err);
 
 /* Verdict thresholds on U (documented in README). */
 #define GM_U_BOTTLENECK 0.80
@@ -126,6 +162,8 @@ typedef struct gm_kernel_result {
 #define GM_NOTE_SPLIT_FALLBACK 0x10u /* class split not available: fell back (see split_source) */
 #define GM_NOTE_CLAMPED        0x20u /* an input was clamped to the table's grid */
 #define GM_NOTE_MISSING_COUNTER 0x40u /* a counter the variant needs is missing */
+#define GM_NOTE_W_SINGLE_SHOT  0x80u /* w read off the single-shot series: the table has no
+                                        steady-state one (GM_BUSY_WAVEFRONTS) */
 
 /* Applies the model to one launch's counters. */
 gm_status gm_model_apply(const gm_table *table, const gm_model_options *opt,

@@ -129,28 +129,95 @@ int gb_cells_per_launch(const gb_context *ctx);
  * every SM (median over SMs).  Never changes clocks.  Also warms the GPU up. */
 gm_status gb_measure_sm_clock(gb_context *ctx, double *mhz, gm_error *err);
 
+/* How gb_run_launch measures (defaults: gb_run_options_default). */
+typedef struct gb_run_options {
+    /* Measurements per SM and launch, 1..GB_MAX_INNER; the launch's sample
+     * of a cell is the smallest T among its valid measurements. */
+    int inner_reps;
+    /* A measurement whose first-to-last arrival spread exceeds
+     * skew_floor + skew_fraction * T (cycles) is discarded: the n warps did
+     * not arrive together, which the model's T assumes (paper 000, Sec. 3.2). */
+    double skew_fraction;
+    double skew_floor;
+    /* Diagnostics only (bench_skew): kernel variants (GB_VARIANT_* in
+     * gb_kernels.h; 0 for calibrate), and whether to keep every warp's
+     * times for gb_launch_warps (one more copy per launch). */
+    unsigned variant;
+    int keep_warp_times;
+} gb_run_options;
+
+/* Most inner measurements per launch. */
+#define GB_MAX_INNER 8
+/* Defaults, chosen from the measurements in docs/calibration.md. */
+#define GB_DEFAULT_INNER_REPS 4
+#define GB_DEFAULT_SKEW_FRACTION 0.5
+#define GB_DEFAULT_SKEW_FLOOR 64.0
+
+/* A sample value gb_run_launch reports when every measurement of it was
+ * discarded for arrival skew (NaN: the blocks did not meet or started late). */
+#define GB_SAMPLE_SKEWED (-1.0)
+
+void gb_run_options_default(gb_run_options *opt);
+/* GM_ERR_INVALID_ARG for values out of range. */
+gm_status gb_set_run_options(gb_context *ctx, const gb_run_options *opt, gm_error *err);
+
+/* Why measurements were discarded, summed over all gb_run_launch calls. */
+typedef struct gb_run_counters {
+    long measurements;   /* inner measurements of cells (warm-up launch excluded) */
+    long not_coresident; /* the blocks did not meet on one SM */
+    long late;           /* a block reached the planned start after it */
+    long overrun;        /* a warp completed after the quiet window closed */
+    long skewed;         /* arrival spread above the skew limit */
+} gb_run_counters;
+
+void gb_get_run_counters(const gb_context *ctx, gb_run_counters *out);
+
 /* Runs one warm-up launch, then launch->reps launches of the same cells (cell
  * i moves to another SM each repetition), and fills
- * samples[r * n_cells + i] with T in SM cycles (per round for steady state),
- * NaN where the sample was discarded. */
+ * samples[r * n_cells + i] with T in SM cycles (per round for steady state):
+ * the smallest valid of the inner measurements, NaN where none was valid
+ * because the blocks did not meet or started late, GB_SAMPLE_SKEWED where
+ * every measurement was discarded for arrival skew. */
 gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *samples,
                         gm_error *err);
 
-/* Diagnostics of the last gb_run_launch: where in time the warps of cell i,
- * repetition r (0-based, warm-up excluded) arrived and completed, in cycles
- * after the agreed start t0 of its SM; per block role for n > 32.  For
- * checking the start barrier (tests, docs), not used by calibrate. */
+/* Diagnostics of the last gb_run_launch: measurement `inner` of cell i,
+ * repetition rep (0-based, warm-up excluded), in cycles after that
+ * measurement's planned start.  For tests and docs; calibrate does not use it. */
+typedef enum gb_verdict {
+    GB_VALID = 0,
+    GB_NOT_CORESIDENT,
+    GB_LATE,
+    GB_OVERRUN,
+    GB_SKEWED,
+} gb_verdict;
+
 typedef struct gb_cell_detail {
-    unsigned blocks_ok;          /* blocks that measured (== blocks per cell when valid) */
-    double first_arrival;        /* first arrival - t0 */
-    double last_arrival;         /* last arrival - t0 */
-    double last_completion;      /* last completion - t0 */
-    double role_first_arrival[2];
-    double role_last_completion[2];
+    unsigned blocks_ok;     /* blocks that measured (== blocks per cell when valid) */
+    gb_verdict verdict;
+    double t;               /* last completion - first arrival, whole (not per round) */
+    double first_arrival;
+    double last_arrival;
+    double last_completion;
+    double window;          /* quiet window of the measurement */
 } gb_cell_detail;
 
 gm_status gb_launch_detail(const gb_context *ctx, const gb_launch *launch, int rep, int cell,
-                           gb_cell_detail *out, gm_error *err);
+                           int inner, gb_cell_detail *out, gm_error *err);
+
+/* Per warp of the cell (keep_warp_times must have been set): warps
+ * 0..launch->n-1, block role = warp / ceil(n/2) for n > 32. */
+typedef struct gb_warp_detail {
+    double first_arrival;  /* first lane's clock before its atomic */
+    double last_arrival;   /* last lane's */
+    double completion;     /* last lane's clock after the result */
+    int role;              /* block of the pair */
+    int hw_warp;           /* %warpid: slot on the SM (slot % 4: SM sub-partition) */
+    int late;              /* this warp's block started late (warp 0 of a block) */
+} gb_warp_detail;
+
+gm_status gb_launch_warps(const gb_context *ctx, const gb_launch *launch, int rep, int cell,
+                          int inner, gb_warp_detail *out, gm_error *err);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,18 @@
 #define GB_START_MARGIN_CYCLES 8192ull
 /* Cycles a block waits for its partner before it gives the sample up. */
 #define GB_RENDEZVOUS_TIMEOUT_CYCLES (1ull << 22)
+/* Quiet window of one measurement (cycles): an upper bound on T.  Measured
+ * T per warp-instruction stays below 2 cycles per same-address lane plus ~30
+ * (docs/calibration.md: CAS e=32 ~66, ADD e=32 ~34, ADD e=1 n=1 29); the
+ * bound doubles that, and a measurement that still overruns is discarded
+ * (GB_OVERRUN), never kept. */
+#define GB_WINDOW_PER_LANE_CYCLES 4u
+#define GB_WINDOW_PER_WARP_CYCLES 64u
+#define GB_WINDOW_BASE_CYCLES 4096u
+/* From the window's close to the next start: every warp reduces and stores
+ * its clock readings and the block re-zeroes its target words.  A block
+ * that needs longer starts late and that measurement is discarded. */
+#define GB_READOUT_CYCLES 8192u
 /* Duration of the SM-clock kernel. */
 #define GB_CLOCK_KERNEL_NS 10000000ull
 
@@ -36,11 +48,29 @@ struct gb_context {
     gb_cell_desc *d_cells;
     gb_sm_result *d_results;
     cudaStream_t stream;
+    gb_run_options opt;
+    gb_run_counters counters;
+    /* Per-warp times of the last launch (opt.keep_warp_times):
+     * [(GB_MAX_REPS + 1) * nsmid * inner_reps * GB_MAX_CELL_WARPS]. */
+    gb_warp_times *h_diag, *d_diag;
+    int diag_inner_reps;     /* inner_reps the diag buffers were laid out for */
+    /* The last launch's layout, for gb_launch_detail and gb_launch_warps. */
+    int last_blocks_per_cell;
+    int last_rounds;
 };
+
+_Static_assert(GB_MAX_INNER == GB_MAX_INNER_REPS, "bench.h and gb_kernels.h disagree");
 
 int gb_available(void)
 {
     return 1;
+}
+
+void gb_run_options_default(gb_run_options *opt)
+{
+    *opt = (gb_run_options){.inner_reps = GB_DEFAULT_INNER_REPS,
+                            .skew_fraction = GB_DEFAULT_SKEW_FRACTION,
+                            .skew_floor = GB_DEFAULT_SKEW_FLOOR};
 }
 
 static gm_status cuda_fail(gm_error *err, cudaError_t rc, const char *what)
@@ -158,6 +188,7 @@ gm_status gb_open(int device, gb_context **out, gm_error *err)
     if (!ctx)
         return gm_fail(err, GM_ERR_NOMEM, "context");
     ctx->device = device;
+    gb_run_options_default(&ctx->opt);
     GB_CUDA_TRY(cudaSetDevice(device));
     GB_CUDA_TRY(cudaGetDeviceProperties(&ctx->prop, device));
     GB_CUDA_TRY(cudaDriverGetVersion(&ctx->driver_version));
@@ -202,6 +233,8 @@ void gb_close(gb_context *ctx)
     cudaFreeHost(ctx->h_results);
     cudaFree(ctx->d_cells);
     cudaFree(ctx->d_results);
+    cudaFreeHost(ctx->h_diag);
+    cudaFree(ctx->d_diag);
     if (ctx->stream)
         cudaStreamDestroy(ctx->stream);
     free(ctx->slot_smid);
@@ -275,13 +308,90 @@ static unsigned long long gb_cas_mask(int n, int c)
     return mask;
 }
 
+gm_status gb_set_run_options(gb_context *ctx, const gb_run_options *opt, gm_error *err)
+{
+    if (opt->inner_reps < 1 || opt->inner_reps > GB_MAX_INNER)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "inner repetitions %d outside 1..%d",
+                       opt->inner_reps, GB_MAX_INNER);
+    if (!(opt->skew_fraction >= 0) || !(opt->skew_floor >= 0))
+        return gm_fail(err, GM_ERR_INVALID_ARG, "skew limit must be >= 0");
+    if (opt->variant & ~(GB_VARIANT_IMMEDIATE | GB_VARIANT_GLOBAL_NOW | GB_VARIANT_ALL_SPIN))
+        return gm_fail(err, GM_ERR_INVALID_ARG, "unknown kernel variant 0x%x", opt->variant);
+    gm_status st = GM_OK;
+    if (opt->keep_warp_times &&
+        (!ctx->d_diag || ctx->diag_inner_reps < opt->inner_reps)) {
+        cudaFreeHost(ctx->h_diag);
+        cudaFree(ctx->d_diag);
+        ctx->h_diag = NULL;
+        ctx->d_diag = NULL;
+        size_t bytes = (size_t)(GB_MAX_REPS + 1) * ctx->nsmid * (size_t)opt->inner_reps *
+                       GB_MAX_CELL_WARPS * sizeof *ctx->h_diag;
+        GB_CUDA_TRY(cudaMallocHost((void **)&ctx->h_diag, bytes));
+        GB_CUDA_TRY(cudaMalloc((void **)&ctx->d_diag, bytes));
+        ctx->diag_inner_reps = opt->inner_reps;
+    }
+    ctx->opt = *opt;
+    return GM_OK;
+fail:
+    return st;
+}
+
+void gb_get_run_counters(const gb_context *ctx, gb_run_counters *out)
+{
+    *out = ctx->counters;
+}
+
+/* Quiet window for one cell: see GB_WINDOW_*. */
+static unsigned cell_window(int n, int e, int rounds)
+{
+    return (unsigned)rounds * (unsigned)n *
+               (GB_WINDOW_PER_LANE_CYCLES * (unsigned)e + GB_WINDOW_PER_WARP_CYCLES) +
+           GB_WINDOW_BASE_CYCLES;
+}
+
+static const gb_sm_result *result_of(const gb_context *ctx, int run, int cell)
+{
+    const unsigned smid = ctx->slot_smid[(cell + run) % ctx->n_slots];
+    return &ctx->h_results[(size_t)run * ctx->nsmid + smid];
+}
+
+static const gb_cell_desc *desc_of(const gb_context *ctx, int run, int cell)
+{
+    const unsigned smid = ctx->slot_smid[(cell + run) % ctx->n_slots];
+    return &ctx->h_cells[(size_t)run * ctx->nsmid + smid];
+}
+
+/* Judges measurement k of one SM's result; fills *t (whole T, cycles). */
+static gb_verdict judge(const gb_context *ctx, const gb_cell_desc *d, const gb_sm_result *res,
+                        int k, double *t, double *first, double *last_arrival, double *last)
+{
+    const gb_inner_result *m = &res->inner[k];
+    *first = (double)~m->first_inv;
+    *last_arrival = (double)m->last_arrival;
+    *last = (double)m->last;
+    *t = *last - *first;
+    if (res->ok != (unsigned)ctx->last_blocks_per_cell || m->first_inv == 0 || m->last <= ~m->first_inv)
+        return GB_NOT_CORESIDENT;
+    if (m->late)
+        return GB_LATE;
+    if (m->last > d->window)
+        return GB_OVERRUN;
+    /* Arrival spread against T per warp-instruction round: in steady state
+     * a late warp costs one round's worth, not the whole run's. */
+    const double per_round = *t / d->rounds;
+    if (*last_arrival - *first > ctx->opt.skew_floor + ctx->opt.skew_fraction * per_round)
+        return GB_SKEWED;
+    return GB_VALID;
+}
+
 gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *samples, gm_error *err)
 {
     gm_status st = GM_OK;
     const int max_warps = ctx->prop.maxThreadsPerMultiProcessor / ctx->prop.warpSize;
     const int block_warps_max = ctx->prop.maxThreadsPerBlock / ctx->prop.warpSize;
-    if (launch->n < 1 || launch->n > max_warps || launch->reps < 1 ||
-        launch->reps > GB_MAX_REPS || launch->n_cells < 1 || launch->n_cells > ctx->n_slots)
+    if (launch->n < 1 || launch->n > max_warps || launch->n > GB_MAX_CELL_WARPS ||
+        launch->reps < 1 || launch->reps > GB_MAX_REPS || launch->n_cells < 1 ||
+        launch->n_cells > ctx->n_slots)
         return gm_fail(err, GM_ERR_INVALID_ARG, "launch n=%d reps=%d cells=%d out of range",
                        launch->n, launch->reps, launch->n_cells);
     const gb_kernel_row *row = find_row(launch->cls, launch->mixes_cas);
@@ -293,6 +403,7 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
     const int block_warps = (launch->n + blocks_per_cell - 1) / blocks_per_cell;
     const int threads = block_warps * ctx->prop.warpSize;
     const int rounds = launch->method == GM_METHOD_STEADY_STATE ? GB_STEADY_ROUNDS : 1;
+    const int inner = ctx->opt.inner_reps;
     size_t dyn = 0;
     st = size_shared(ctx, kernel, threads, blocks_per_cell, &dyn, err);
     if (st != GM_OK)
@@ -309,6 +420,7 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
             const int same = cell->pattern == GM_PATTERN_SAME_ADDRESS;
             unsigned smid = ctx->slot_smid[(i + r) % ctx->n_slots];
             unsigned long long cas_mask = gb_cas_mask(launch->n, cell->c);
+            const unsigned window = cell_window(launch->n, cell->e, rounds);
             ctx->h_cells[(size_t)r * per_run + smid] = (gb_cell_desc){
                 .active = 1,
                 .n = launch->n,
@@ -321,21 +433,31 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
                 .cas_mask_hi = (unsigned)(cas_mask >> 32),
                 .one = 1,
                 .zero_mask = 0,
+                .window = window,
+                .period = window + GB_READOUT_CYCLES,
             };
         }
+    const int keep = ctx->opt.keep_warp_times && ctx->d_diag;
+    const size_t diag_per_run = per_run * (size_t)inner * GB_MAX_CELL_WARPS;
     const size_t cell_bytes = (size_t)runs * per_run * sizeof *ctx->d_cells;
     const size_t result_bytes = (size_t)runs * per_run * sizeof *ctx->d_results;
+    const size_t diag_bytes = (size_t)runs * diag_per_run * sizeof *ctx->d_diag;
     GB_CUDA_TRY(cudaMemcpyAsync(ctx->d_cells, ctx->h_cells, cell_bytes, cudaMemcpyHostToDevice,
                                 ctx->stream));
     GB_CUDA_TRY(cudaMemsetAsync(ctx->d_results, 0, result_bytes, ctx->stream));
+    if (keep)
+        GB_CUDA_TRY(cudaMemsetAsync(ctx->d_diag, 0xff, diag_bytes, ctx->stream));
     const dim3 grid = {(unsigned)((blocks_per_cell + 1) * ctx->n_slots), 1, 1};
     const dim3 block = {(unsigned)threads, 1, 1};
     for (int r = 0; r < runs; r++) {
         gb_kernel_params p = {
             .cells = ctx->d_cells + (size_t)r * per_run,
             .results = ctx->d_results + (size_t)r * per_run,
+            .diag = keep ? ctx->d_diag + (size_t)r * diag_per_run : NULL,
             .nsmid = ctx->nsmid,
             .blocks_per_cell = (unsigned)blocks_per_cell,
+            .inner_reps = (unsigned)inner,
+            .variant = ctx->opt.variant,
             .start_margin = GB_START_MARGIN_CYCLES,
             .rendezvous_timeout = GB_RENDEZVOUS_TIMEOUT_CYCLES,
         };
@@ -344,17 +466,48 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
     }
     GB_CUDA_TRY(cudaMemcpyAsync(ctx->h_results, ctx->d_results, result_bytes,
                                 cudaMemcpyDeviceToHost, ctx->stream));
+    if (keep)
+        GB_CUDA_TRY(cudaMemcpyAsync(ctx->h_diag, ctx->d_diag, diag_bytes, cudaMemcpyDeviceToHost,
+                                    ctx->stream));
     GB_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    ctx->last_blocks_per_cell = blocks_per_cell;
+    ctx->last_rounds = rounds;
 
+    /* A sample is the smallest valid T of the cell's inner measurements:
+     * whatever disturbs a measurement (a late warp, a start skew between
+     * the blocks) can only lengthen it. */
     for (int r = 1; r < runs; r++)
         for (int i = 0; i < launch->n_cells; i++) {
-            unsigned smid = ctx->slot_smid[(i + r) % ctx->n_slots];
-            const gb_sm_result *res = &ctx->h_results[(size_t)r * per_run + smid];
-            const unsigned long long first = ~res->first_inv;
-            double t = NAN;
-            if (res->ok == (unsigned)blocks_per_cell && res->last > first)
-                t = (double)(res->last - first) / rounds;
-            samples[(size_t)(r - 1) * launch->n_cells + i] = t;
+            const gb_sm_result *res = result_of(ctx, r, i);
+            const gb_cell_desc *d = desc_of(ctx, r, i);
+            double best = NAN;
+            int skewed = 0;
+            for (int k = 0; k < inner; k++) {
+                double t, first, last_arrival, last;
+                gb_verdict v = judge(ctx, d, res, k, &t, &first, &last_arrival, &last);
+                ctx->counters.measurements++;
+                switch (v) {
+                case GB_VALID:
+                    if (isnan(best) || t < best)
+                        best = t;
+                    break;
+                case GB_NOT_CORESIDENT:
+                    ctx->counters.not_coresident++;
+                    break;
+                case GB_LATE:
+                    ctx->counters.late++;
+                    break;
+                case GB_OVERRUN:
+                    ctx->counters.overrun++;
+                    break;
+                case GB_SKEWED:
+                    ctx->counters.skewed++;
+                    skewed = 1;
+                    break;
+                }
+            }
+            double sample = isnan(best) ? (skewed ? GB_SAMPLE_SKEWED : NAN) : best / rounds;
+            samples[(size_t)(r - 1) * launch->n_cells + i] = sample;
         }
     return GM_OK;
 fail:
@@ -362,21 +515,45 @@ fail:
 }
 
 gm_status gb_launch_detail(const gb_context *ctx, const gb_launch *launch, int rep, int cell,
-                           gb_cell_detail *out, gm_error *err)
+                           int inner, gb_cell_detail *out, gm_error *err)
 {
-    if (rep < 0 || rep >= launch->reps || cell < 0 || cell >= launch->n_cells)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "repetition %d or cell %d out of range", rep, cell);
+    if (rep < 0 || rep >= launch->reps || cell < 0 || cell >= launch->n_cells || inner < 0 ||
+        inner >= ctx->opt.inner_reps)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "repetition %d, cell %d or measurement %d out of range",
+                       rep, cell, inner);
     const int r = rep + 1; /* run 0 is the warm-up */
-    const unsigned smid = ctx->slot_smid[(cell + r) % ctx->n_slots];
-    const gb_sm_result *res = &ctx->h_results[(size_t)r * ctx->nsmid + smid];
-    const double t0 = (double)res->t0;
+    const gb_sm_result *res = result_of(ctx, r, cell);
+    const gb_cell_desc *d = desc_of(ctx, r, cell);
     out->blocks_ok = res->ok;
-    out->first_arrival = (double)~res->first_inv - t0;
-    out->last_arrival = (double)res->last_arrival - t0;
-    out->last_completion = (double)res->last - t0;
-    for (int k = 0; k < 2; k++) {
-        out->role_first_arrival[k] = res->role_first_inv[k] ? (double)~res->role_first_inv[k] - t0 : NAN;
-        out->role_last_completion[k] = res->role_last[k] ? (double)res->role_last[k] - t0 : NAN;
+    out->verdict = judge(ctx, d, res, inner, &out->t, &out->first_arrival, &out->last_arrival,
+                         &out->last_completion);
+    out->window = d->window;
+    return GM_OK;
+}
+
+gm_status gb_launch_warps(const gb_context *ctx, const gb_launch *launch, int rep, int cell,
+                          int inner, gb_warp_detail *out, gm_error *err)
+{
+    if (!ctx->opt.keep_warp_times || !ctx->h_diag)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "per-warp times were not kept");
+    if (rep < 0 || rep >= launch->reps || cell < 0 || cell >= launch->n_cells || inner < 0 ||
+        inner >= ctx->opt.inner_reps)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "repetition %d, cell %d or measurement %d out of range",
+                       rep, cell, inner);
+    const int r = rep + 1;
+    const unsigned smid = ctx->slot_smid[(cell + r) % ctx->n_slots];
+    const gb_warp_times *w = ctx->h_diag + (((size_t)r * ctx->nsmid + smid) * ctx->opt.inner_reps +
+                                            (size_t)inner) * GB_MAX_CELL_WARPS;
+    for (int i = 0; i < launch->n; i++) {
+        const int valid = w[i].first_arrival != ~0u;
+        out[i] = (gb_warp_detail){
+            .first_arrival = valid ? (double)w[i].first_arrival : NAN,
+            .last_arrival = valid ? (double)w[i].last_arrival : NAN,
+            .completion = valid ? (double)w[i].completion : NAN,
+            .role = (int)((w[i].hw >> 8) & 0xffu),
+            .hw_warp = (int)(w[i].hw & 0xffu),
+            .late = (int)(w[i].hw >> 31),
+        };
     }
     return GM_OK;
 }

@@ -48,13 +48,46 @@ gm_status gb_run_launch(gb_context *ctx, const gb_launch *launch, double *sample
     return gm_fail(err, GM_ERR_UNSUPPORTED, GB_NO_CUDA);
 }
 
+void gb_run_options_default(gb_run_options *opt)
+{
+    *opt = (gb_run_options){.inner_reps = GB_DEFAULT_INNER_REPS,
+                            .skew_fraction = GB_DEFAULT_SKEW_FRACTION,
+                            .skew_floor = GB_DEFAULT_SKEW_FLOOR};
+}
+
+gm_status gb_set_run_options(gb_context *ctx, const gb_run_options *opt, gm_error *err)
+{
+    (void)ctx;
+    (void)opt;
+    return gm_fail(err, GM_ERR_UNSUPPORTED, GB_NO_CUDA);
+}
+
+void gb_get_run_counters(const gb_context *ctx, gb_run_counters *out)
+{
+    (void)ctx;
+    *out = (gb_run_counters){0};
+}
+
 gm_status gb_launch_detail(const gb_context *ctx, const gb_launch *launch, int rep, int cell,
-                           gb_cell_detail *out, gm_error *err)
+                           int inner, gb_cell_detail *out, gm_error *err)
 {
     (void)ctx;
     (void)launch;
     (void)rep;
     (void)cell;
+    (void)inner;
+    (void)out;
+    return gm_fail(err, GM_ERR_UNSUPPORTED, GB_NO_CUDA);
+}
+
+gm_status gb_launch_warps(const gb_context *ctx, const gb_launch *launch, int rep, int cell,
+                          int inner, gb_warp_detail *out, gm_error *err)
+{
+    (void)ctx;
+    (void)launch;
+    (void)rep;
+    (void)cell;
+    (void)inner;
     (void)out;
     return gm_fail(err, GM_ERR_UNSUPPORTED, GB_NO_CUDA);
 }

@@ -30,6 +30,13 @@ __device__ __forceinline__ unsigned gb_nsmid()
     return r;
 }
 
+__device__ __forceinline__ unsigned gb_warpid()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%warpid;" : "=r"(r));
+    return r;
+}
+
 __device__ __forceinline__ unsigned long long gb_clock()
 {
     unsigned long long t;
@@ -143,22 +150,30 @@ template <class Op, bool kMixesCas, bool kSteady>
 __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
 {
     extern __shared__ unsigned gb_words[];
+    /* What the block needs only outside the timed region lives in shared
+     * memory, not in registers: with 32 registers per thread (two blocks of
+     * 1024 threads) anything more spills to local memory, and a spill reload
+     * between the start barrier and the atomic would be timed. */
     __shared__ unsigned long long s_t0;
     __shared__ unsigned s_role;
     __shared__ unsigned s_ok;
+    __shared__ unsigned s_n, s_window, s_period;
+    /* Each warp's clock readings, per measurement: staged here and written
+     * to global memory once, after the last measurement. */
+    __shared__ gb_warp_times s_times[GB_MAX_INNER_REPS][32];
 
-    const unsigned smid = gb_smid();
-    if (smid >= p.nsmid)
-        return;
-    const gb_cell_desc d = p.cells[smid];
-    if (!d.active)
-        return;
-    gb_sm_result *res = &p.results[smid];
+    {
+        const unsigned smid = gb_smid();
+        if (smid >= p.nsmid || !p.cells[smid].active)
+            return;
+    }
 
     /* Rendezvous: the first blocks_per_cell blocks on this SM measure; each
      * proposes a start time, announces itself, and waits (bounded) for the
      * other.  Both then start at the later proposal, on this SM's clock. */
     if (threadIdx.x == 0) {
+        const unsigned smid = gb_smid();
+        gb_sm_result *res = &p.results[smid];
         const unsigned role = atomicAdd(&res->arrive, 1u);
         unsigned ok = 0;
         unsigned long long t0 = 0;
@@ -183,69 +198,149 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
         s_role = role;
         s_ok = ok;
         s_t0 = t0;
+        s_n = (unsigned)p.cells[smid].n;
+        s_window = p.cells[smid].window;
+        s_period = p.cells[smid].period;
     }
     for (unsigned i = threadIdx.x; i < GB_TARGET_WORDS; i += blockDim.x)
         gb_words[i] = 0;
     __syncthreads();
-    const unsigned role = s_role;
     if (!s_ok)
         return;
 
-    const unsigned warp = threadIdx.x / 32;
-    const unsigned lane = threadIdx.x % 32;
-    const unsigned cell_warp = role * (blockDim.x / 32) + warp;
-    const bool in_cell = cell_warp < (unsigned)d.n;
-    const bool active = in_cell && lane < (unsigned)d.e;
-    const unsigned cas_bits = cell_warp < 32 ? d.cas_mask_lo >> cell_warp
-                                             : d.cas_mask_hi >> (cell_warp - 32);
-    const bool is_cas = kMixesCas && (cas_bits & 1u);
-    /* Run-time strides: the compiler cannot prove the address warp-uniform,
-     * so it cannot aggregate the warp's atomics into one (hopper-probe.md). */
-    unsigned *addr = gb_words + warp * d.warp_stride + lane * d.lane_stride;
-    const unsigned long long t0 = s_t0;
-    unsigned long long t_start = ~0ull, t_end = 0;
+    bool active, is_cas;
+    unsigned *addr;
+    unsigned rounds, one, zero_mask;
+    {
+        const gb_cell_desc d = p.cells[gb_smid()];
+        const unsigned warp = threadIdx.x / 32;
+        const unsigned lane = threadIdx.x % 32;
+        const unsigned cell_warp = s_role * (blockDim.x / 32) + warp;
+        active = cell_warp < (unsigned)d.n && lane < (unsigned)d.e;
+        const unsigned cas_bits = cell_warp < 32 ? d.cas_mask_lo >> cell_warp
+                                                 : d.cas_mask_hi >> (cell_warp - 32);
+        is_cas = kMixesCas && (cas_bits & 1u);
+        /* Run-time strides: the compiler cannot prove a warp-uniform
+         * address, so it cannot aggregate the warp's atomics into one
+         * (hopper-probe.md). */
+        addr = gb_words + warp * d.warp_stride + lane * d.lane_stride;
+        rounds = (unsigned)d.rounds;
+        one = d.one;
+        zero_mask = d.zero_mask;
+    }
 
-    /* Start: warp 0 alone waits for t0 on the SM's clock, then the block's
-     * barrier releases every warp at once.  One spinning warp per block, not
-     * all of them: clock reads of dozens of spinning warps delay each other
-     * and the other block's clock reads (seen as ~1000-cycle skews between
-     * the two blocks when every warp spun).  If warp 0 arrives after t0 the
-     * block is late and the SM's sample is discarded. */
-    bool late = false;
-    if (warp == 0) {
-        unsigned long long now = gb_clock();
-        late = now >= t0;
-        while (now < t0)
-            now = gb_clock();
+    for (unsigned k = 0; k < p.inner_reps; k++) {
+        /* Start of measurement k: warp 0 alone waits for tk on the SM's
+         * clock, then the block's barrier releases every warp at once (a
+         * block of spinning warps delays its own and the other block's
+         * warps).  A block whose warp 0 arrives after tk is late and the
+         * measurement is discarded. */
+        bool late = false;
+        if ((p.variant & GB_VARIANT_ALL_SPIN) || threadIdx.x < 32) {
+            const unsigned long long tk = s_t0 + (unsigned long long)k * s_period;
+            unsigned long long now = gb_clock();
+            late = now >= tk;
+            while (now < tk)
+                now = gb_clock();
+        }
+        if (!(p.variant & GB_VARIANT_ALL_SPIN))
+            __syncthreads();
+        unsigned long long t_start = ~0ull, t_end = 0;
+        if (active) {
+            if (is_cas)
+                gb_measure<gb_op_cas, kSteady>(addr, rounds, one, zero_mask, &t_start, &t_end);
+            else
+                gb_measure<Op, kSteady>(addr, rounds, one, zero_mask, &t_start, &t_end);
+        }
+        /* Quiet window: a warp whose atomic is done parks at the barrier and
+         * the block waits, warp 0 on the clock, until the window closes, so
+         * that no shuffle, shared store or global write of a finished warp
+         * competes with the atomics of warps still in flight, in this block
+         * or in the other one (docs/calibration.md: such traffic held the
+         * last warps of the second block back by ~1500 cycles). */
+        if (!(p.variant & GB_VARIANT_IMMEDIATE)) {
+            __syncthreads();
+            if (threadIdx.x < 32) {
+                const unsigned long long close =
+                    s_t0 + (unsigned long long)k * s_period + s_window;
+                /* Sleeping, not spinning: fewer issue slots taken from the
+                 * warps still measuring.  Waking up late only shortens the
+                 * pause before the next start. */
+                for (unsigned long long now = gb_clock(); now < close; now = gb_clock())
+                    __nanosleep(64);
+            }
+            __syncthreads();
+        }
+        /* Read-out.  Offsets from tk fit 32 bits: the period is a few
+         * million cycles at most. */
+        const unsigned long long tk = s_t0 + (unsigned long long)k * s_period;
+        unsigned first = t_start != ~0ull ? (unsigned)(t_start - tk) : ~0u;
+        unsigned last_arrival = t_start != ~0ull ? (unsigned)(t_start - tk) : 0u;
+        unsigned completion = t_start != ~0ull ? (unsigned)(t_end - tk) : 0u;
+        __syncwarp();
+        for (int off = 16; off > 0; off >>= 1) {
+            const unsigned f = __shfl_xor_sync(0xffffffffu, first, off);
+            const unsigned a = __shfl_xor_sync(0xffffffffu, last_arrival, off);
+            const unsigned c = __shfl_xor_sync(0xffffffffu, completion, off);
+            first = f < first ? f : first;
+            last_arrival = a > last_arrival ? a : last_arrival;
+            completion = c > completion ? c : completion;
+        }
+        const unsigned warp = threadIdx.x / 32;
+        if (threadIdx.x % 32 == 0) {
+            s_times[k][warp] = (gb_warp_times){first, last_arrival, completion,
+                                               gb_warpid() | s_role << 8 | (late ? 1u << 31 : 0u)};
+            /* The first version's write-out, for the diagnostics. */
+            if ((p.variant & GB_VARIANT_GLOBAL_NOW) && first != ~0u) {
+                gb_sm_result *res = &p.results[gb_smid()];
+                atomicMax(&res->scratch[0], ~(tk + first));
+                atomicMax(&res->scratch[1], tk + completion);
+                atomicMax(&res->scratch[2], tk + last_arrival);
+                atomicMax(&res->scratch[3 + (s_role & 1)], ~(tk + first));
+                atomicMax(&res->scratch[5], tk + completion);
+            }
+        }
+        if (k + 1 < p.inner_reps) {
+            /* Fresh zeros for the next measurement (CAS expects 0), once
+             * every warp of the block is done with this one. */
+            __syncthreads();
+            for (unsigned i = threadIdx.x; i < GB_TARGET_WORDS; i += blockDim.x)
+                gb_words[i] = 0;
+        }
     }
     __syncthreads();
-    if (active) {
-        if (is_cas)
-            gb_measure<gb_op_cas, kSteady>(addr, d.rounds, d.one, d.zero_mask, &t_start, &t_end);
-        else
-            gb_measure<Op, kSteady>(addr, d.rounds, d.one, d.zero_mask, &t_start, &t_end);
+
+    /* Write-out, after the last measurement: thread k reduces measurement k
+     * over the block's warps. */
+    const unsigned smid = gb_smid();
+    const unsigned block_warps = blockDim.x / 32;
+    gb_sm_result *res = &p.results[smid];
+    if (threadIdx.x < p.inner_reps) {
+        const unsigned k = threadIdx.x;
+        unsigned first = ~0u, last_arrival = 0, completion = 0, late = 0;
+        for (unsigned w = 0; w < block_warps; w++) {
+            const gb_warp_times t = s_times[k][w];
+            first = t.first_arrival < first ? t.first_arrival : first;
+            last_arrival = t.last_arrival > last_arrival ? t.last_arrival : last_arrival;
+            completion = t.completion > completion ? t.completion : completion;
+            late |= t.hw >> 31;
+        }
+        atomicMax(&res->inner[k].first_inv, ~first);
+        atomicMax(&res->inner[k].last_arrival, last_arrival);
+        atomicMax(&res->inner[k].last, completion);
+        if (late)
+            atomicAdd(&res->inner[k].late, 1u);
     }
-    __syncwarp();
-    for (int off = 16; off > 0; off >>= 1) {
-        const unsigned long long s = __shfl_xor_sync(0xffffffffu, t_start, off);
-        const unsigned long long e = __shfl_xor_sync(0xffffffffu, t_end, off);
-        t_start = s < t_start ? s : t_start;
-        t_end = e > t_end ? e : t_end;
+    if (p.diag) {
+        for (unsigned i = threadIdx.x; i < p.inner_reps * block_warps; i += blockDim.x) {
+            const unsigned k = i / block_warps, w = i % block_warps;
+            const unsigned cw = s_role * block_warps + w;
+            if (cw < s_n)
+                p.diag[((size_t)smid * p.inner_reps + k) * GB_MAX_CELL_WARPS + cw] = s_times[k][w];
+        }
     }
-    unsigned long long last_start = t_start == ~0ull ? 0 : t_start;
-    for (int off = 16; off > 0; off >>= 1) {
-        const unsigned long long s = __shfl_xor_sync(0xffffffffu, last_start, off);
-        last_start = s > last_start ? s : last_start;
-    }
-    if (lane == 0 && in_cell) {
-        atomicMax(&res->first_inv, ~t_start);
-        atomicMax(&res->last, t_end);
-        atomicMax(&res->last_arrival, last_start);
-        atomicMax(&res->role_first_inv[role], ~t_start);
-        atomicMax(&res->role_last[role], t_end);
-        if (warp == 0 && !late)
-            atomicAdd(&res->ok, 1u);
-    }
+    if (threadIdx.x == 0)
+        atomicAdd(&res->ok, 1u);
 }
 
 __global__ void gb_smid_probe(unsigned *out)

@@ -4,7 +4,8 @@
  * sorted by launch key (class, mixes_cas, method, n: the kernel and its block
  * size) and cut into launches of at most cells_per_launch cells, one per SM.
  * Each launch runs reps times; a cell that got fewer valid samples than it
- * needs (blocks not co-resident, an SM left without a block) keeps what it got
+ * needs (blocks not co-resident, an SM left without a block, every inner
+ * measurement skewed) keeps what it got
  * and goes to the retry list, which is sorted and replayed when the main list
  * is used up.  A cell whose spread exceeds the threshold is measured once more
  * from scratch with remeasure_reps samples (GM_CELL_REMEASURED) and flagged
@@ -15,6 +16,14 @@
 #include <string.h>
 
 #include "bench.h"
+
+/* The flag of a cell that lost samples to the arrival-skew check: its own
+ * bit once table.h has one, until then the bit for discarded samples. */
+#ifdef GM_CELL_ARRIVAL_SKEW
+#define GB_CELL_SKEWED GM_CELL_ARRIVAL_SKEW
+#else
+#define GB_CELL_SKEWED GM_CELL_NOT_CORESIDENT
+#endif
 
 /* Which classes the benchmark kernels implement, and whether their series
  * carries the paper's FAO/CAS mix (c = 0..n). */
@@ -317,7 +326,9 @@ gm_status gb_sched_record(gb_sched *s, const gb_launch *launch, const double *sa
         }
         for (int r = 0; r < launch->reps && cell->count < needed; r++) {
             double t = samples[(long)r * launch->n_cells + i];
-            if (isnan(t) || t < 0)
+            if (t == GB_SAMPLE_SKEWED)
+                cell->flags |= GB_CELL_SKEWED;
+            else if (isnan(t) || t < 0)
                 cell->flags |= GM_CELL_NOT_CORESIDENT;
             else
                 cell->samples[cell->count++] = t;

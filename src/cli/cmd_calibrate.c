@@ -36,8 +36,8 @@ static void on_stop_signal(int sig)
 static void print_help(void)
 {
     printf("usage: gpuq calibrate [--device N] [--classes LIST] [--methods LIST]\n"
-           "                      [--patterns LIST] [--reps K] [--spread-threshold X]\n"
-           "                      [-o FILE] [--resume] [--quiet]\n"
+           "                      [--patterns LIST] [--reps K] [--inner-reps K]\n"
+           "                      [--spread-threshold X] [-o FILE] [--resume] [--quiet]\n"
            "\n"
            "Measures T(n,e,c), the time n warp-instructions of e active lanes (c of them\n"
            "CAS) take in the shared-memory atomic unit of one SM, for every n up to the\n"
@@ -51,6 +51,8 @@ static void print_help(void)
            "  --methods LIST        single_shot,steady_state (default both)\n"
            "  --patterns LIST       same_address,distinct_bank (default both)\n"
            "  --reps K              samples per cell, median kept (default %d, 1..%d)\n"
+           "  --inner-reps K        measurements per sample, on one SM in one launch; the\n"
+           "                        sample is the shortest (default %d, 1..%d)\n"
            "  --spread-threshold X  re-measure a cell once, with 3x the samples, when\n"
            "                        (max-min)/median exceeds X (default %.2f)\n"
            "  -o, --output FILE     table to write (default gpuq-<gpu name>.csv)\n"
@@ -59,7 +61,8 @@ static void print_help(void)
            "\n"
            "Ctrl-C saves the cells measured so far; --resume measures the rest.\n"
            "See docs/calibration.md for the method.\n",
-           DEFAULT_REPS, GB_MAX_REPS / 3, DEFAULT_SPREAD_THRESHOLD);
+           DEFAULT_REPS, GB_MAX_REPS / 3, GB_DEFAULT_INNER_REPS, GB_MAX_INNER,
+           DEFAULT_SPREAD_THRESHOLD);
 }
 
 typedef struct calibrate_options {
@@ -68,6 +71,7 @@ typedef struct calibrate_options {
     int methods[GM_METHOD_COUNT];
     int patterns[GM_PATTERN_COUNT];
     int reps;
+    int inner_reps;
     double spread_threshold;
     const char *output;
     int resume;
@@ -127,14 +131,15 @@ static int parse_list(const char *option, const char *value, name_parser parse, 
 
 static int parse_options(int argc, char **argv, calibrate_options *o)
 {
-    enum { OPT_DEVICE = 256, OPT_CLASSES, OPT_METHODS, OPT_PATTERNS, OPT_REPS, OPT_SPREAD,
-           OPT_RESUME, OPT_QUIET };
+    enum { OPT_DEVICE = 256, OPT_CLASSES, OPT_METHODS, OPT_PATTERNS, OPT_REPS, OPT_INNER_REPS,
+           OPT_SPREAD, OPT_RESUME, OPT_QUIET };
     static const struct option opts[] = {
         {"device", required_argument, NULL, OPT_DEVICE},
         {"classes", required_argument, NULL, OPT_CLASSES},
         {"methods", required_argument, NULL, OPT_METHODS},
         {"patterns", required_argument, NULL, OPT_PATTERNS},
         {"reps", required_argument, NULL, OPT_REPS},
+        {"inner-reps", required_argument, NULL, OPT_INNER_REPS},
         {"spread-threshold", required_argument, NULL, OPT_SPREAD},
         {"output", required_argument, NULL, 'o'},
         {"resume", no_argument, NULL, OPT_RESUME},
@@ -142,7 +147,9 @@ static int parse_options(int argc, char **argv, calibrate_options *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (calibrate_options){.reps = DEFAULT_REPS, .spread_threshold = DEFAULT_SPREAD_THRESHOLD};
+    *o = (calibrate_options){.reps = DEFAULT_REPS,
+                             .inner_reps = GB_DEFAULT_INNER_REPS,
+                             .spread_threshold = DEFAULT_SPREAD_THRESHOLD};
     o->classes[GM_CLASS_ADD] = o->classes[GM_CLASS_CAS] = o->classes[GM_CLASS_POPC_INC] = 1;
     for (int i = 0; i < GM_METHOD_COUNT; i++)
         o->methods[i] = 1;
@@ -179,6 +186,11 @@ static int parse_options(int argc, char **argv, calibrate_options *o)
             if ((v = cli_parse_count(CMD, "--reps", optarg, 1, GB_MAX_REPS / 3)) < 0)
                 return -1;
             o->reps = (int)v;
+            break;
+        case OPT_INNER_REPS:
+            if ((v = cli_parse_count(CMD, "--inner-reps", optarg, 1, GB_MAX_INNER)) < 0)
+                return -1;
+            o->inner_reps = (int)v;
             break;
         case OPT_SPREAD: {
             char *end = NULL;
@@ -259,16 +271,22 @@ static void iso_date_utc(char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* How the table was measured, in its metadata; --resume requires the same. */
+static void method_note(const calibrate_options *o, char *out, size_t len)
+{
+    snprintf(out, len,
+             "T = last completion - first arrival (clock64 after the result) of n warps on one SM; "
+             "n > 32 as two blocks; sample = min of %d quiet-window measurements; steady_state: "
+             "%d dependent rounds, T per round; POPC.INC timed by a following load",
+             o->inner_reps, GB_STEADY_ROUNDS);
+}
+
 static void fill_run_meta(gm_table_meta *m, const calibrate_options *o)
 {
     m->reps = o->reps;
     m->spread_threshold = o->spread_threshold;
     snprintf(m->gpuq_version, sizeof m->gpuq_version, "%s", GPUQ_VERSION);
-    snprintf(m->method_note, sizeof m->method_note,
-             "T = last completion - first arrival (clock64 after the result) of n warps on one SM; "
-             "n > 32 as two co-resident blocks; steady_state: %d dependent rounds, T per round; "
-             "POPC.INC completion by a following shared load",
-             GB_STEADY_ROUNDS);
+    method_note(o, m->method_note, sizeof m->method_note);
 }
 
 /* The partial table must come from this GPU and these settings. */
@@ -287,6 +305,12 @@ static gm_status check_resumable(const gm_table *t, const gm_table_meta *dev,
         return gm_fail(err, GM_ERR_MISMATCH,
                        "%s was measured with --reps %d --spread-threshold %g, not %d and %g", path,
                        m->reps, m->spread_threshold, o->reps, o->spread_threshold);
+    char note[sizeof m->method_note];
+    method_note(o, note, sizeof note);
+    if (strcmp(m->method_note, note) != 0)
+        return gm_fail(err, GM_ERR_MISMATCH,
+                       "%s was measured another way ('%s'; other --inner-reps or gpuq version)",
+                       path, m->method_note);
     return GM_OK;
 }
 
@@ -378,6 +402,14 @@ int cmd_calibrate(int argc, char **argv)
     gm_status st = gb_open(o.device, &ctx, &err);
     if (st != GM_OK)
         return cli_fail(CMD, st, &err);
+    gb_run_options run_opt;
+    gb_run_options_default(&run_opt);
+    run_opt.inner_reps = o.inner_reps;
+    st = gb_set_run_options(ctx, &run_opt, &err);
+    if (st != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+        goto done;
+    }
     gm_table_meta dev = {0};
     gb_device_meta(ctx, &dev);
     if (!path) {
@@ -520,6 +552,13 @@ int cmd_calibrate(int argc, char **argv)
                "SM clock %.0f MHz (%.0f before, %.0f after)\n",
                path, prog.done, wall, wall > 0 ? (double)prog.done / wall : 0.0, prog.launches,
                prog.remeasured, table->meta.sm_clock_mhz, mhz_before, mhz_after);
+    gb_run_counters rc_counts;
+    gb_get_run_counters(ctx, &rc_counts);
+    if (!o.quiet)
+        printf("measurements: %ld, discarded: %ld blocks not together, %ld late start, "
+               "%ld window overrun, %ld arrival skew\n",
+               rc_counts.measurements, rc_counts.not_coresident, rc_counts.late,
+               rc_counts.overrun, rc_counts.skewed);
     if (prog.failed > 0) {
         cli_error(CMD, "%ld cells could not be measured in %d launches (blocks never met on one "
                        "SM); they are missing from %s; try --resume",

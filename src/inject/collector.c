@@ -556,6 +556,15 @@ static int stream_is_capturing(CUstream stream)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* An unprofiled kernel is about to run on dev (device lock held): no
+ * profiling window may contain it, and the next window waits for it. */
+static void mark_unprofiled(gi_device *dev)
+{
+    if (g.pass == GI_PASS_COUNTERS)
+        gi_range_close_window(dev);
+    dev->dirty = 1;
+}
+
 static _Thread_local int tls_depth;
 static _Thread_local gi_launch tls_launch;
 
@@ -586,7 +595,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (is_graph_launch(cbid)) {
         /* Only cuGraphLaunch calls back, not its kernel nodes: they cannot
          * be attributed, so they are counted and reported, not profiled. */
-        dev->dirty = 1;
+        mark_unprofiled(dev);
         pthread_mutex_lock(&g.lock);
         g.graph_launches++;
         if (!g.graph_note_printed) {
@@ -600,7 +609,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
 
     if (is_legacy_launch(cbid)) {
-        dev->dirty = 1;
+        mark_unprofiled(dev);
         pthread_mutex_lock(&g.lock);
         g.filtered_out++;
         if (!g.legacy_note_printed) {
@@ -636,7 +645,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     pthread_mutex_unlock(&g.lock);
     if (verdict != GI_FILTER_PROFILE) {
         free(name);
-        dev->dirty = 1;
+        mark_unprofiled(dev);
         return;
     }
     if (!name)
@@ -849,7 +858,7 @@ static int read_path(const char *var, char *dst, int required)
 static int read_config(void)
 {
     const char *v = getenv("GPUQ_VERBOSE");
-    g.verbose = v && v[0] && strcmp(v, "0") != 0;
+    g.verbose = v && v[0] ? atoi(v) : 0;
     /* The status path first, so that a configuration error is recorded. */
     if (!read_path("GPUQ_STATUS", g.status_path, 0) || !read_path("GPUQ_OUT", g.out_path, 1))
         return 0;
@@ -879,6 +888,10 @@ static int read_config(void)
     }
     v = getenv("GPUQ_RP_SETCONFIG");
     g.setconfig_once = v && strcmp(v, "once") == 0;
+    v = getenv("GPUQ_RANGE_MODE");
+    g.session_mode = v && strcmp(v, "session") == 0;
+    v = getenv("GPUQ_SASS_METRIC");
+    snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : "smsp__sass_inst_executed");
     v = getenv("GPUQ_COMMAND");
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 

@@ -83,6 +83,8 @@ typedef struct gi_device {
     const char *metric_names[GM_METRIC_COUNT];
     gm_metric_id metric_ids[GM_METRIC_COUNT];
     CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
+    int window_open;                 /* Start called, Stop not yet */
+    size_t ranges_in_window;         /* ranges decoded since Start */
     CUpti_RangeProfiler_Object *rp;
     uint8_t *counter_data;
     size_t counter_data_size;
@@ -131,6 +133,8 @@ typedef struct gi_collector {
     char command[512];
     int forced_replay;          /* 0 auto, else a CUpti_ProfilerReplayMode */
     int setconfig_once;         /* GPUQ_RP_SETCONFIG=once: SetConfig per context, not per launch */
+    int session_mode;           /* GPUQ_RANGE_MODE=session: one Start for consecutive launches */
+    char sass_metric[128];      /* GPUQ_SASS_METRIC, default smsp__sass_inst_executed */
     gi_filter filter;
     FILE *out;
     int out_failed;
@@ -183,6 +187,8 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx);
 int gi_range_begin(gi_device *dev, CUcontext ctx);
 int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok);
 void gi_range_context_gone(gi_device *dev, CUcontext ctx);
+/* Closes an open session-mode window before other work runs on the device. */
+void gi_range_close_window(gi_device *dev);
 void gi_range_device_teardown(gi_device *dev);
 
 /* SASS metrics (collector_sass.c). */

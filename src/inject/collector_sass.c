@@ -16,7 +16,30 @@
 
 #define g g_collector
 
-static const char sass_metric[] = "smsp__sass_inst_executed";
+/* GPUQ_VERBOSE=2: the SASS metrics the chip offers. */
+static void list_sass_metrics(const char *chip)
+{
+    CUpti_SassMetrics_GetNumOfMetrics_Params np;
+    memset(&np, 0, sizeof np);
+    np.structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE;
+    np.pChipName = chip;
+    if (cuptiSassMetricsGetNumOfMetrics(&np) != CUPTI_SUCCESS || np.numOfMetrics == 0)
+        return;
+    CUpti_SassMetrics_MetricDetails *list = calloc(np.numOfMetrics, sizeof *list);
+    if (!list)
+        return;
+    CUpti_SassMetrics_GetMetrics_Params mp;
+    memset(&mp, 0, sizeof mp);
+    mp.structSize = CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE;
+    mp.pChipName = chip;
+    mp.numOfMetrics = np.numOfMetrics;
+    mp.pMetricsList = list;
+    if (cuptiSassMetricsGetMetrics(&mp) == CUPTI_SUCCESS)
+        for (size_t i = 0; i < np.numOfMetrics; i++)
+            gi_verbose("SASS metric %s: %s", list[i].pMetricName ? list[i].pMetricName : "?",
+                       list[i].pMetricDescription ? list[i].pMetricDescription : "");
+    free(list);
+}
 
 int gi_sass_device_setup(gi_device *dev)
 {
@@ -26,10 +49,12 @@ int gi_sass_device_setup(gi_device *dev)
     memset(&gp, 0, sizeof gp);
     gp.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
     gp.pChipName = dev->chip;
-    gp.pMetricName = sass_metric;
+    gp.pMetricName = g.sass_metric;
+    if (g.verbose > 1)
+        list_sass_metrics(dev->chip);
     CUptiResult rc = cuptiSassMetricsGetProperties(&gp);
     if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiSassMetricsGetProperties(smsp__sass_inst_executed)", rc);
+        return gi_cupti_failed("cuptiSassMetricsGetProperties", rc);
     dev->sass_metric_id = gp.metric.metricId;
 
     /* Whole-GPU totals per instruction: the split is a per-launch sum. */
@@ -45,7 +70,7 @@ int gi_sass_device_setup(gi_device *dev)
     dev->sass_configured = 1;
     snprintf(dev->meta.source, sizeof dev->meta.source, "gpuq profile sass pass on %s",
              dev->meta.device_name);
-    gi_verbose("device %d: SASS metric %s has id %" PRIu64, dev->ordinal, sass_metric,
+    gi_verbose("device %d: SASS metric %s has id %" PRIu64, dev->ordinal, g.sass_metric,
                dev->sass_metric_id);
     return 1;
 }
@@ -276,7 +301,29 @@ void gi_sass_device_teardown(gi_device *dev)
     dev->sass_configured = 0;
 }
 
-/* Saves each distinct cubin once, named by its CRC, and records it. */
+/* 1 when the file holds exactly these bytes. */
+static int same_file_content(const char *path, const char *data, size_t size)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || (size_t)sb.st_size != size)
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char buf[65536];
+    size_t off = 0, got;
+    int same = 1;
+    while (same && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = off + got <= size && memcmp(buf, data + off, got) == 0;
+        off += got;
+    }
+    fclose(f);
+    return same && off == size;
+}
+
+/* Saves each distinct cubin once and records it with its CRC.  The CRC is
+ * not unique: PyTorch loads cubins of the same size that share one (seen
+ * on GH100), so files are <crc>-<k>.cubin and compared byte for byte. */
 void gi_sass_module_loaded(const CUpti_ModuleResourceData *module)
 {
     if (!module->pCubin || module->cubinSize == 0)
@@ -291,14 +338,18 @@ void gi_sass_module_loaded(const CUpti_ModuleResourceData *module)
         gi_cupti_failed("cuptiGetCubinCrc", rc);
         return;
     }
-    char path[GI_PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%016" PRIx64 ".cubin", g.cubin_dir, cp.cubinCrc);
-    struct stat sb;
-    if (stat(path, &sb) == 0 && (size_t)sb.st_size == module->cubinSize)
-        return; /* the same cubin, loaded into another context */
     if (mkdir(g.cubin_dir, 0755) != 0 && errno != EEXIST) {
         gi_stand_down(GI_ERROR_IO, "cannot create '%s' (%s)", g.cubin_dir, strerror(errno));
         return;
+    }
+    char path[GI_PATH_MAX + 64];
+    struct stat sb;
+    for (unsigned k = 0;; k++) {
+        snprintf(path, sizeof path, "%s/%016" PRIx64 "-%u.cubin", g.cubin_dir, cp.cubinCrc, k);
+        if (stat(path, &sb) != 0)
+            break; /* a free name: a cubin not seen before */
+        if (same_file_content(path, module->pCubin, module->cubinSize))
+            return; /* the same cubin, loaded into another context */
     }
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(module->pCubin, 1, module->cubinSize, f) != module->cubinSize) {

@@ -208,17 +208,47 @@ gm_status gm_S(const gm_series *s, double n, double e, double c, double *S,
 
 /* ---- model variants ------------------------------------------------------ */
 
+/* ATOMS.CAS wavefronts per conflicting lane on Hopper: O/N / conflict degree
+ * was 2.000 in all 44 CAS validation cases (docs/validation.md). */
+#define GM_CAS_WAVEFRONTS_PER_LANE 2.0
+
+/* The variants the validation suite compares (docs/validation.md has the
+ * numbers; docs/model.md the reasons).  `default` is a copy of the variant
+ * the validation chose, under its own name. */
+#define WAVEFRONT_OPTIONS                                                                  \
+    .method = GM_METHOD_STEADY_STATE, .n_source = GM_N_OCCUPANCY, .split = GM_SPLIT_FAO_CAS, \
+    .pattern = GM_PATTERN_SAME_ADDRESS, .e_source = GM_E_WAVEFRONTS, .busy = GM_BUSY_WAVEFRONTS
+
 static const gm_model_options variants[] = {
     /* The paper as written: single-shot S, n-hat from occupancy, FAO/CAS. */
-    {GM_METHOD_SINGLE_SHOT, GM_N_OCCUPANCY, GM_SPLIT_FAO_CAS, GM_PATTERN_SAME_ADDRESS, "paper"},
-    /* What `gpuq` uses when no --model is given; the validation suite decides. */
-    {GM_METHOD_SINGLE_SHOT, GM_N_OCCUPANCY, GM_SPLIT_FAO_CAS, GM_PATTERN_SAME_ADDRESS, "default"},
+    {.method = GM_METHOD_SINGLE_SHOT, .n_source = GM_N_OCCUPANCY, .split = GM_SPLIT_FAO_CAS,
+     .pattern = GM_PATTERN_SAME_ADDRESS, .e_source = GM_E_WAVEFRONTS, .busy = GM_BUSY_QUEUE,
+     .name = "paper"},
+    /* What `gpuq` uses when no --model is given: `wavefront`, the only
+     * variant within the mixed-kernel bars on the H200 (docs/validation.md). */
+    {WAVEFRONT_OPTIONS, .name = "default"},
     /* S from the steady-state table: every warp keeps one atomic in flight. */
-    {GM_METHOD_STEADY_STATE, GM_N_OCCUPANCY, GM_SPLIT_FAO_CAS, GM_PATTERN_SAME_ADDRESS, "steady"},
+    {.method = GM_METHOD_STEADY_STATE, .n_source = GM_N_OCCUPANCY, .split = GM_SPLIT_FAO_CAS,
+     .pattern = GM_PATTERN_SAME_ADDRESS, .e_source = GM_E_WAVEFRONTS, .busy = GM_BUSY_QUEUE,
+     .name = "steady"},
     /* n from the LSU pending counter instead of occupancy. */
-    {GM_METHOD_SINGLE_SHOT, GM_N_MEASURED, GM_SPLIT_FAO_CAS, GM_PATTERN_SAME_ADDRESS, "measured-n"},
+    {.method = GM_METHOD_SINGLE_SHOT, .n_source = GM_N_MEASURED, .split = GM_SPLIT_FAO_CAS,
+     .pattern = GM_PATTERN_SAME_ADDRESS, .e_source = GM_E_WAVEFRONTS, .busy = GM_BUSY_QUEUE,
+     .name = "measured-n"},
     /* POPC.INC jobs on their own series. */
-    {GM_METHOD_SINGLE_SHOT, GM_N_OCCUPANCY, GM_SPLIT_BY_OPCODE, GM_PATTERN_SAME_ADDRESS, "opcode"},
+    {.method = GM_METHOD_SINGLE_SHOT, .n_source = GM_N_OCCUPANCY, .split = GM_SPLIT_BY_OPCODE,
+     .pattern = GM_PATTERN_SAME_ADDRESS, .e_source = GM_E_WAVEFRONTS, .busy = GM_BUSY_QUEUE,
+     .name = "opcode"},
+    /* Every correction of the queue model at once: the measured n, S from
+     * the steady-state table (a loop keeps atomics in flight), POPC.INC on
+     * its own series, and e in lanes (CAS costs 2 wavefronts per lane). */
+    {.method = GM_METHOD_STEADY_STATE, .n_source = GM_N_MEASURED, .split = GM_SPLIT_BY_OPCODE,
+     .pattern = GM_PATTERN_SAME_ADDRESS, .e_source = GM_E_LANES, .busy = GM_BUSY_QUEUE,
+     .name = "measured-steady"},
+    /* B = O w: a saturated unit retires one wavefront per w cycles whatever
+     * the opcode (validation: 1.002 cycles per wavefront for ADD, CAS,
+     * POPC.INC and mixes), so the wavefronts alone give its busy time. */
+    {WAVEFRONT_OPTIONS, .name = "wavefront"},
 };
 #define VARIANT_COUNT (sizeof variants / sizeof variants[0])
 
@@ -236,7 +266,7 @@ gm_status gm_model_by_name(const char *name, gm_model_options *out)
 
 const char *gm_model_names(void)
 {
-    return "paper,default,steady,measured-n,opcode";
+    return "paper,default,steady,measured-n,opcode,measured-steady,wavefront";
 }
 
 /* ---- Table 2 for one SM -------------------------------------------------- */
@@ -249,6 +279,62 @@ double gm_e_from_counters(double O, double N_sum)
 static int nonneg(double x)
 {
     return isfinite(x) && x >= 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+gm_status gm_cycles_per_wavefront(const gm_table *table, gm_method method, double *w,
+                                  gm_method *used_method, gm_error *err)
+{
+    if (!table || !w)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "no table or result");
+    gm_method used = method;
+    const gm_series *s = gm_table_find(table, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS, used);
+    if (!s && method != GM_METHOD_SINGLE_SHOT) {
+        used = GM_METHOD_SINGLE_SHOT;
+        s = gm_table_find(table, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS, used);
+    }
+    if (!s)
+        return gm_fail(err, GM_ERR_MISSING,
+                       "the table has no add,same_address series to read cycles per wavefront from");
+    /* ADD on one address costs one wavefront per active lane (O/N = e,
+     * docs/validation.md), so the slope of T over e is the cost of one more
+     * wavefront per job; half a warp to a full warp keeps every layer from
+     * n_max/4 up in the saturated regime, where that cost is the unit's
+     * issue rate and not the latency of a lone job. */
+    int e_hi = s->e_max, e_lo = s->e_max / 2;
+    int n_lo = s->n_max / 4 >= 1 ? s->n_max / 4 : 1;
+    int count = s->n_max - n_lo + 1;
+    if (e_lo < 1 || count < 1)
+        return gm_fail(err, GM_ERR_RANGE, "a table of %d lanes x %d warps has no e slope",
+                       s->e_max, s->n_max);
+    double *slopes = malloc((size_t)count * sizeof *slopes);
+    if (!slopes)
+        return gm_fail(err, GM_ERR_NOMEM, "cannot allocate %d slopes", count);
+    for (int i = 0; i < count; i++) {
+        int n = n_lo + i;
+        double t_hi, t_lo;
+        if (sampled(s, n, e_hi, 0, &t_hi) != GM_OK || sampled(s, n, e_lo, 0, &t_lo) != GM_OK) {
+            free(slopes);
+            return gm_fail(err, GM_ERR_MISSING, "series add,same_address,%s lacks cell n=%d e=%d or e=%d",
+                           gm_method_name(used), n, e_hi, e_lo);
+        }
+        slopes[i] = (t_hi - t_lo) / ((double)n * (e_hi - e_lo));
+    }
+    qsort(slopes, (size_t)count, sizeof *slopes, compare_doubles);
+    double median = count % 2 ? slopes[count / 2] : (slopes[count / 2 - 1] + slopes[count / 2]) / 2;
+    free(slopes);
+    if (!(isfinite(median) && median > 0))
+        return gm_fail(err, GM_ERR_RANGE, "cycles per wavefront from the add,same_address,%s series "
+                       "is %g, not > 0", gm_method_name(used), median);
+    *w = median;
+    if (used_method)
+        *used_method = used;
+    return GM_OK;
 }
 
 static const gm_series *need_series(const gm_table *table, gm_job_class cls,
@@ -286,7 +372,10 @@ gm_status gm_table2_sm(const gm_table *table, const gm_model_options *opt, doubl
     if (!nonneg(N_f) || !nonneg(N_c) || !nonneg(N_popc))
         return gm_fail(err, GM_ERR_RANGE, "job counts must be finite and >= 0 (N_f=%g N_c=%g N_popc=%g)",
                        N_f, N_c, N_popc);
-    if (!nonneg(n) || !isfinite(e))
+    int wavefront_busy = opt->busy == GM_BUSY_WAVEFRONTS;
+    /* The wavefront busy time does not use n: an unknown n (NaN) is fine there. */
+    if ((!wavefront_busy && !nonneg(n)) || (wavefront_busy && !(isnan(n) || nonneg(n))) ||
+        !isfinite(e))
         return gm_fail(err, GM_ERR_RANGE, "n=%g and e=%g must be finite, n >= 0", n, e);
     if (opt->split != GM_SPLIT_BY_OPCODE) {
         /* The paper's split: every non-CAS ATOMS is an FAO job. */
@@ -310,6 +399,18 @@ gm_status gm_table2_sm(const gm_table *table, const gm_model_options *opt, doubl
     /* Table 2: c = n N_c / (N_c + N_f); under BY_OPCODE the FAO/CAS series
      * sees the CAS share of its own jobs. */
     out->c = N_fc > 0 ? n * N_c / N_fc : 0;
+    if (wavefront_busy) {
+        if (e < 0)
+            return gm_fail(err, GM_ERR_RANGE, "e=%g wavefronts per job is negative", e);
+        double w;
+        gm_status st = gm_cycles_per_wavefront(table, opt->method, &w, NULL, err);
+        if (st != GM_OK)
+            return st;
+        out->S = e * w;          /* a job of e wavefronts holds the saturated unit e w cycles */
+        out->B = N * out->S;     /* = O w */
+        out->U = out->B / T;
+        return GM_OK;
+    }
     double S_fc = 0, S_popc = 0;
     if (N_fc > 0) {
         const gm_series *s = need_series(table, GM_CLASS_ADD, opt, err);
@@ -501,8 +602,24 @@ gm_status gm_model_apply(const gm_table *table, const gm_model_options *opt,
     double e = gm_e_from_counters(O, N); /* Table 2: e = O / sum_i N(i) */
     out->notes |= GM_NOTE_E_UNIFORM;     /* one e for every SM (paper Sec. 3.3) */
 
+    int wavefront_busy = opt->busy == GM_BUSY_WAVEFRONTS;
+    gm_status st;
+    if (wavefront_busy) {
+        /* Fails early, naming what the table lacks; notes the fallback. */
+        double w;
+        gm_method used;
+        st = gm_cycles_per_wavefront(table, opt->method, &w, &used, err);
+        if (st != GM_OK)
+            return st;
+        if (used != opt->method)
+            out->notes |= GM_NOTE_W_SINGLE_SHOT;
+    }
+
     double n;
-    if (opt->n_source == GM_N_MEASURED) {
+    if (wavefront_busy) {
+        /* B = O w needs no n; the one of the variant's source is reported. */
+        n = opt->n_source == GM_N_MEASURED ? out->n_measured : out->n_hat;
+    } else if (opt->n_source == GM_N_MEASURED) {
         if (isnan(out->n_measured))
             return missing(out, !isfinite(metric(k, GM_M_SHARED_PENDING)) ? GM_M_SHARED_PENDING
                                 : !isfinite(metric(k, GM_M_SHARED_INST)) ? GM_M_SHARED_INST
@@ -521,7 +638,19 @@ gm_status gm_model_apply(const gm_table *table, const gm_model_options *opt,
     gm_model_options eff = *opt;
     eff.split = used;
     double f_cas = N_c / N, f_popc = N_popc / N;
-    gm_status st;
+    if (opt->e_source == GM_E_LANES && !wavefront_busy) {
+        /* Lanes per ADD/CAS job: POPC.INC takes 1 wavefront each, CAS 2 per
+         * lane, every other ATOMS 1 per lane (docs/validation.md, counters
+         * against construction): O = N_popc + N_f e + 2 N_c e. */
+        double N_c_all = N_c;
+        if (per_sm && used != GM_SPLIT_BY_OPCODE) {
+            N_c_all = 0;
+            for (int i = 0; i < k->n_sm; i++)
+                N_c_all += k->sm_n_c[i];
+        }
+        double lane_jobs = (N - N_c_all - N_popc) + GM_CAS_WAVEFRONTS_PER_LANE * N_c_all;
+        e = lane_jobs > 0 ? (O - N_popc) / lane_jobs : 1;
+    }
 
     if (!per_sm) {
         /* The average SM (NCU gives totals only): Table 2 on sums / SM count,
@@ -555,7 +684,8 @@ gm_status gm_model_apply(const gm_table *table, const gm_model_options *opt,
             double n_i = opt->n_source == GM_N_MEASURED
                              ? n
                              : k->sm_occupancy[i] / 100.0 * warps_per_sm;
-            if (!isfinite(N_i) || !isfinite(n_i) || !isfinite(k->sm_cycles[i])) {
+            if (!isfinite(N_i) || (!wavefront_busy && !isfinite(n_i)) ||
+                !isfinite(k->sm_cycles[i])) {
                 gm_kernel_result_free(out);
                 return missing(out, !isfinite(n_i) ? GM_M_OCCUPANCY_PCT
                                    : !isfinite(N_i) ? GM_M_N_ATOM

@@ -54,11 +54,10 @@ static void run(gb_context *ctx, gm_job_class cls, int mixes, gm_method method, 
                gm_class_name(cls), gm_method_name(method), n, cells[i].e, cells[i].c,
                gm_pattern_name(cells[i].pattern), med, med / n, k, REPS);
         gb_cell_detail d;
-        if (gb_launch_detail(ctx, &l, 0, i, &d, NULL) == GM_OK)
-            printf("    rep 0, cycles after t0: arrivals %.0f..%.0f, last completion %.0f; "
-                   "block 0 %.0f..%.0f, block 1 %.0f..%.0f\n",
-                   d.first_arrival, d.last_arrival, d.last_completion, d.role_first_arrival[0],
-                   d.role_last_completion[0], d.role_first_arrival[1], d.role_last_completion[1]);
+        if (gb_launch_detail(ctx, &l, 0, i, 0, &d, NULL) == GM_OK)
+            printf("    rep 0, measurement 0, cycles after its start: arrivals %.0f..%.0f, "
+                   "last completion %.0f (window %.0f), verdict %d\n",
+                   d.first_arrival, d.last_arrival, d.last_completion, d.window, (int)d.verdict);
         CHECK(k > REPS / 2, "cell n=%d e=%d c=%d: only %d of %d samples kept", n, cells[i].e,
               cells[i].c, k, REPS);
         CHECK(med > 0, "cell n=%d e=%d c=%d: T=%g not positive", n, cells[i].e, cells[i].c, med);

@@ -9,6 +9,9 @@
  *   FAO/CAS series (add, mixes CAS):  T(n,e,c) = 100 + 20 n + 10 e^2 + 30 c + 5 n e
  *   POPC.INC series (no CAS):         T(n,e)   = 50 + 10 n
  *   steady-state FAO/CAS series:      T(n,e,c) = 4 n e + c     (for the "steady" variant)
+ *   steady-state POPC.INC series:     T(n,e)   = 2 n           (for "measured-steady")
+ * wave_table() has one more steady-state FAO/CAS series whose e slope per job
+ * differs by layer, for the wavefront variant's w (see there).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -66,7 +69,14 @@ static double popc_3(int n, int e, int c)
     return T_popc(n);
 }
 
-enum { WITH_POPC = 1, WITH_STEADY = 2 };
+static double popc_steady(int n, int e, int c)
+{
+    (void)e;
+    (void)c;
+    return 2.0 * n;
+}
+
+enum { WITH_POPC = 1, WITH_STEADY = 2, WITH_POPC_STEADY = 4 };
 
 static gm_table *test_table(int which)
 {
@@ -96,6 +106,35 @@ static gm_table *test_table(int which)
                          GM_OK);
         fill(s, T_steady);
     }
+    if (which & WITH_POPC_STEADY) {
+        assert_int_equal(gm_table_add_series(t, GM_CLASS_POPC_INC, GM_PATTERN_SAME_ADDRESS,
+                                             GM_METHOD_STEADY_STATE, 0, &s),
+                         GM_OK);
+        fill(s, popc_steady);
+    }
+    return t;
+}
+
+/* Steady-state series for w: T(n,e,c) = 50 + c + w_n n e with w_n = 9, 1,
+ * 1.5, 2 cycles per wavefront on layers n = 1..4.  The slope of gm_cycles_
+ * per_wavefront, (T(n,4,0) - T(n,2,0)) / (n (4 - 2)), is w_n on layer n;
+ * the layers n_max/4 = 1 .. 4 give the median (1.5 + 2) / 2 = 1.75: the
+ * latency-bound layer n = 1 (9) does not pull it. */
+static const double wave_w[5] = {0, 9, 1, 1.5, 2};
+
+static double T_wave(int n, int e, int c)
+{
+    return 50 + c + wave_w[n] * n * e;
+}
+
+static gm_table *wave_table(void)
+{
+    gm_table *t = test_table(0);
+    gm_series *s;
+    assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
+                                         GM_METHOD_STEADY_STATE, 1, &s),
+                     GM_OK);
+    fill(s, T_wave);
     return t;
 }
 
@@ -626,9 +665,33 @@ static void test_model_by_name(void **state)
     assert_int_equal(o.n_source, GM_N_MEASURED);
     assert_int_equal(gm_model_by_name("opcode", &o), GM_OK);
     assert_int_equal(o.split, GM_SPLIT_BY_OPCODE);
+    assert_int_equal(o.e_source, GM_E_WAVEFRONTS);
+    assert_int_equal(o.busy, GM_BUSY_QUEUE);
+    assert_int_equal(gm_model_by_name("measured-steady", &o), GM_OK);
+    assert_int_equal(o.method, GM_METHOD_STEADY_STATE);
+    assert_int_equal(o.n_source, GM_N_MEASURED);
+    assert_int_equal(o.split, GM_SPLIT_BY_OPCODE);
+    assert_int_equal(o.e_source, GM_E_LANES);
+    assert_int_equal(o.busy, GM_BUSY_QUEUE);
+    gm_model_options w;
+    assert_int_equal(gm_model_by_name("wavefront", &w), GM_OK);
+    assert_int_equal(w.busy, GM_BUSY_WAVEFRONTS);
+    assert_int_equal(w.method, GM_METHOD_STEADY_STATE);
+    assert_int_equal(w.e_source, GM_E_WAVEFRONTS);
+    /* The validation chose `wavefront` (docs/validation.md): `default` is a
+     * copy of it under its own name.  (Before the validation: `paper`.) */
     assert_int_equal(gm_model_by_name("default", &o), GM_OK);
     assert_string_equal(o.name, "default");
-    assert_int_equal(o.method, GM_METHOD_SINGLE_SHOT);
+    assert_int_equal(o.method, w.method);
+    assert_int_equal(o.n_source, w.n_source);
+    assert_int_equal(o.split, w.split);
+    assert_int_equal(o.pattern, w.pattern);
+    assert_int_equal(o.e_source, w.e_source);
+    assert_int_equal(o.busy, w.busy);
+    /* `paper` stays the paper's Table 2 */
+    assert_int_equal(gm_model_by_name("paper", &o), GM_OK);
+    assert_int_equal(o.e_source, GM_E_WAVEFRONTS);
+    assert_int_equal(o.busy, GM_BUSY_QUEUE);
     assert_int_equal(gm_model_by_name("Paper", &o), GM_ERR_PARSE);
     assert_int_equal(gm_model_by_name(NULL, &o), GM_ERR_INVALID_ARG);
     /* every listed name resolves */
@@ -640,7 +703,134 @@ static void test_model_by_name(void **state)
         assert_string_equal(o.name, tok);
         count++;
     }
-    assert_int_equal(count, 5);
+    assert_int_equal(count, 7);
+}
+
+/* ---- wavefront busy time -------------------------------------------------- */
+
+static void test_cycles_per_wavefront_median_slope(void **state)
+{
+    (void)state;
+    gm_table *t = wave_table();
+    double w = 0;
+    gm_method used = GM_METHOD_COUNT;
+    /* slopes 9, 1, 1.5, 2 on layers 1..4: median 1.75 (wave_table) */
+    assert_int_equal(gm_cycles_per_wavefront(t, GM_METHOD_STEADY_STATE, &w, &used, NULL), GM_OK);
+    assert_near(w, 1.75, TOL);
+    assert_int_equal(used, GM_METHOD_STEADY_STATE);
+    /* the single-shot series: T = 100 + 20n + 10e^2 + 30c + 5ne, slope
+     * (T(n,4,0) - T(n,2,0)) / 2n = (120 + 10n) / 2n = 60/n + 5: 65, 35, 25,
+     * 20 on layers 1..4, median (25 + 35) / 2 = 30 */
+    assert_int_equal(gm_cycles_per_wavefront(t, GM_METHOD_SINGLE_SHOT, &w, &used, NULL), GM_OK);
+    assert_near(w, 30, TOL);
+    assert_int_equal(used, GM_METHOD_SINGLE_SHOT);
+    gm_table_free(t);
+    /* no steady-state series: the single-shot one, and said so */
+    t = test_table(0);
+    assert_int_equal(gm_cycles_per_wavefront(t, GM_METHOD_STEADY_STATE, &w, &used, NULL), GM_OK);
+    assert_near(w, 30, TOL);
+    assert_int_equal(used, GM_METHOD_SINGLE_SHOT);
+    gm_table_free(t);
+}
+
+static void test_cycles_per_wavefront_odd_layer_count(void **state)
+{
+    (void)state;
+    /* 8 warps x 4 lanes, T = 10 + n e (n + 1): slope per wavefront n + 1 on
+     * layer n; layers n_max/4 = 2 .. 8 (7 of them) have slopes 3..9, median 6 */
+    gm_table_meta m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.gpu_name, sizeof m.gpu_name, "Test GPU 8");
+    m.sm_count = 1;
+    m.max_warps_per_sm = 8;
+    m.warp_size = 4;
+    gm_table *t = gm_table_new(&m);
+    gm_series *s;
+    assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
+                                         GM_METHOD_STEADY_STATE, 0, &s),
+                     GM_OK);
+    for (int n = 1; n <= 8; n++)
+        for (int e = 1; e <= 4; e++) {
+            double T = 10 + (double)n * e * (n + 1);
+            *gm_series_cell(s, n, e, 0) = (gm_cell){T, T, T, 0, 1, 0};
+        }
+    double w;
+    assert_int_equal(gm_cycles_per_wavefront(t, GM_METHOD_STEADY_STATE, &w, NULL, NULL), GM_OK);
+    assert_near(w, 6, TOL);
+    /* a missing cell on a layer it reads: an error naming it */
+    gm_series_cell(s, 5, 2, 0)->t_median = NAN;
+    gm_error err = {{0}};
+    assert_int_equal(gm_cycles_per_wavefront(t, GM_METHOD_STEADY_STATE, &w, NULL, &err),
+                     GM_ERR_MISSING);
+    assert_non_null(strstr(err.msg, "n=5"));
+    gm_table_free(t);
+}
+
+static void test_cycles_per_wavefront_errors(void **state)
+{
+    (void)state;
+    gm_table_meta m;
+    memset(&m, 0, sizeof m);
+    m.max_warps_per_sm = 4;
+    m.warp_size = 4;
+    gm_table *t = gm_table_new(&m);
+    gm_series *s;
+    assert_int_equal(gm_table_add_series(t, GM_CLASS_POPC_INC, GM_PATTERN_SAME_ADDRESS,
+                                         GM_METHOD_STEADY_STATE, 0, &s),
+                     GM_OK);
+    double w;
+    gm_error err = {{0}};
+    /* no add,same_address series at all */
+    assert_int_equal(gm_cycles_per_wavefront(t, GM_METHOD_STEADY_STATE, &w, NULL, &err),
+                     GM_ERR_MISSING);
+    assert_non_null(strstr(err.msg, "no add,same_address series"));
+    assert_int_equal(gm_cycles_per_wavefront(NULL, GM_METHOD_STEADY_STATE, &w, NULL, &err),
+                     GM_ERR_INVALID_ARG);
+    /* a flat series (T the same at every e): w = 0 is no rate */
+    assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
+                                         GM_METHOD_STEADY_STATE, 0, &s),
+                     GM_OK);
+    for (int n = 1; n <= 4; n++)
+        for (int e = 1; e <= 4; e++)
+            *gm_series_cell(s, n, e, 0) = (gm_cell){40, 40, 40, 0, 1, 0};
+    assert_int_equal(gm_cycles_per_wavefront(t, GM_METHOD_STEADY_STATE, &w, NULL, &err),
+                     GM_ERR_RANGE);
+    gm_table_free(t);
+}
+
+static void test_table2_wavefront_busy(void **state)
+{
+    (void)state;
+    gm_table *t = wave_table();
+    gm_model_options o = model("wavefront");
+    gm_sm_result r;
+    /* N_f = 300, N_c = 100, e = 2.5 wavefronts per job (O = 1000), w = 1.75:
+     *   S = e w = 4.375, B = N S = 400 * 4.375 = 1750 (= O w), T = 3500: U = 0.5.
+     * n is not used (any n, or none, gives the same); c = 2 * 100 / 400 = 0.5 */
+    assert_int_equal(gm_table2_sm(t, &o, 300, 100, 0, 2, 2.5, 3500, &r, NULL), GM_OK);
+    assert_exact(r.N, 400);
+    assert_near(r.S, 4.375, TOL);
+    assert_near(r.B, 1750, 1e-9);
+    assert_near(r.U, 0.5, TOL);
+    assert_near(r.c, 0.5, TOL);
+    assert_int_equal(r.clamp_flags, 0);
+    assert_int_equal(gm_table2_sm(t, &o, 300, 100, 0, NAN, 2.5, 3500, &r, NULL), GM_OK);
+    assert_near(r.U, 0.5, TOL);
+    /* e = 64 wavefronts (a 32-lane CAS on one address) is no clamp here:
+     * S = 64 * 1.75 = 112 for each of 10 jobs, B = 1120, U = 1120 / 2240 */
+    assert_int_equal(gm_table2_sm(t, &o, 0, 10, 0, 3, 64, 2240, &r, NULL), GM_OK);
+    assert_near(r.U, 0.5, TOL);
+    assert_int_equal(r.clamp_flags, 0);
+    /* POPC.INC jobs count like any other: 1 wavefront each, e = 1 */
+    assert_int_equal(gm_table2_sm(t, &o, 0, 0, 200, 3, 1, 700, &r, NULL), GM_OK);
+    assert_near(r.U, 0.5, TOL);
+    /* no jobs: exactly 0 */
+    assert_int_equal(gm_table2_sm(t, &o, 0, 0, 0, 3, 0, 700, &r, NULL), GM_OK);
+    assert_exact(r.U, 0);
+    assert_exact(r.B, 0);
+    gm_error err = {{0}};
+    assert_int_equal(gm_table2_sm(t, &o, 10, 0, 0, 3, -1, 700, &r, &err), GM_ERR_RANGE);
+    gm_table_free(t);
 }
 
 /* ---- gm_model_apply ---------------------------------------------------- */
@@ -938,6 +1128,118 @@ static void test_apply_steady_variant_uses_steady_series(void **state)
     gm_table_free(t);
 }
 
+static void test_apply_wavefront_variant(void **state)
+{
+    (void)state;
+    gm_table *t = test_table(WITH_STEADY);
+    gm_launch_counters k;
+    counters_example(&k);
+    gm_kernel_result r;
+    /* steady series T = 4ne + c: slope 4 on every layer, w = 4.  Per SM:
+     * N = 400, e = O/N = 3200/1600 = 2: S = 8, B = 3200 (= O/SM x w = 800 x 4),
+     * T = 86000: U = 3200/86000; bounds B/T_max = 3200/172000, B/T_min = 3200/43000 */
+    for (int i = 0; i < 2; i++) {
+        gm_model_options o = model(i ? "default" : "wavefront");
+        assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+        assert_near(r.avg.S, 8, TOL);
+        assert_near(r.avg.B, 3200, 1e-9);
+        assert_near(r.avg.U, 3200.0 / 86000.0, TOL);
+        assert_near(r.U_lo, 3200.0 / 172000.0, TOL);
+        assert_near(r.U_hi, 3200.0 / 43000.0, TOL);
+        assert_exact(r.avg.n, 2); /* n-hat, reported only */
+        assert_int_equal(r.notes, GM_NOTE_AVG_SM | GM_NOTE_E_UNIFORM);
+    }
+    gm_model_options o = model("wavefront");
+    /* no occupancy: nothing missing, n unknown */
+    k.metric[GM_M_OCCUPANCY_PCT] = NAN;
+    assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+    assert_near(r.avg.U, 3200.0 / 86000.0, TOL);
+    assert_true(isnan(r.avg.n));
+    assert_false(r.notes & GM_NOTE_MISSING_COUNTER);
+    /* no atomics: exactly 0 */
+    k.metric[GM_M_N_ATOM_SASS] = 0;
+    assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+    assert_exact(r.avg.U, 0);
+    gm_table_free(t);
+    /* a table without a steady-state series: w from the single-shot one
+     * (30, test_cycles_per_wavefront_median_slope), flagged:
+     * S = 2 x 30 = 60, B = 24000, U = 24000 / 86000 */
+    t = test_table(0);
+    counters_example(&k);
+    assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+    assert_near(r.avg.U, 24000.0 / 86000.0, TOL);
+    assert_true(r.notes & GM_NOTE_W_SINGLE_SHOT);
+    gm_table_free(t);
+}
+
+static void test_apply_wavefront_per_sm(void **state)
+{
+    (void)state;
+    gm_table *t = test_table(WITH_STEADY);
+    gm_model_options o = model("wavefront");
+    gm_launch_counters k;
+    counters_blank(&k);
+    /* per SM, w = 4, e = O/N = 800/400 = 2, S = 8: SM 0: 400 jobs, B = 3200,
+     * T = 6400: U = 0.5; SM 1: no jobs, U = 0 (occupancy unknown on both:
+     * not needed).  Average: B = 1600, T = 5200. */
+    double n_f[2] = {300, 0}, n_c[2] = {100, 0}, cycles[2] = {6400, 4000}, occ[2] = {NAN, NAN};
+    k.n_sm = 2;
+    k.sm_n_f = n_f;
+    k.sm_n_c = n_c;
+    k.sm_cycles = cycles;
+    k.sm_occupancy = occ;
+    k.metric[GM_M_O_WAVEFRONTS] = 800;
+    gm_kernel_result r;
+    assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+    assert_near(r.per_sm[0].U, 0.5, TOL);
+    assert_exact(r.per_sm[1].U, 0);
+    assert_near(r.avg.U, 1600.0 / 5200.0, TOL);
+    gm_kernel_result_free(&r);
+    gm_table_free(t);
+}
+
+static void test_apply_measured_steady_lanes(void **state)
+{
+    (void)state;
+    gm_table *t = test_table(WITH_STEADY | WITH_POPC_STEADY);
+    gm_model_options o = model("measured-steady");
+    gm_launch_counters k;
+    counters_example(&k);
+    /* measured n = pending/cycles x N/inst = 1376000/344000 x 1600/3200 = 2 */
+    k.metric[GM_M_SHARED_PENDING] = 1376000;
+    k.metric[GM_M_SHARED_INST] = 3200;
+    /* Split ADD 1200, CAS 400, no POPC.INC; 2 lanes each: O = 1200 x 2 +
+     * 2 x 400 x 2 = 4000 wavefronts (O/N = 2.5, but lanes e = 4000 / (1200 +
+     * 2 x 400) = 2).  Per SM N = 400, N_c = 100, c = 2 x 100/400 = 0.5;
+     * steady T(2,2,0.5) = 16.5, S = 8.25, B = 3300, U = 3300 / 86000 */
+    k.metric[GM_M_O_WAVEFRONTS] = 4000;
+    k.split = (gm_opcode_split){1, 1200, 400, 0, 0};
+    gm_kernel_result r;
+    assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+    assert_exact(r.avg.n, 2);
+    assert_near(r.avg.e, 2, TOL);
+    assert_near(r.avg.S, 8.25, TOL);
+    assert_near(r.avg.U, 3300.0 / 86000.0, TOL);
+    assert_false(r.notes & GM_NOTE_N_APPROX);
+    /* With POPC.INC: split ADD 800, CAS 400, POPC 400 (per SM 200/100/100);
+     * O = 400 x 1 + 800 x 2 + 2 x 400 x 2 = 3600: e = (3600 - 400) / (800 +
+     * 800) = 2.  FAO/CAS series: c = 2 x 100/300, T(2,2,2/3) = 16 + 2/3,
+     * S_fc = 25/3; POPC.INC steady T = 2n: S_p = 4/2 = 2;
+     * S = (300 x 25/3 + 100 x 2) / 400 = 6.75, B = 2700, U = 2700 / 86000 */
+    k.metric[GM_M_O_WAVEFRONTS] = 3600;
+    k.split = (gm_opcode_split){1, 800, 400, 400, 0};
+    assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+    assert_near(r.avg.e, 2, TOL);
+    assert_exact(r.avg.N_popc, 100);
+    assert_near(r.avg.S, 6.75, TOL);
+    assert_near(r.avg.U, 2700.0 / 86000.0, TOL);
+    /* The other variants keep e = O/N = 3600/1600 = 2.25 */
+    o = model("opcode");
+    assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
+    assert_near(r.avg.e, 2.25, TOL);
+    gm_table_free(t);
+}
+
 static void test_apply_clamp_note(void **state)
 {
     (void)state;
@@ -1073,6 +1375,10 @@ int main(void)
         cmocka_unit_test(test_table2_clamp_flags_travel),
         cmocka_unit_test(test_e_from_counters),
         cmocka_unit_test(test_model_by_name),
+        cmocka_unit_test(test_cycles_per_wavefront_median_slope),
+        cmocka_unit_test(test_cycles_per_wavefront_odd_layer_count),
+        cmocka_unit_test(test_cycles_per_wavefront_errors),
+        cmocka_unit_test(test_table2_wavefront_busy),
         cmocka_unit_test(test_apply_average_sm),
         cmocka_unit_test(test_apply_sm_count_fallback_and_N_source),
         cmocka_unit_test(test_apply_no_atomics),
@@ -1084,6 +1390,9 @@ int main(void)
         cmocka_unit_test(test_apply_opcode_split),
         cmocka_unit_test(test_apply_opcode_fallbacks),
         cmocka_unit_test(test_apply_steady_variant_uses_steady_series),
+        cmocka_unit_test(test_apply_wavefront_variant),
+        cmocka_unit_test(test_apply_wavefront_per_sm),
+        cmocka_unit_test(test_apply_measured_steady_lanes),
         cmocka_unit_test(test_apply_clamp_note),
         cmocka_unit_test(test_apply_per_sm),
         cmocka_unit_test(test_apply_per_sm_vs_average),

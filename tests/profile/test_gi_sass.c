@@ -20,8 +20,8 @@
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"
 
 /* Known counts of atomics_app (tests/profile/atomics_app.cu): 256 blocks x
- * 8 warps x 256 iterations per opcode and launch. */
-#define PER_LAUNCH 524288.0
+ * 8 warps x 2048 iterations per opcode and launch. */
+#define PER_LAUNCH 4194304.0
 
 static char *slurp(const char *path)
 {

@@ -217,13 +217,15 @@ class LittleTest(unittest.TestCase):
         self.assertAlmostEqual(d["little_pred"], 200.0 / 1000.0 * 40.0)
         self.assertAlmostEqual(d["little_ratio"], 1.0)
         self.assertAlmostEqual(d["n_meas_atom"], 4.0)  # half the LSU shared instructions are atomics
-        # Wavefront-rate variant: 3200 wavefronts in 1000 SM-cycles.
-        self.assertAlmostEqual(d["U_wavefront"], 3.2)
+        # 3200 wavefronts in 1000 SM-cycles.
+        self.assertAlmostEqual(d["wavefronts_per_cycle"], 3.2)
         self.assertAlmostEqual(d["cycles_per_wavefront"], 1000.0 / 3200.0)
+        # Not a U_ column: the report compares gpuq's variants only.
+        self.assertFalse(any(k.startswith("U_") for k in d))
 
-    def test_wavefront_variant_is_exactly_zero_without_atomics(self):
+    def test_wavefront_rate_is_exactly_zero_without_atomics(self):
         d = analyze.derived({"O_wavefronts": 0.0, "cycles_sum": 5e6, "N_atom": 0.0}, 64)
-        self.assertEqual(d["U_wavefront"], 0.0)
+        self.assertEqual(d["wavefronts_per_cycle"], 0.0)
 
     def test_conflict_degree_and_findings(self):
         self.assertEqual(analyze.conflict_degree({"pattern": "same_address", "e": "16"}), 16.0)
@@ -263,8 +265,7 @@ class JoinTest(unittest.TestCase):
             analyze.write_csv(out, joined)
             header, back = analyze.read_joined(out)
             self.assertIn("U_default", header)
-            # gpuq's variant plus analyze.py's own wavefront-rate variant.
-            self.assertEqual(analyze.sort_variants(analyze.variant_names(header)), ["default", "wavefront"])
+            self.assertEqual(analyze.sort_variants(analyze.variant_names(header)), ["default"])
             self.assertEqual(back[1]["U_true"], 0.5)
             checks = analyze.counter_checks(back)
             self.assertEqual(checks[0][1], 2)
@@ -277,6 +278,47 @@ class JoinTest(unittest.TestCase):
         model = {0: {"launch_id": "0", "kernel": "vk_loop<1,0,0>", "U": "0.5"}}
         with self.assertRaises(analyze.AnalyzeError):
             analyze.join(rows, manifest, launches, [("default", model)])
+
+
+class SplitTest(unittest.TestCase):
+    def test_case_split_by_construction(self):
+        self.assertEqual(analyze.case_split({"op": "add"}, 100.0, 0.0), (100.0, 0.0, 0.0, 0.0))
+        self.assertEqual(analyze.case_split({"op": "cas"}, 100.0, 100.0), (0.0, 100.0, 0.0, 0.0))
+        self.assertEqual(analyze.case_split({"op": "popc_inc"}, 64.0, 0.0), (0.0, 0.0, 64.0, 0.0))
+        # ADD+CAS: the hardware counts the CAS; the rest is ADD.
+        self.assertEqual(analyze.case_split({"op": "add+cas"}, 100.0, 25.0), (75.0, 25.0, 0.0, 0.0))
+        # POPC.INC+ADD: 8 of the 32 warps of a 1024-thread block issue ADD.
+        self.assertEqual(analyze.case_split({"op": "popc_inc+add", "threads": "1024", "alt_warps": "8"},
+                                            3200.0, 0.0), (800.0, 0.0, 2400.0, 0.0))
+        # CUB: both opcodes in unknown shares; no atomics counted: no split.
+        self.assertIsNone(analyze.case_split({"op": "cub_internal"}, 100.0, 0.0))
+        self.assertIsNone(analyze.case_split({"op": "add"}, math.nan, 0.0))
+        self.assertIsNone(analyze.case_split({"op": "popc_inc+add", "threads": "64", "alt_warps": "3"},
+                                             10.0, 0.0))
+
+    def test_counters_file_round_trip(self):
+        _, rows = analyze.read_table(TIMES, from_text=True)
+        manifest = [r for r in rows if r["name"] in ("add_a", "cub_solid")]
+        model = {}
+        for lid, kernel in enumerate(["void vk_loop<1, 0, 0>", "DeviceHistogramInitKernel",
+                                      "DeviceHistogramSweepKernel"]):
+            model[lid] = {c: "" for c in analyze.COUNTERS_COLUMNS}
+            model[lid].update({"launch_id": str(lid), "kernel": kernel, "N_atom_sass": "3200",
+                               "N_atom": "3200", "N_cas": "0", "duration_ns": str(10 + lid),
+                               "split_valid": "0"})
+        out, with_split = analyze.counters_with_split(model, rows, manifest)
+        self.assertEqual(with_split, 1)
+        self.assertEqual([r["split_valid"] for r in out], ["1", "0", "0"])
+        self.assertEqual(float(out[0]["split_add"]), 3200.0)
+        self.assertEqual(float(out[0]["split_popc_inc"]), 0.0)
+        self.assertEqual(out[1]["split_add"], "")
+        self.assertEqual(list(out[0].keys()), list(analyze.COUNTERS_COLUMNS))
+        with tempfile.TemporaryDirectory() as tmp:
+            times = os.path.join(tmp, "times.csv")
+            with open(times, "w") as f:
+                f.write(TIMES)
+            self.assertEqual(analyze.header_value(times, "device"), "test")
+            self.assertEqual(analyze.header_value(times, "sm_count"), "")
 
 
 class DocTest(unittest.TestCase):
