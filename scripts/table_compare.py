@@ -72,7 +72,8 @@ def summary(path):
     flags = [v[1] for v in cells.values()]
     print(f"cells: {len(cells)}; flagged high spread: {sum(1 for f in flags if f & 1)}, "
           f"re-measured: {sum(1 for f in flags if f & 2)}, "
-          f"samples discarded: {sum(1 for f in flags if f & 4)}")
+          f"samples discarded: {sum(1 for f in flags if f & 4)}, "
+          f"arrival skew: {sum(1 for f in flags if f & 8)}")
     ns, es = (1, 8, 32, 64), (1, 16, 32)
     for method in ("single_shot", "steady_state"):
         for pattern in ("same_address", "distinct_bank"):
@@ -104,4 +105,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    try:
+        main(sys.argv)
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()

@@ -46,7 +46,7 @@ import statistics
 import sys
 
 GROUPS = ("atomic", "free", "mixed", "real")
-VARIANT_ORDER = ("paper", "steady", "measured-n", "opcode", "default", "wavefront")
+VARIANT_ORDER = ("paper", "steady", "measured-n", "opcode", "measured-steady", "wavefront", "default")
 
 # The issue's bars for the default model.
 BAR_ATOMIC_MEDIAN = 0.05
@@ -54,6 +54,11 @@ BAR_ATOMIC_WORST = 0.15
 BAR_MIXED_MEDIAN = 0.05
 BAR_MIXED_WORST = 0.15
 BAR_U_MAX = 1.05
+
+# Jobs of at most this many wavefronts (O/N) are "cheap": POPC.INC,
+# conflict-free, e = 1 (and CAS at e = 1, 2 wavefronts).  0.01 above 2 for
+# counter noise (O/N of a conflict-free CAS reads 2.0002).
+CHEAP_JOB_WAVEFRONTS = 2.01
 
 # Verdict thresholds, as in include/gpuq/model.h (GM_U_BOTTLENECK, GM_U_SIGNIFICANT).
 U_BOTTLENECK = 0.80
@@ -562,6 +567,38 @@ def bars(stats):
     return res
 
 
+def loop_classes():
+    """(label, selector) for atomic-group rows: serialized (O/N > 2) or cheap
+    jobs, few or many warps per SM, and the dependent chains."""
+    def cls(cheap, lo, hi):
+        def sel(r):
+            e, w = fnum(r.get("e_meas")), fnum(r.get("warps_per_sm"))
+            return (not fnum(r.get("chain")) and (e <= CHEAP_JOB_WAVEFRONTS) == cheap and lo <= w < hi)
+        return sel
+    return (("O/N > 2, 1-3 warps/SM", cls(False, 0, 4)),
+            ("O/N > 2, 4+ warps/SM", cls(False, 4, 1e9)),
+            ("O/N <= 2, 1-15 warps/SM", cls(True, 0, 16)),
+            ("O/N <= 2, 16+ warps/SM", cls(True, 16, 1e9)),
+            ("dependent chains", lambda r: fnum(r.get("chain")) == 1))
+
+
+def above_by_cost(rows, variant):
+    """Atomic-group cases with U above 105%: (count with O/N <= 2, count
+    with O/N > 2, their U values)."""
+    cheap = serial = 0
+    us = []
+    for r in rows:
+        u, e = fnum(r.get("U_" + variant)), fnum(r.get("e_meas"))
+        if r["group"] != "atomic" or math.isnan(u) or u <= BAR_U_MAX:
+            continue
+        us.append(u)
+        if e <= CHEAP_JOB_WAVEFRONTS:
+            cheap += 1
+        else:
+            serial += 1
+    return cheap, serial, us
+
+
 def little_stats(rows):
     """Little's-law ratio L_measured / (throughput x latency) per group:
     (n, median, min, max)."""
@@ -723,6 +760,37 @@ def markdown_report(rows, source=""):
         lines.append("")
         for name, ok, detail in bars(all_stats[target]):
             lines.append("- %s: %s, %s" % (name, "no data" if ok is None else ("PASS" if ok else "FAIL"), detail))
+        lines.append("")
+        misses = [r for r in rows if r["group"] == "atomic" and
+                  abs(fnum(r.get("U_" + target)) - 1.0) > BAR_ATOMIC_WORST]
+        if misses:
+            lines.append("Atomic-bound cases where `%s` is more than %.2f from 1:" % (target, BAR_ATOMIC_WORST))
+            lines.append("")
+            lines.append("| case | warps/SM | O/N | n_meas | U |")
+            lines.append("| --- | --- | --- | --- | --- |")
+            for r in sorted(misses, key=lambda r: fnum(r.get("U_" + target))):
+                lines.append("| `%s` | %d | %.1f | %.2f | %.3f |" % (
+                    r["name"], fnum(r.get("warps_per_sm")), fnum(r.get("e_meas")), fnum(r.get("n_meas_atom")),
+                    fnum(r.get("U_" + target))))
+            lines.append("")
+        lines.append("`%s` on the atomic-bound cases, by cost per job and warps per SM (dependent chains "
+                     "in their own row): |U-1|" % target)
+        lines.append("")
+        lines.append("| loops | cases | median | worst |")
+        lines.append("| --- | --- | --- | --- |")
+        for label, sel in loop_classes():
+            xs = [abs(fnum(r.get("U_" + target)) - 1.0) for r in rows if r["group"] == "atomic" and sel(r)]
+            n, med, _, hi = quantiles(xs)
+            lines.append("| %s | %d | %s | %s |" % (label, n, fmt(med), fmt(hi)))
+        lines.append("")
+        lines.append("Atomic-bound cases above 105%, by wavefronts per job (O/N): cheap jobs (1-2 "
+                     "wavefronts: POPC.INC, conflict-free, e = 1, CAS e = 1) against serialized ones:")
+        lines.append("")
+        lines.append("| variant | O/N <= 2 | O/N > 2 | median U of those above |")
+        lines.append("| --- | --- | --- | --- |")
+        for v in variants:
+            cheap, serial, us = above_by_cost(rows, v)
+            lines.append("| %s | %d | %d | %s |" % (v, cheap, serial, fmt(statistics.median(us)) if us else "-"))
         lines.append("")
         lines.append("Worst case per group and variant:")
         lines.append("")

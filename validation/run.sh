@@ -46,7 +46,13 @@ GPUQ=$BUILD/gpuq
 NCU=${NCU:-$(command -v ncu || true)}
 [ -n "$NCU" ] || { [ -x /usr/local/cuda/bin/ncu ] && NCU=/usr/local/cuda/bin/ncu; } || true
 PY=${PYTHON:-python3}
+# The variant names as gpuq model lists them (src/model/model.c); the five
+# of the first recording when gpuq is not built yet.
 VARIANTS=(paper steady measured-n opcode default)
+if [ -x "$GPUQ" ]; then
+  listed=$("$GPUQ" model --help 2>/dev/null | sed -n 's/.*model variant: \([a-z0-9,-]*\).*/\1/p')
+  [ -n "$listed" ] && IFS=, read -r -a VARIANTS <<< "$listed"
+fi
 
 # The metric list: the 13 names of include/gpuq/counters.h (read from the
 # header, the one place they are written down) plus the LSU latency metric

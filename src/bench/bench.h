@@ -135,8 +135,9 @@ typedef struct gb_run_options {
      * of a cell is the smallest T among its valid measurements. */
     int inner_reps;
     /* A measurement whose first-to-last arrival spread exceeds
-     * skew_floor + skew_fraction * T (cycles) is discarded: the n warps did
-     * not arrive together, which the model's T assumes (paper 000, Sec. 3.2). */
+     * skew_floor + skew_fraction * T (cycles, T of the whole measurement) is
+     * discarded: the n warps did not arrive together, which the model's T
+     * assumes (paper 000, Sec. 3.2). */
     double skew_fraction;
     double skew_floor;
     /* Diagnostics only (bench_skew): kernel variants (GB_VARIANT_* in
@@ -148,14 +149,24 @@ typedef struct gb_run_options {
 
 /* Most inner measurements per launch. */
 #define GB_MAX_INNER 8
-/* Defaults, chosen from the measurements in docs/calibration.md. */
-#define GB_DEFAULT_INNER_REPS 4
-#define GB_DEFAULT_SKEW_FRACTION 0.5
-#define GB_DEFAULT_SKEW_FLOOR 64.0
+/* Defaults, chosen from the measurements in docs/calibration.md: with the
+ * quiet window, first-to-last arrival spreads stay below ~150 cycles single
+ * shot and ~550 steady state (n = 64, issue of 64 warps), where the first
+ * kernel version had single warps 1000-1500 cycles late. */
+#define GB_DEFAULT_INNER_REPS 8
+#define GB_DEFAULT_SKEW_FRACTION 0.25
+#define GB_DEFAULT_SKEW_FLOOR 256.0
 
 /* A sample value gb_run_launch reports when every measurement of it was
  * discarded for arrival skew (NaN: the blocks did not meet or started late). */
 #define GB_SAMPLE_SKEWED (-1.0)
+/* The cell flag the scheduler sets for such samples: a bit of its own once
+ * include/gpuq/table.h has one, until then the bit for discarded samples. */
+#ifdef GM_CELL_ARRIVAL_SKEW
+#define GB_CELL_SKEWED GM_CELL_ARRIVAL_SKEW
+#else
+#define GB_CELL_SKEWED GM_CELL_NOT_CORESIDENT
+#endif
 
 void gb_run_options_default(gb_run_options *opt);
 /* GM_ERR_INVALID_ARG for values out of range. */

@@ -6,6 +6,10 @@
  * (arrival) and again once the atomic's result is there (completion); the SM's
  * T is last completion - first arrival.  The cell is found by %smid, so the
  * two co-resident blocks that carry n > 32 warps measure the same cell.
+ * Each kernel makes inner_reps such measurements, one per period, and each
+ * is followed by a quiet window in which the warps that are done only wait:
+ * their read-out (shuffles, stores) would delay warps still in flight
+ * (docs/calibration.md, "The n > 44 single-shot defect").
  *
  * A job class is a functor with apply(addr, prev, one) and kHasResult, and one
  * row in gb_kernel_rows[]; the kernel itself does not change.

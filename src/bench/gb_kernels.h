@@ -19,7 +19,8 @@ extern "C" {
 /* Warps of one cell: two blocks of up to 32. */
 #define GB_MAX_CELL_WARPS 64
 
-/* Kernel variants, for the diagnostics only (bench_skew); calibrate uses 0.
+/* Kernel variants, for the diagnostics only (tests/bench/bench_skew.c);
+ * calibrate uses 0.
  * GB_VARIANT_IMMEDIATE: a warp reduces its lanes' times (shuffles) and stores
  *   them as soon as its own atomic is done, while other warps may still be
  *   measuring (the write-out of the first calibrate version), instead of
@@ -77,8 +78,9 @@ typedef struct gb_sm_result {
     unsigned long long scratch[6]; /* GB_VARIANT_GLOBAL_NOW writes here */
 } gb_sm_result;
 
-/* Per warp and measurement, GB_VARIANT-independent diagnostics
- * (gb_launch_warps): offsets from the measurement's start. */
+/* One warp's clock readings in one measurement, as offsets from its start:
+ * staged in shared memory, reduced per block, and copied out whole for the
+ * diagnostics (gb_launch_warps). */
 typedef struct gb_warp_times {
     unsigned first_arrival; /* first lane's arrival (0xffffffff: no active lane) */
     unsigned last_arrival;

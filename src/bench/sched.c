@@ -5,9 +5,9 @@
  * size) and cut into launches of at most cells_per_launch cells, one per SM.
  * Each launch runs reps times; a cell that got fewer valid samples than it
  * needs (blocks not co-resident, an SM left without a block, every inner
- * measurement skewed) keeps what it got
- * and goes to the retry list, which is sorted and replayed when the main list
- * is used up.  A cell whose spread exceeds the threshold is measured once more
+ * measurement skewed: flagged GM_CELL_NOT_CORESIDENT or GB_CELL_SKEWED)
+ * keeps what it got and goes to the retry list, which is sorted and replayed
+ * when the main list is used up.  A cell whose spread exceeds the threshold is measured once more
  * from scratch with remeasure_reps samples (GM_CELL_REMEASURED) and flagged
  * GM_CELL_HIGH_SPREAD if it is still above.
  */
@@ -16,14 +16,6 @@
 #include <string.h>
 
 #include "bench.h"
-
-/* The flag of a cell that lost samples to the arrival-skew check: its own
- * bit once table.h has one, until then the bit for discarded samples. */
-#ifdef GM_CELL_ARRIVAL_SKEW
-#define GB_CELL_SKEWED GM_CELL_ARRIVAL_SKEW
-#else
-#define GB_CELL_SKEWED GM_CELL_NOT_CORESIDENT
-#endif
 
 /* Which classes the benchmark kernels implement, and whether their series
  * carries the paper's FAO/CAS mix (c = 0..n). */

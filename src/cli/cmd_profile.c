@@ -50,7 +50,8 @@ static void print_help(void)
            "reports the utilization U of the shared-memory atomic unit per launch with the\n"
            "model of Dong & Pai (Sec. 3).  The program runs twice: once for the hardware\n"
            "counters, once for the ATOMS.ADD / CAS / POPC.INC split (instruction counts\n"
-           "and disassembly); --no-opcode-split runs it once.\n"
+           "and disassembly), unless no launch has non-CAS shared atomics (then the hardware\n"
+           "counters settle the split); --no-opcode-split runs it once.\n"
            "\n"
            "which launches:\n"
            "  -k, --kernel-name REGEX  only kernels whose demangled name matches this POSIX\n"
@@ -455,6 +456,39 @@ static void describe_exit(const run_result *r, char *buf, size_t len)
 
 /* ---- opcode split ----------------------------------------------------- */
 
+/* The distinct functions with executed records in cubins of this CRC, as
+ * "a,b,c" (malloc'ed), or NULL. */
+static char *functions_of(const gi_sass_run *run, uint32_t crc)
+{
+    size_t len = 0, cap = 0;
+    char *list = NULL;
+    for (size_t r = 0; r < run->n_records; r++) {
+        const gi_sass_record *rec = &run->records[r];
+        if (rec->crc != crc || rec->executions == 0)
+            continue;
+        size_t n = strlen(rec->function);
+        int seen = 0;
+        for (const char *p = list; p && !seen && (p = strstr(p, rec->function)) != NULL; p += n)
+            seen = (p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0');
+        if (seen)
+            continue;
+        if (len + n + 2 > cap) {
+            cap = (len + n + 2) * 2;
+            char *bigger = realloc(list, cap);
+            if (!bigger) {
+                free(list);
+                return NULL;
+            }
+            list = bigger;
+        }
+        if (len)
+            list[len++] = ',';
+        memcpy(list + len, rec->function, n + 1);
+        len += n;
+    }
+    return list;
+}
+
 /* Adds the split of the sass run to set.  Returns 1 if it could be applied
  * to at least one launch; otherwise why says why not. */
 static int add_opcode_split(gm_counters_set *set, const char *sass_path, char *why, size_t len)
@@ -489,12 +523,24 @@ static int add_opcode_split(gm_counters_set *set, const char *sass_path, char *w
     for (size_t c = 0; c < run.n_cubins; c++) {
         if (needed && any_match && !needed[c])
             continue;
+        /* Only the functions that executed shared atomics, when the CRCs
+         * say which cubin they are in; the whole cubin if that fails. */
+        char *functions = any_match ? functions_of(&run, (uint32_t)run.cubins[c].crc) : NULL;
         char *text = NULL;
-        if (gi_disassemble(tool, run.cubins[c].path, &text, &err) != GM_OK ||
-            gi_disasm_parse(text, &dis[c], &err) != GM_OK) {
-            if (failed++ == 0)
-                cli_error(CMD, "warning: %s", err.msg);
+        gm_status ds = gi_disassemble(tool, run.cubins[c].path, functions, &text, &err);
+        if (ds == GM_OK)
+            ds = gi_disasm_parse(text, &dis[c], &err);
+        if (functions && (ds != GM_OK || dis[c].count == 0)) {
+            free(text);
+            text = NULL;
+            gi_disasm_free(&dis[c]);
+            ds = gi_disassemble(tool, run.cubins[c].path, NULL, &text, &err);
+            if (ds == GM_OK)
+                ds = gi_disasm_parse(text, &dis[c], &err);
         }
+        if (ds != GM_OK && failed++ == 0)
+            cli_error(CMD, "warning: %s", err.msg);
+        free(functions);
         free(text);
     }
     free(needed);
@@ -524,6 +570,26 @@ static int add_opcode_split(gm_counters_set *set, const char *sass_path, char *w
     free(dis);
     gi_sass_run_free(&run);
     return ok;
+}
+
+/* Without non-CAS shared atomics (N_f = 0 everywhere) there is nothing
+ * for the second run to tell apart: every ATOMS is a CAS (N_c of them) or
+ * there are none.  Returns 1 and fills the splits in that case. */
+static int split_from_hardware(gm_counters_set *set)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        double alu = set->launches[i].metric[GM_M_N_ALU];
+        double cas = set->launches[i].metric[GM_M_N_CAS];
+        if (!(alu == 0) || !(cas >= 0))
+            return 0;
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        gm_launch_counters *k = &set->launches[i];
+        k->split.valid = 1;
+        k->split.cas = k->metric[GM_M_N_CAS];
+        k->split.add = k->split.popc_inc = k->split.other = 0;
+    }
+    return 1;
 }
 
 /* Rewrites the counters file with the split (temporary file + rename). */
@@ -774,6 +840,13 @@ int cmd_profile(int argc, char **argv)
     char why[512] = "";
     if (o.no_split) {
         snprintf(why, sizeof why, "--no-opcode-split");
+    } else if (split_from_hardware(&set)) {
+        cli_error(CMD, "no launch has non-CAS shared atomics: the opcode split follows from the "
+                  "hardware counters, no second run");
+        if (!save_counters(counters, &set)) {
+            rc = GPUQ_EXIT_INPUT;
+            goto done_set;
+        }
     } else if (interrupted_by) {
         snprintf(why, sizeof why, "interrupted");
     } else {

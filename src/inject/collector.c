@@ -247,7 +247,8 @@ void gi_write_sass_text(const char *text)
     int fresh = !g.out;
     if (!output_ready_locked())
         goto done;
-    if ((fresh && fprintf(g.out, "%s\n", GI_SASS_FILE_MAGIC) < 0) || fputs(text, g.out) < 0 ||
+    if ((fresh && fprintf(g.out, "%s\nmetric,%s\n", GI_SASS_FILE_MAGIC, g.sass_metric) < 0) ||
+        fputs(text, g.out) < 0 ||
         fflush(g.out) != 0) {
         g.out_failed = 1;
         stand_down_locked(GI_ERROR_IO, "cannot append to '%s' (%s)", g.out_path_used,
@@ -556,12 +557,10 @@ static int stream_is_capturing(CUstream stream)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* An unprofiled kernel is about to run on dev (device lock held): no
- * profiling window may contain it, and the next window waits for it. */
+/* An unprofiled kernel is about to run on dev (device lock held): the next
+ * profiling window waits for it. */
 static void mark_unprofiled(gi_device *dev)
 {
-    if (g.pass == GI_PASS_COUNTERS)
-        gi_range_close_window(dev);
     dev->dirty = 1;
 }
 
@@ -886,12 +885,8 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_REPLAY='%s' is not auto, user or kernel", v);
         return 0;
     }
-    v = getenv("GPUQ_RP_SETCONFIG");
-    g.setconfig_once = v && strcmp(v, "once") == 0;
-    v = getenv("GPUQ_RANGE_MODE");
-    g.session_mode = v && strcmp(v, "session") == 0;
     v = getenv("GPUQ_SASS_METRIC");
-    snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : "smsp__sass_inst_executed");
+    snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_DEFAULT_METRIC);
     v = getenv("GPUQ_COMMAND");
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 

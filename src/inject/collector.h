@@ -84,7 +84,6 @@ typedef struct gi_device {
     gm_metric_id metric_ids[GM_METRIC_COUNT];
     CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
     int window_open;                 /* Start called, Stop not yet */
-    size_t ranges_in_window;         /* ranges decoded since Start */
     CUpti_RangeProfiler_Object *rp;
     uint8_t *counter_data;
     size_t counter_data_size;
@@ -132,9 +131,7 @@ typedef struct gi_collector {
     char cubin_dir[GI_PATH_MAX + 16];
     char command[512];
     int forced_replay;          /* 0 auto, else a CUpti_ProfilerReplayMode */
-    int setconfig_once;         /* GPUQ_RP_SETCONFIG=once: SetConfig per context, not per launch */
-    int session_mode;           /* GPUQ_RANGE_MODE=session: one Start for consecutive launches */
-    char sass_metric[128];      /* GPUQ_SASS_METRIC, default smsp__sass_inst_executed */
+    char sass_metric[128];      /* GPUQ_SASS_METRIC (default in collector_sass.c) */
     gi_filter filter;
     FILE *out;
     int out_failed;
@@ -187,8 +184,7 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx);
 int gi_range_begin(gi_device *dev, CUcontext ctx);
 int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok);
 void gi_range_context_gone(gi_device *dev, CUcontext ctx);
-/* Closes an open session-mode window before other work runs on the device. */
-void gi_range_close_window(gi_device *dev);
+
 void gi_range_device_teardown(gi_device *dev);
 
 /* SASS metrics (collector_sass.c). */

@@ -21,11 +21,9 @@
 
 #define g g_collector
 
-/* Ranges the counter data image holds: one window holds one launch's
- * range (window mode, plus room for a stray one) or up to
- * GI_SESSION_RANGES consecutive launches (session mode). */
-#define GI_SESSION_RANGES 64
-#define GI_MAX_RANGES (g.session_mode ? GI_SESSION_RANGES : 2)
+/* Ranges the counter data image holds: the launch's own, plus room for a
+ * stray one (reported as a mismatch, not an overflow). */
+#define GI_MAX_RANGES 2
 
 /* The `_sass_` metrics are instrumented, not counted by hardware, and
  * always take a pass of their own: the sass pass provides them. */
@@ -270,14 +268,12 @@ static int init_counter_data(gi_device *dev)
     return 1;
 }
 
-/* Session mode: the window stays open across consecutive profiled launches
- * and closes before anything else runs on the device. */
+/* Closes a window left open by a failure between Start and Stop. */
 static int stop_window(gi_device *dev)
 {
     if (!dev->window_open)
         return 1;
     dev->window_open = 0;
-    dev->ranges_in_window = 0;
     CUpti_RangeProfiler_Stop_Params sp;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
@@ -286,12 +282,6 @@ static int stop_window(gi_device *dev)
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerStop", rc);
     return init_counter_data(dev);
-}
-
-void gi_range_close_window(gi_device *dev)
-{
-    if (dev->window_open)
-        stop_window(dev);
 }
 
 static void disable_profiler(gi_device *dev)
@@ -373,10 +363,7 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     }
     gi_verbose("range profiler enabled on device %d, counter data %zu bytes", dev->ordinal,
                dev->counter_data_size);
-    if (!init_counter_data(dev))
-        return 0;
-    /* With GPUQ_RP_SETCONFIG=once the configuration is set here only. */
-    return !g.setconfig_once || set_config(dev);
+    return init_counter_data(dev);
 }
 
 int gi_range_begin(gi_device *dev, CUcontext ctx)
@@ -387,27 +374,25 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
     if (dev->dirty) {
         /* An unprofiled kernel may still run; wait, so that the counters
          * of the window see only the profiled one. */
-        if (!stop_window(dev))
-            return 0;
         CUresult cr = cuCtxSynchronize();
         if (cr != CUDA_SUCCESS)
             return gi_cuda_failed("cuCtxSynchronize", cr);
         dev->dirty = 0;
     }
     uint64_t t1 = gi_now_ns();
-    if (!dev->window_open) {
-        if (!g.setconfig_once && !set_config(dev))
-            return 0;
-        CUpti_RangeProfiler_Start_Params st;
-        memset(&st, 0, sizeof st);
-        st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-        st.pRangeProfilerObject = dev->rp;
-        CUptiResult rc = cuptiRangeProfilerStart(&st);
-        if (rc != CUPTI_SUCCESS)
-            return gi_cupti_failed("cuptiRangeProfilerStart", rc);
-        dev->window_open = 1;
-        dev->ranges_in_window = 0;
-    }
+    /* Start per launch: it costs about 6 ms on GH100 (docs/profile.md), but
+     * DecodeData without Stop returns no range, so a window cannot stay open
+     * across launches. */
+    if (!set_config(dev))
+        return 0;
+    CUpti_RangeProfiler_Start_Params st;
+    memset(&st, 0, sizeof st);
+    st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    st.pRangeProfilerObject = dev->rp;
+    CUptiResult rc = cuptiRangeProfilerStart(&st);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiRangeProfilerStart", rc);
+    dev->window_open = 1;
     uint64_t t2 = gi_now_ns();
     dev->phase_ns[GI_PHASE_SYNC] += t1 - t0;
     dev->phase_ns[GI_PHASE_BEGIN] += t2 - t1;
@@ -417,23 +402,20 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
 int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
 {
     uint64_t t0 = gi_now_ns();
-    CUptiResult rc;
-    if (!g.session_mode) {
-        CUpti_RangeProfiler_Stop_Params sp;
-        memset(&sp, 0, sizeof sp);
-        sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-        sp.pRangeProfilerObject = dev->rp;
-        rc = cuptiRangeProfilerStop(&sp);
-        dev->window_open = 0;
-        if (rc != CUPTI_SUCCESS)
-            return gi_cupti_failed("cuptiRangeProfilerStop", rc);
-        if (!sp.isAllPassSubmitted) {
-            gi_stand_down(GI_ERROR_UNSUPPORTED,
-                          "the range profiler asks for another pass after one launch (%zu "
-                          "passes, %s replay): an unmodified program cannot be replayed",
-                          dev->passes, dev->replay == CUPTI_KernelReplay ? "kernel" : "user");
-            return 0;
-        }
+    CUpti_RangeProfiler_Stop_Params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = dev->rp;
+    CUptiResult rc = cuptiRangeProfilerStop(&sp);
+    dev->window_open = 0;
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiRangeProfilerStop", rc);
+    if (!sp.isAllPassSubmitted) {
+        gi_stand_down(GI_ERROR_UNSUPPORTED,
+                      "the range profiler asks for another pass after one launch (%zu passes, "
+                      "%s replay): an unmodified program cannot be replayed",
+                      dev->passes, dev->replay == CUPTI_KernelReplay ? "kernel" : "user");
+        return 0;
     }
     /* Decode waits for the kernel (it synchronizes the context). */
     CUpti_RangeProfiler_DecodeData_Params dp;
@@ -452,18 +434,15 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
     if ((rc = cuptiRangeProfilerGetCounterDataInfo(&ip)) != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerGetCounterDataInfo", rc);
 
-    /* The window holds this launch's range after the earlier ones (session
-     * mode) or alone. */
-    size_t expected = dev->ranges_in_window + 1;
-    if (launch_ok && (ip.numTotalRanges != expected || dp.numOfRangeDropped != 0)) {
+    if (launch_ok && (ip.numTotalRanges != 1 || dp.numOfRangeDropped != 0)) {
         pthread_mutex_lock(&g.lock);
         int first = g.range_mismatches++ == 0;
         pthread_mutex_unlock(&g.lock);
         if (first)
-            gi_note("launch %llu of %s: %zu ranges in the window (%zu dropped), expected %zu; "
+            gi_note("launch %llu of %s: %zu ranges in its window (%zu dropped) instead of 1; "
                     "its counters use the last (reported as range_mismatches)",
                     (unsigned long long)launch->launch_id, launch->k.kernel, ip.numTotalRanges,
-                    dp.numOfRangeDropped, expected);
+                    dp.numOfRangeDropped);
     }
     if (launch_ok && ip.numTotalRanges >= 1) {
         double values[GM_METRIC_COUNT];
@@ -482,15 +461,9 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
         for (size_t i = 0; i < dev->n_metrics; i++)
             launch->k.metric[dev->metric_ids[i]] = values[i];
     }
-    dev->ranges_in_window = ip.numTotalRanges;
     uint64_t t2 = gi_now_ns();
-    if (!g.session_mode) {
-        if (!init_counter_data(dev))
-            return 0;
-        dev->ranges_in_window = 0;
-    } else if (dev->ranges_in_window >= GI_SESSION_RANGES && !stop_window(dev)) {
+    if (!init_counter_data(dev))
         return 0;
-    }
     uint64_t t3 = gi_now_ns();
     if (launch_ok)
         gi_write_row(dev, &launch->k);

@@ -334,6 +334,15 @@ gm_status gi_sass_run_parse(const char *text, const char *name, gi_sass_run *out
         if (line[0] == '\0' || line[0] == '#')
             continue;
         char *f[6];
+        if (strncmp(line, "metric,", 7) == 0) {
+            if (!line[7] || strlen(line + 7) >= sizeof out->metric) {
+                st = gm_fail(err, GM_ERR_PARSE, "%s: line %zu: bad metric record", name, lineno);
+                goto done;
+            }
+            snprintf(out->metric, sizeof out->metric, "%s", line + 7);
+            out->shared_atom_only = strcmp(out->metric, GI_SASS_DEFAULT_METRIC) == 0;
+            continue;
+        }
         if (strncmp(line, "cubin,", 6) == 0) {
             uint64_t crc;
             if (split_fields(line, f, 3) != 3 || !parse_u64(f[1], 16, &crc) || !f[2][0]) {
@@ -431,6 +440,8 @@ gm_status gi_sass_run_parse(const char *text, const char *name, gi_sass_run *out
     }
     if (!seen_magic)
         st = gm_fail(err, GM_ERR_PARSE, "%s: empty file", name);
+    if (!out->metric[0])
+        snprintf(out->metric, sizeof out->metric, "%s", GI_SASS_ALL_METRIC);
 done:
     free(line);
     if (st != GM_OK)
@@ -536,6 +547,8 @@ void gi_sass_launch_split(const gi_sass_run *run, const gi_disasm *disasm, size_
             other += x;
             break;
         case GI_OP_NOT_ATOMS:
+            if (run->shared_atom_only)
+                other += x;
             break;
         }
     }
@@ -718,9 +731,22 @@ static int drain_fd(int fd, char **buf, size_t *len, size_t *cap, int *nomem)
     return 1;
 }
 
-gm_status gi_disassemble(const char *tool, const char *cubin, char **text, gm_error *err)
+gm_status gi_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
+                         gm_error *err)
 {
     *text = NULL;
+    /* nvdisasm's -fun takes symbol indices, cuobjdump's takes names: a
+     * restricted disassembly goes to the cuobjdump beside nvdisasm. */
+    char sibling[4096];
+    if (functions && functions[0] && !strstr(tool, "cuobjdump")) {
+        const char *slash = strrchr(tool, '/');
+        int n = slash ? snprintf(sibling, sizeof sibling, "%.*s/cuobjdump", (int)(slash - tool), tool)
+                      : -1;
+        if (n > 0 && (size_t)n < sizeof sibling && is_executable(sibling))
+            tool = sibling;
+        else
+            functions = NULL;
+    }
     const char *base = strrchr(tool, '/');
     base = base ? base + 1 : tool;
     int cuobjdump = strstr(base, "cuobjdump") != NULL;
@@ -748,10 +774,11 @@ gm_status gi_disassemble(const char *tool, const char *cubin, char **text, gm_er
         close(out_pipe[1]);
         close(err_pipe[0]);
         close(err_pipe[1]);
-        if (cuobjdump)
-            execl(tool, tool, "-sass", cubin, (char *)NULL);
+        const char *mode = cuobjdump ? "-sass" : "-c";
+        if (functions && functions[0])
+            execl(tool, tool, mode, "-fun", functions, cubin, (char *)NULL);
         else
-            execl(tool, tool, "-c", cubin, (char *)NULL);
+            execl(tool, tool, mode, cubin, (char *)NULL);
         _exit(127);
     }
     close(out_pipe[1]);

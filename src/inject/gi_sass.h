@@ -10,8 +10,13 @@
  * disassembles the cubins (nvdisasm or cuobjdump -sass), looks up the opcode
  * at each PC offset and sums the ATOMS.* executions by class.
  *
+ * The default SASS metric, smsp__sass_inst_executed_op_shared_atom, patches
+ * only the shared-memory atomics (a third of the cost of counting every
+ * instruction with smsp__sass_inst_executed on atomics_app, docs/profile.md).
+ *
  * The sass pass file (text, one record per line, written by the collector):
  *   # gpuq sass pass v1
+ *   metric,<SASS metric the counts are of>
  *   cubin,<crc64 hex>,<path of the saved cubin>
  *   launch,<launch_id>,<device>,<mangled kernel name>
  *   inst,<launch_id>,<crc32 hex>,<pc offset>,<executions>,<function>
@@ -33,6 +38,9 @@ extern "C" {
 #endif
 
 #define GI_SASS_FILE_MAGIC "# gpuq sass pass v1"
+#define GI_SASS_DEFAULT_METRIC "smsp__sass_inst_executed_op_shared_atom"
+/* Counts every instruction (files without a metric line are of this one). */
+#define GI_SASS_ALL_METRIC "smsp__sass_inst_executed"
 
 /* Class of one instruction for the split. */
 typedef enum gi_op_class {
@@ -99,6 +107,8 @@ typedef struct gi_sass_launch {
 } gi_sass_launch;
 
 typedef struct gi_sass_run {
+    char metric[128];     /* the SASS metric of the counts */
+    int shared_atom_only; /* the metric counts shared-memory atomics only */
     size_t n_cubins, n_launches, n_records;
     gi_sass_cubin *cubins;
     gi_sass_launch *launches;
@@ -114,7 +124,9 @@ void gi_sass_run_free(gi_sass_run *run);
  * run->cubins[i] (an entry with no instructions means the cubin could not be
  * disassembled).  A record is looked up in the cubin whose CRC matches, else
  * in any cubin that has the function.  *unresolved counts executed records
- * whose opcode could not be found: then the split is not valid. */
+ * whose opcode could not be found: then the split is not valid.  When the
+ * metric counts shared atomics only, an executed instruction that is not an
+ * ATOMS (a generic ATOM that reached shared memory) counts as "other". */
 void gi_sass_launch_split(const gi_sass_run *run, const gi_disasm *disasm, size_t launch_index,
                           gm_opcode_split *split, double *n_atoms, size_t *unresolved);
 
@@ -138,8 +150,13 @@ gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_d
 gm_status gi_find_disassembler(char *path, size_t path_len, gm_error *err);
 
 /* Runs the disassembler on a cubin (nvdisasm -c FILE, or cuobjdump -sass FILE
- * when the tool's name says cuobjdump) and returns its output (malloc'ed). */
-gm_status gi_disassemble(const char *tool, const char *cubin, char **text, gm_error *err);
+ * when the tool's name says cuobjdump) and returns its output (malloc'ed).
+ * functions, when not NULL, is a comma-separated list of mangled names that
+ * the output is restricted to (cuobjdump -sass -fun, with the cuobjdump next
+ * to nvdisasm; without one, the whole cubin): a 1 MB cubin (CUB) takes
+ * 0.6 s to disassemble whole. */
+gm_status gi_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
+                         gm_error *err);
 
 #ifdef __cplusplus
 }

@@ -320,20 +320,27 @@ static size_t approximations(const gm_model_options *opt, unsigned notes, const 
         if (n < max)        \
             lines[n++] = text; \
     } while (0)
-    if (opt->n_source == GM_N_OCCUPANCY)
-        APPROX("n = occupancy x warps/SM (approximation, paper Table 2)");
-    else
-        APPROX("n = LSU shared-pipe pending / active cycles x atomics' share of that pipe "
-               "(measured queue length; not in the paper)");
-    if (opt->method == GM_METHOD_SINGLE_SHOT)
-        APPROX("S = T(n,e,c) / n from the single-shot table (paper Sec. 3.2, Eq. 1-3)");
-    else
-        APPROX("S from the steady-state table (not the paper's method)");
-    if (opt->split == GM_SPLIT_FAO_CAS)
-        APPROX("jobs: N_f = every non-CAS ATOMS (POPC.INC included), N_c = ATOMS.CAS "
-               "(paper Table 1)");
-    else
-        APPROX("jobs split by opcode from the SASS: POPC.INC on its own series");
+    if (opt->busy == GM_BUSY_WAVEFRONTS) {
+        APPROX("B = O x w: each wavefront holds the unit w cycles, w from the table's "
+               "steady-state e slope (not the paper's Table 2; docs/model.md)");
+        APPROX("U = share of the unit's peak wavefront rate in use; reads low where few "
+               "atomics are in flight (latency-bound; docs/validation.md)");
+    } else {
+        if (opt->n_source == GM_N_OCCUPANCY)
+            APPROX("n = occupancy x warps/SM (approximation, paper Table 2)");
+        else
+            APPROX("n = LSU shared-pipe pending / active cycles x atomics' share of that pipe "
+                   "(measured queue length; not in the paper)");
+        if (opt->method == GM_METHOD_SINGLE_SHOT)
+            APPROX("S = T(n,e,c) / n from the single-shot table (paper Sec. 3.2, Eq. 1-3)");
+        else
+            APPROX("S from the steady-state table (not the paper's method)");
+        if (opt->split == GM_SPLIT_FAO_CAS)
+            APPROX("jobs: N_f = every non-CAS ATOMS (POPC.INC included), N_c = ATOMS.CAS "
+                   "(paper Table 1)");
+        else
+            APPROX("jobs split by opcode from the SASS: POPC.INC on its own series");
+    }
     if (notes & GM_NOTE_E_UNIFORM)
         APPROX("e = O / N for the whole GPU, assumed the same on every SM (approximation, "
                "paper Sec. 3.3)");
@@ -364,6 +371,7 @@ static const struct {
     {GM_NOTE_SPLIT_FALLBACK, "split_fallback", "class split not available: fell back"},
     {GM_NOTE_CLAMPED, "clamped", "an input was clamped to the table's grid"},
     {GM_NOTE_MISSING_COUNTER, "missing_counter", "a counter the variant needs is missing"},
+    {GM_NOTE_W_SINGLE_SHOT, "w_single_shot", "w read off the single-shot series (no steady-state one)"},
 };
 #define NOTE_COUNT (sizeof note_table / sizeof note_table[0])
 

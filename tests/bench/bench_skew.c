@@ -43,7 +43,7 @@ static const variant_spec variants[] = {
      2},
     {"quiet window, 1 measurement", 0, 1},
     {"quiet window, every warp spins to the start, 1 measurement", GB_VARIANT_ALL_SPIN, 1},
-    {"quiet window, 4 measurements (calibrate default)", 0, 4},
+    {"quiet window, calibrate's default number of measurements", 0, GB_DEFAULT_INNER_REPS},
 };
 
 typedef struct cell_kind {
@@ -143,6 +143,10 @@ static void run_series(gb_context *ctx, const variant_spec *vs, series_spec ss, 
         static double t[MAX_SAMPLES], spread[MAX_SAMPLES], kept[MAX_SAMPLES];
         static double first0[MAX_SAMPLES], first1[MAX_SAMPLES];
         static double by_inner[GB_MAX_INNER][MAX_SAMPLES];
+        /* T by how much later the second block's first warp arrived than
+         * the first block's: < 0, 0..14, 15..29, 30..44, >= 45 cycles. */
+        static double by_offset[5][MAX_SAMPLES];
+        int n_by_offset[5] = {0};
         int n_by_inner[GB_MAX_INNER] = {0};
         int nt = 0, nk = 0, nf = 0, late_warp = 0, verdicts[5] = {0};
         double worst = -1;
@@ -184,6 +188,9 @@ static void run_series(gb_context *ctx, const variant_spec *vs, series_spec ss, 
                             first0[nf] = f[0];
                             first1[nf] = f[1];
                             nf++;
+                            const double off = f[1] - f[0];
+                            const int bin = off < 0 ? 0 : off < 15 ? 1 : off < 30 ? 2 : off < 45 ? 3 : 4;
+                            by_offset[bin][n_by_offset[bin]++] = d.t / rounds;
                         }
                     }
                     nt++;
@@ -201,8 +208,12 @@ static void run_series(gb_context *ctx, const variant_spec *vs, series_spec ss, 
             for (int k = 0; k < vs->inner_reps; k++)
                 printf(" %.1f", pct(by_inner[k], n_by_inner[k], 0.5));
         }
-        if (nf)
-            printf(" | block firsts %4.0f/%4.0f", pct(first0, nf, 0.5), pct(first1, nf, 0.5));
+        if (nf) {
+            printf(" | block firsts %4.0f/%4.0f | T by block-1 lag <0,0-14,15-29,30-44,45+:",
+                   pct(first0, nf, 0.5), pct(first1, nf, 0.5));
+            for (int b = 0; b < 5; b++)
+                printf(" %.0f(%d)", pct(by_offset[b], n_by_offset[b], 0.5), n_by_offset[b]);
+        }
         printf(" | dropped late %d overrun %d skewed %d noco %d\n", verdicts[GB_LATE],
                verdicts[GB_OVERRUN], verdicts[GB_SKEWED], verdicts[GB_NOT_CORESIDENT]);
         if (warps && worst >= 0 && kind == 0 && (n == 64 || n == 52)) {

@@ -54,7 +54,7 @@ report=$(printf '%s\n' "$sass" | awk '
       next
     }
     if (pending && need_load && op ~ /^LDS/) { need_load = 0; wait = dest; next }
-    if (op == "CS2R" && args ~ /SR_CLOCKLO/) {
+    if (op ~ /^CS2R/ && args ~ /SR_CLOCKLO/) {
       if (pending) { checked++; if (!satisfied) bad = 1 }
       pending = 0
       next

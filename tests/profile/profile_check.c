@@ -437,6 +437,27 @@ static int check_filter(const char *gpuq, const char *app, const char *dir)
     if (failures == 0)
         printf("ok: -k -s 2 -c 3 selected cas, add, cas\n");
 
+    /* Only CAS kernels: the hardware counters settle the split, no second
+     * run. */
+    char *argv_cas[] = {(char *)gpuq, "profile", "-k", "^k_cas_distinct\\(", "--keep-counters",
+                        counters, "--table", table, "--force", "-o", "/dev/null", "--",
+                        (char *)app, NULL};
+    rc = run(argv_cas, "/dev/null", errs);
+    show_file(errs);
+    if (rc != 0 || !file_has(errs, "no second run"))
+        fail("-k k_cas_distinct: exit %d, or the second run was not skipped", rc);
+    else if (load_counters(counters, &set)) {
+        if (set.count != 3)
+            fail("-k k_cas_distinct: %zu launches, expected 3", set.count);
+        for (size_t i = 0; i < set.count; i++) {
+            const gm_launch_counters *k = &set.launches[i];
+            if (!k->split.valid || k->split.cas != k->metric[GM_M_N_CAS] ||
+                k->split.add != 0 || k->split.popc_inc != 0 || k->split.other != 0)
+                fail("-k k_cas_distinct: launch %zu split from hardware is wrong", i);
+        }
+        gm_counters_set_clear(&set);
+    }
+
     /* A regex nothing matches: nothing measured, exit 3, and why. */
     char *argv2[] = {(char *)gpuq, "profile", "-k", "no_such_kernel", "--keep-counters",
                      counters, "--", (char *)app, NULL};

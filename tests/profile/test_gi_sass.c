@@ -345,6 +345,58 @@ static void test_merge_by_name_and_ordinal(void **state)
     gi_sass_run_free(&run);
 }
 
+/* The metric line says what the counts are of; with the shared-atomics
+ * metric, an executed instruction that is not an ATOMS is a shared atomic
+ * all the same (a generic ATOM) and counts as "other". */
+static void test_metric_line_and_shared_atom_only(void **state)
+{
+    (void)state;
+    static const char text[] = GI_SASS_FILE_MAGIC "\n"
+                                                  "metric," GI_SASS_DEFAULT_METRIC "\n"
+                                                  "cubin,abc,/nowhere/x.cubin\n"
+                                                  "launch,0,0,_Z1av\n"
+                                                  "inst,0,abc,0,6,_Z1av\n"
+                                                  "inst,0,abc,16,4,_Z1av\n"
+                                                  "end,0,2\n";
+    static const char dis_text[] = "\t\tFunction : _Z1av\n"
+                                   "        /*0000*/   ATOMS.ADD R4, [R0], R11 ;\n"
+                                   "        /*0010*/   ATOM.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;\n";
+    gi_sass_run run;
+    gm_error err = {{0}};
+    assert_int_equal(gi_sass_run_parse(text, "t", &run, &err), GM_OK);
+    assert_string_equal(run.metric, GI_SASS_DEFAULT_METRIC);
+    assert_true(run.shared_atom_only);
+    gi_disasm d;
+    assert_int_equal(gi_disasm_parse(dis_text, &d, &err), GM_OK);
+    gm_opcode_split split;
+    double n;
+    size_t unresolved;
+    gi_sass_launch_split(&run, &d, 0, &split, &n, &unresolved);
+    assert_true(split.valid);
+    assert_true(split.add == 6 && split.other == 4 && n == 10);
+    gi_sass_run_free(&run);
+
+    /* Without a metric line: every instruction was counted, and a generic
+     * ATOM is not a shared atomic. */
+    static const char all[] = GI_SASS_FILE_MAGIC "\n"
+                                                 "cubin,abc,/nowhere/x.cubin\n"
+                                                 "launch,0,0,_Z1av\n"
+                                                 "inst,0,abc,0,6,_Z1av\n"
+                                                 "inst,0,abc,16,4,_Z1av\n"
+                                                 "end,0,2\n";
+    assert_int_equal(gi_sass_run_parse(all, "t", &run, &err), GM_OK);
+    assert_string_equal(run.metric, GI_SASS_ALL_METRIC);
+    assert_false(run.shared_atom_only);
+    gi_sass_launch_split(&run, &d, 0, &split, &n, &unresolved);
+    assert_true(split.add == 6 && split.other == 0 && n == 6);
+    gi_sass_run_free(&run);
+    gi_disasm_free(&d);
+
+    assert_int_equal(gi_sass_run_parse(GI_SASS_FILE_MAGIC "\nmetric,\n", "t", &run, &err),
+                     GM_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "bad metric"));
+}
+
 static void test_sass_file_errors(void **state)
 {
     (void)state;
@@ -392,6 +444,7 @@ static void test_disassemble_runs_the_tool(void **state)
     assert_non_null(f);
     fprintf(f, "#!/bin/sh\n"
                "[ \"$1\" = -c ] || { echo \"bad option $1\" >&2; exit 3; }\n"
+               "if [ \"$2\" = -fun ]; then echo \"$3\" > \"$4.fun\"; shift 2; fi\n"
                "[ -f \"$2\" ] || { echo \"no file $2\" >&2; exit 4; }\n"
                "i=0; while [ $i -lt 3000 ]; do echo \"        /*0000*/ NOP ;\"; i=$((i+1)); done\n"
                "echo '.text._Z1av:'\n"
@@ -401,14 +454,14 @@ static void test_disassemble_runs_the_tool(void **state)
 
     char *text = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gi_disassemble(tool, cubin, &text, &err), GM_ERR_IO);
+    assert_int_equal(gi_disassemble(tool, cubin, NULL, &text, &err), GM_ERR_IO);
     assert_non_null(strstr(err.msg, "no file"));
     assert_null(text);
 
     f = fopen(cubin, "w");
     assert_non_null(f);
     fclose(f);
-    assert_int_equal(gi_disassemble(tool, cubin, &text, &err), GM_OK);
+    assert_int_equal(gi_disassemble(tool, cubin, NULL, &text, &err), GM_OK);
     assert_non_null(text);
     assert_true(strlen(text) > 3000 * 20); /* more than a pipe buffer: nothing lost */
     gi_disasm d;
@@ -416,6 +469,31 @@ static void test_disassemble_runs_the_tool(void **state)
     assert_string_equal(gi_disasm_lookup(&d, "_Z1av", 0x10), "ATOMS.ADD");
     gi_disasm_free(&d);
     free(text);
+
+    /* A function list goes to -fun of the cuobjdump beside nvdisasm (names,
+     * not indices); without a cuobjdump there, nvdisasm does the whole. */
+    char fun_file[300], objdump[300];
+    snprintf(fun_file, sizeof fun_file, "%s.fun", cubin);
+    snprintf(objdump, sizeof objdump, "%s/cuobjdump", dir);
+    assert_int_equal(gi_disassemble(tool, cubin, "_Z1av,_Z1bv", &text, &err), GM_OK);
+    free(text);
+    assert_int_equal(access(fun_file, F_OK), -1);
+    f = fopen(objdump, "w");
+    assert_non_null(f);
+    fprintf(f, "#!/bin/sh\n"
+               "[ \"$1 $2\" = \"-sass -fun\" ] || { echo \"bad options $1 $2\" >&2; exit 3; }\n"
+               "echo \"$3\" > \"$4.fun\"\n"
+               "printf '\\t\\tFunction : _Z1av\\n        /*0010*/   ATOMS.CAS R2, [R5], R2, R3 ;\\n'\n");
+    fclose(f);
+    chmod(objdump, 0755);
+    assert_int_equal(gi_disassemble(tool, cubin, "_Z1av,_Z1bv", &text, &err), GM_OK);
+    char *fun = slurp(fun_file);
+    assert_string_equal(fun, "_Z1av,_Z1bv\n");
+    free(fun);
+    assert_non_null(strstr(text, "ATOMS.CAS"));
+    free(text);
+    unlink(fun_file);
+    unlink(objdump);
 
     /* GPUQ_NVDISASM wins over every search path. */
     setenv("GPUQ_NVDISASM", tool, 1);
@@ -442,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_recorded_sass_run_split),
         cmocka_unit_test(test_merge_with_recorded_counters),
         cmocka_unit_test(test_merge_by_name_and_ordinal),
+        cmocka_unit_test(test_metric_line_and_shared_atom_only),
         cmocka_unit_test(test_sass_file_errors),
         cmocka_unit_test(test_disassemble_runs_the_tool),
     };

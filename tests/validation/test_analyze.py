@@ -187,6 +187,25 @@ class ErrorTest(unittest.TestCase):
         self.assertFalse(res["atomic-bound median |U-1|"])
         self.assertFalse(res["atomic-free U = 0 exactly"])
 
+    def test_above_by_cost(self):
+        rows = [joined_row("atomic", "p", 1.0, {"v": 2.5}, e_meas=1.0),
+                joined_row("atomic", "c", 1.0, {"v": 1.2}, e_meas=2.0002),  # conflict-free CAS, noise
+                joined_row("atomic", "s", 1.0, {"v": 1.1}, e_meas=32.0),
+                joined_row("atomic", "ok", 1.0, {"v": 1.05}, e_meas=32.0),
+                joined_row("mixed", "m", 0.5, {"v": 3.0}, e_meas=1.0)]
+        cheap, serial, us = analyze.above_by_cost(rows, "v")
+        self.assertEqual((cheap, serial), (2, 1))   # 1.05 is not above 105%; mixed not counted
+        self.assertEqual(sorted(us), [1.1, 1.2, 2.5])
+
+    def test_loop_classes(self):
+        rows = [joined_row("atomic", "a", 1.0, {}, e_meas=32.0, warps_per_sm=1.0, chain=0.0),
+                joined_row("atomic", "b", 1.0, {}, e_meas=32.0, warps_per_sm=4.0, chain=0.0),
+                joined_row("atomic", "c", 1.0, {}, e_meas=1.0, warps_per_sm=8.0, chain=0.0),
+                joined_row("atomic", "d", 1.0, {}, e_meas=2.0001, warps_per_sm=16.0, chain=0.0),
+                joined_row("atomic", "e", 1.0, {}, e_meas=1.0, warps_per_sm=64.0, chain=1.0)]
+        got = [[r["name"] for r in rows if sel(r)] for _, sel in analyze.loop_classes()]
+        self.assertEqual(got, [["a"], ["b"], ["c"], ["d"], ["e"]])
+
     def test_verdicts_of_real_kernels(self):
         agree, total, bad = analyze.verdict_agreement(self.ROWS, "default")
         self.assertEqual((agree, total), (2, 2))
