@@ -74,6 +74,7 @@ typedef enum gm_method {
 #define GM_CELL_HIGH_SPREAD   0x1u /* spread stayed above the threshold after re-measuring */
 #define GM_CELL_REMEASURED    0x2u /* the first measurement was discarded and repeated */
 #define GM_CELL_NOT_CORESIDENT 0x4u /* some repetitions were discarded: blocks not on one SM */
+#define GM_CELL_ARRIVAL_SKEW  0x8u /* some repetitions were discarded: the n warps did not arrive together */
 
 typedef struct gm_cell {
     double t_median;  /* cycles; NaN in memory means "not measured" */

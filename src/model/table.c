@@ -22,7 +22,7 @@ static const char *const column_header =
     "class,pattern,method,n,e,c,t_median,t_min,t_max,spread,reps,flags";
 #define TABLE_COLUMNS 12
 
-#define GM_CELL_KNOWN_FLAGS (GM_CELL_HIGH_SPREAD | GM_CELL_REMEASURED | GM_CELL_NOT_CORESIDENT)
+#define GM_CELL_KNOWN_FLAGS (GM_CELL_HIGH_SPREAD | GM_CELL_REMEASURED | GM_CELL_NOT_CORESIDENT | GM_CELL_ARRIVAL_SKEW)
 
 /* ---- names ------------------------------------------------------------ */
 
