@@ -770,8 +770,8 @@ static void test_reject_min_median_max_order(void **state)
 static void test_reject_unknown_flags(void **state)
 {
     (void)state;
-    expect_line_error(18, "add,same_address,single_shot,1,1,0,113,112,115,0.02,7,8", GM_ERR_RANGE,
-                      "flags=8 has unknown bits");
+    expect_line_error(18, "add,same_address,single_shot,1,1,0,113,112,115,0.02,7,16", GM_ERR_RANGE,
+                      "flags=16 has unknown bits");
     text t;
     text_base(&t);
     text_set(&t, 18, "add,same_address,single_shot,1,1,0,113,112,115,0.02,7,7");
