@@ -20,8 +20,10 @@ endfunction()
 
 # gpuq_gpu_test(<name> COMMAND <cmd...>): a test that needs a GPU.  The
 # command must exit 77 after printing why when no usable GPU is present.
+# GPU tests never run at the same time: two profilers on one GPU get
+# CUPTI_ERROR_HARDWARE_BUSY, and timings would disturb each other.
 function(gpuq_gpu_test name)
   cmake_parse_arguments(ARG "" "" "COMMAND" ${ARGN})
   add_test(NAME ${name} COMMAND ${ARG_COMMAND})
-  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu)
 endfunction()

@@ -1,21 +1,32 @@
 #!/bin/sh
 # Fills the U, e, n, U_lo, U_hi columns of a sweep CSV from the counters the
 # sweep kept (SWEEP.csv.raw/TAG.counters.csv), with `gpuq model` and a
-# calibration table: for sweeps run before the GPU had a table.  CPU only.
+# calibration table: for sweeps run before the GPU had a table, after a new
+# table, or for another model variant.  CPU only.
 #
-#   examples/histogram/sweep_model.sh BUILD_DIR SWEEP.csv TABLE.csv [gpuq model options]
+#   examples/histogram/sweep_model.sh BUILD_DIR SWEEP.csv TABLE.csv [--out OUT.csv] [gpuq model options]
 #
+# Without --out, SWEEP.csv is rewritten in place; with it, SWEEP.csv is only
+# read and the result goes to OUT.csv (the counters still come from
+# SWEEP.csv.raw/), e.g. one CSV per variant:
+#   sweep_model.sh build sweep.csv TABLE --out sweep-paper.csv -m paper
 # Row i of a counters file is the i-th size of that (kernel, image, block size)
 # in the sweep (sweep.sh runs one launch per size, in size order).
 set -eu
 if [ $# -lt 3 ]; then
-    echo "usage: $0 BUILD_DIR SWEEP.csv TABLE.csv [gpuq model options]" >&2
+    echo "usage: $0 BUILD_DIR SWEEP.csv TABLE.csv [--out OUT.csv] [gpuq model options]" >&2
     exit 1
 fi
 build=$1
 csv=$2
 table=$3
 shift 3
+out=$csv
+if [ "${1:-}" = --out ]; then
+    [ $# -ge 2 ] || { echo "sweep_model: --out needs a file name" >&2; exit 1; }
+    out=$2
+    shift 2
+fi
 gpuq=${GPUQ:-$build/gpuq}
 raw="$csv.raw"
 [ -d "$raw" ] || { echo "sweep_model: no raw directory '$raw'" >&2; exit 2; }
@@ -45,11 +56,12 @@ awk -F, -v OFS=, '
     {
         tag = $2 "-" $3 "-" $5
         k = ++seen[tag]
-        if ((tag, k) in m) {
-            split(m[tag, k], v, OFS)
-            for (j = 1; j <= 5; j++) $(15 + j) = v[j]
-        }
+        # A row without a launch of its own gets empty U columns, so that no
+        # U from another table or model survives next to the new ones.
+        split("", v)
+        if ((tag, k) in m) split(m[tag, k], v, OFS)
+        for (j = 1; j <= 5; j++) $(15 + j) = v[j]
         print
     }' "$tmp/model.csv" "$csv" >"$tmp/out.csv"
-mv "$tmp/out.csv" "$csv"
-echo "sweep_model: U filled from $(wc -l <"$tmp/model.csv") launches into $csv" >&2
+mv "$tmp/out.csv" "$out"
+echo "sweep_model: U filled from $(wc -l <"$tmp/model.csv") launches into $out" >&2

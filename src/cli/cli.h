@@ -13,6 +13,7 @@
 #define GPUQ_CLI_H
 
 #include <stdio.h>
+#include "gpuq/report.h"
 #include "gpuq/status.h"
 
 #define GPUQ_EXIT_OK 0
@@ -48,6 +49,11 @@ int cli_print_help(const char *cmd, FILE *out);
 /* Parses a non-negative integer option value; on failure prints a usage
  * error and returns -1. */
 long cli_parse_count(const char *cmd, const char *option, const char *value, long min, long max);
+
+/* Writes a report to path: "-" or NULL is stdout, a regular file is
+ * replaced atomically, a device or pipe is written in place.  Returns the
+ * exit code (errors already printed). */
+int cli_write_report(const char *cmd, const char *path, const gm_report *rep, gm_format fmt);
 
 /* 1 when stdout/stderr is a terminal (progress bars, colour). */
 int cli_isatty(FILE *f);

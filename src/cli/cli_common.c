@@ -1,8 +1,10 @@
 /* Helpers every subcommand uses: error lines, exit codes, number parsing. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -73,4 +75,40 @@ long cli_parse_count(const char *cmd, const char *option, const char *value, lon
 int cli_isatty(FILE *f)
 {
     return isatty(fileno(f));
+}
+
+int cli_write_report(const char *cmd, const char *path, const gm_report *rep, gm_format fmt)
+{
+    gm_error err = {{0}};
+    gm_status st;
+    if (!path || strcmp(path, "-") == 0) {
+        st = gm_report_write(stdout, rep, fmt, &err);
+        if (st == GM_OK && fflush(stdout) != 0)
+            st = gm_fail(&err, GM_ERR_IO, "cannot write the report: %s", strerror(errno));
+        return st == GM_OK ? GPUQ_EXIT_OK : cli_fail(cmd, st, &err);
+    }
+    /* A regular file is replaced atomically (temporary file + rename), so a
+     * crash never leaves half a report; a device or pipe (/dev/null,
+     * /dev/stdout) is written in place: renaming over it would replace it. */
+    struct stat sb;
+    int in_place = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    const char *target = in_place ? path : tmp;
+    FILE *out = fopen(target, "w");
+    if (!out) {
+        cli_error(cmd, "cannot create %s (%s)", target, strerror(errno));
+        return GPUQ_EXIT_INPUT;
+    }
+    st = gm_report_write(out, rep, fmt, &err);
+    if (fclose(out) != 0 && st == GM_OK)
+        st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", target, strerror(errno));
+    if (st == GM_OK && !in_place && rename(tmp, path) != 0)
+        st = gm_fail(&err, GM_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    if (st != GM_OK) {
+        if (!in_place)
+            unlink(tmp);
+        return cli_fail(cmd, st, &err);
+    }
+    return GPUQ_EXIT_OK;
 }

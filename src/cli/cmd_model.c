@@ -148,28 +148,6 @@ static int parse_options(int argc, char **argv, model_opts *o)
 
 /* Writes the report to path through a temporary file renamed into place,
  * so that a failed run never leaves half a report behind. */
-static int write_report_file(const char *path, const gm_report *rep, gm_format fmt)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *out = fopen(tmp, "w");
-    if (!out) {
-        cli_error(CMD, "cannot create %s (%s)", tmp, strerror(errno));
-        return GPUQ_EXIT_INPUT;
-    }
-    gm_error err = {{0}};
-    gm_status st = gm_report_write(out, rep, fmt, &err);
-    if (fclose(out) != 0 && st == GM_OK)
-        st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    if (st == GM_OK && rename(tmp, path) != 0)
-        st = gm_fail(&err, GM_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-    if (st != GM_OK) {
-        unlink(tmp);
-        return cli_fail(CMD, st, &err);
-    }
-    return GPUQ_EXIT_OK;
-}
-
 int cmd_model(int argc, char **argv)
 {
     model_opts o;
@@ -214,11 +192,7 @@ int cmd_model(int argc, char **argv)
         goto done;
     }
     rep.summary = o.summary;
-    if (o.output && strcmp(o.output, "-") != 0) {
-        rc = write_report_file(o.output, &rep, o.format);
-    } else if ((st = gm_report_write(stdout, &rep, o.format, &err)) != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-    }
+    rc = cli_write_report(CMD, o.output, &rep, o.format);
     gm_report_free(&rep);
 done:
     gm_table_free(table);

@@ -611,50 +611,6 @@ static int save_counters(const char *path, const gm_counters_set *set)
 
 /* ---- report ------------------------------------------------------------ */
 
-static int write_report(const profile_opts *o, const gm_report *rep)
-{
-    gm_error err = {{0}};
-    gm_status st;
-    if (!o->output || strcmp(o->output, "-") == 0) {
-        st = gm_report_write(stdout, rep, o->format, &err);
-        if (st == GM_OK && fflush(stdout) != 0)
-            st = gm_fail(&err, GM_ERR_IO, "cannot write the report: %s", strerror(errno));
-        return st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
-    }
-    /* A regular file is replaced atomically (temporary file + rename); a
-     * device or pipe (/dev/null, /dev/stdout) is written in place. */
-    struct stat sb;
-    if (stat(o->output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        FILE *out = fopen(o->output, "w");
-        if (!out) {
-            cli_error(CMD, "cannot open %s (%s)", o->output, strerror(errno));
-            return GPUQ_EXIT_INPUT;
-        }
-        st = gm_report_write(out, rep, o->format, &err);
-        if (fclose(out) != 0 && st == GM_OK)
-            st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", o->output, strerror(errno));
-        return st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
-    }
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o->output, (long)getpid());
-    FILE *out = fopen(tmp, "w");
-    if (!out) {
-        cli_error(CMD, "cannot create %s (%s)", tmp, strerror(errno));
-        return GPUQ_EXIT_INPUT;
-    }
-    st = gm_report_write(out, rep, o->format, &err);
-    if (fclose(out) != 0 && st == GM_OK)
-        st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    if (st == GM_OK && rename(tmp, o->output) != 0)
-        st = gm_fail(&err, GM_ERR_IO, "cannot rename %s to %s: %s", tmp, o->output,
-                     strerror(errno));
-    if (st != GM_OK) {
-        unlink(tmp);
-        return cli_fail(CMD, st, &err);
-    }
-    return GPUQ_EXIT_OK;
-}
-
 static int report(const profile_opts *o, const gm_counters_set *set,
                   const gm_model_options *model)
 {
@@ -682,7 +638,7 @@ static int report(const profile_opts *o, const gm_counters_set *set,
         rc = cli_fail(CMD, st, &err);
     } else {
         rep.summary = o->summary;
-        rc = write_report(o, &rep);
+        rc = cli_write_report(CMD, o->output, &rep, o->format);
         gm_report_free(&rep);
     }
     gm_table_free(table);

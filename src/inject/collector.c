@@ -385,7 +385,7 @@ static gi_device *device_of(CUcontext ctx)
     return &g.devices[id];
 }
 
-static gi_context *context_find(CUcontext ctx, int create, int device)
+static gi_context *context_find(CUcontext ctx)
 {
     pthread_mutex_lock(&g.contexts_lock);
     gi_context *found = NULL;
@@ -394,12 +394,6 @@ static gi_context *context_find(CUcontext ctx, int create, int device)
             found = &g.contexts[i];
             break;
         }
-    if (!found && create && g.n_contexts < GI_MAX_CONTEXTS) {
-        found = &g.contexts[g.n_contexts++];
-        memset(found, 0, sizeof *found);
-        found->ctx = ctx;
-        found->device = device;
-    }
     pthread_mutex_unlock(&g.contexts_lock);
     return found;
 }
@@ -445,7 +439,7 @@ static void on_context_destroy(CUcontext ctx)
     if (g.pass == GI_PASS_COUNTERS)
         gi_range_context_gone(dev, ctx);
     else {
-        gi_context *c = context_find(ctx, 0, 0);
+        gi_context *c = context_find(ctx);
         if (c)
             gi_sass_context_gone(c);
     }
@@ -574,7 +568,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (g.disabled)
         return;
     /* Once -c launches were profiled no window opens again: let the rest
-     * of the program run without the device lock. */
+     * of the program run without the device lock.  (Read without g.lock:
+     * the counter only grows, and a stale read just takes the lock.) */
     if (gi_filter_exhausted(&g.filter) && !is_graph_launch(cbid))
         return;
     gi_device *dev = device_of(cb->context);

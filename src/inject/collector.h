@@ -6,7 +6,8 @@
  * thread from a launch's API ENTER callback to its EXIT callback, so that
  * the profiling window of one launch never contains another thread's kernel
  * (the range profiler allows one active context per device, so the device
- * is the unit of serialization).  Order: device lock, then g_collector.lock.
+ * is the unit of serialization).  contexts_lock guards the context list.
+ * Order: device lock, then contexts_lock, then g_collector.lock.
  */
 #ifndef GPUQ_COLLECTOR_H
 #define GPUQ_COLLECTOR_H
