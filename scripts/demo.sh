@@ -18,9 +18,10 @@ if [ "$have_gpu" = 1 ] && [ -x "$app" ] && "$gpuq" version | grep -q "CUPTI coll
   echo "== gpuq demo: profiling the histogram example on this GPU"
   echo "== (4 Mpixel solid image, 1024 threads: hist with ATOMS.ADD, then with ATOMS.POPC.INC)"
   for kernel in hist hist_popc; do
+    symbol=$kernel; [ "$kernel" = hist ] && symbol=hist_add
     echo
-    echo "\$ gpuq profile -k '^$kernel' -- $app --kernel $kernel --image solid --pixels 4194304 --threads 1024 --reps 3"
-    "$gpuq" profile -k "^$kernel" --keep-counters "$build/demo-$kernel.counters.csv" -- \
+    echo "\$ gpuq profile -k '^$symbol\$' -- $app --kernel $kernel --image solid --pixels 4194304 --threads 1024 --reps 3"
+    "$gpuq" profile -k "^$symbol\$" --keep-counters "$build/demo-$kernel.counters.csv" -- \
       "$app" --kernel "$kernel" --image solid --pixels 4194304 --threads 1024 --reps 3 || exit $?
   done
   exit 0
