@@ -32,15 +32,18 @@ if [ "$have_gpu" = 1 ]; then
 else
   echo "== gpuq demo: no GPU on this machine."
 fi
-recorded=$(ls data/recorded/*.counters.csv 2>/dev/null | head -n 1)
+recorded=data/recorded/histogram-hist-solid-4m-nvidia-h200.counters.csv
+[ -f "$recorded" ] || recorded=$(ls data/recorded/*.counters.csv 2>/dev/null | head -n 1)
 if [ -n "$recorded" ]; then
   echo "== Applying the model to counters RECORDED on a real GPU and shipped in the repo:"
   echo "==   $recorded"
   grep -E '^# (device_name|source|command):' "$recorded" | sed 's/^# /==   /'
   echo
-  echo "\$ gpuq model $recorded"
-  exec "$gpuq" model "$recorded"
+  echo "== (docs/profile-demo.md has the full run; the POPC.INC and uniform-image runs"
+  echo "== are beside it in data/recorded/)"
+  echo
+  echo "\$ gpuq model $recorded --summary"
+  exec "$gpuq" model "$recorded" --summary
 fi
-echo "== No recorded counters are shipped yet: showing the model on the worked example"
-echo "== of docs/model.md (hand-made inputs, not a measurement)."
-exec "$gpuq" model --worked-example
+echo "demo: no recorded counters in data/recorded/ (a broken checkout?)" >&2
+exit 2

@@ -1,6 +1,7 @@
 /* Finding the calibration table for a GPU (table_lookup.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,10 @@ static void exe_tables_dir(char *buf, size_t len)
     if (!slash)
         return;
     *slash = '\0';
-    snprintf(buf, len, "%s/../tables", exe);
+    char joined[4200], resolved[PATH_MAX];
+    snprintf(joined, sizeof joined, "%s/../tables", exe);
+    /* Resolved, so reports name the table plainly ("/x/tables", not "/x/build/../tables"). */
+    snprintf(buf, len, "%s", realpath(joined, resolved) ? resolved : joined);
 }
 
 gm_status cli_table_find(const char *gpu_name, int sm_count, char *path, size_t len,

@@ -452,9 +452,13 @@ static void write_text_header(FILE *out, const gm_report *rep, const report_rows
     if (cm->command[0])
         fprintf(out, "command: %s\n", cm->command);
     const gm_model_options *o = &rep->options;
-    fprintf(out, "model:   %s (S: %s, n: %s, jobs: %s, pattern: %s)\n", o->name ? o->name : "?",
-            gm_method_name(o->method), n_source_name(o->n_source), split_name(o->split),
-            gm_pattern_name(o->pattern));
+    if (o->busy == GM_BUSY_WAVEFRONTS)
+        fprintf(out, "model:   %s (busy time: wavefronts x w, w from the %s table)\n",
+                o->name ? o->name : "?", gm_method_name(o->method));
+    else
+        fprintf(out, "model:   %s (S: %s, n: %s, jobs: %s, pattern: %s)\n",
+                o->name ? o->name : "?", gm_method_name(o->method), n_source_name(o->n_source),
+                split_name(o->split), gm_pattern_name(o->pattern));
     const char *lines[8];
     size_t n = approximations(o, all_notes(rows), lines, 8);
     for (size_t i = 0; i < n; i++)
