@@ -228,11 +228,14 @@ if [ -n "$models" ]; then
         echo "set multiplot layout $nimg,4 title 'gpuq: U of each model variant, $threads threads per block, $gpu_name (paper Sec. 4, Fig. 3/4)'"
         for img in $images; do
             for k in $kernels; do
-                set -- "$tmp/default/u-$k-$img-$threads.dat|default|lc 1 pt 1"
-                i=1
+                # Colours unlike those of the block sizes: default black,
+                # then red, blue, yellow, ...
+                set -- "$tmp/default/u-$k-$img-$threads.dat|default|lc 8 pt 7 ps 0.7"
+                i=8
                 for m in $models; do
-                    i=$((i + 1))
-                    set -- "$@" "$tmp/$m/u-$k-$img-$threads.dat|$m|lc $i pt $i"
+                    i=$((i - 1))
+                    [ "$i" -ge 5 ] || i=7
+                    set -- "$@" "$tmp/$m/u-$k-$img-$threads.dat|$m|lc $i pt $((i - 4))"
                 done
                 plot_lines "$k, $img" "$@"
             done

@@ -32,5 +32,20 @@ GPUQ="$gpuq" sh "$src/examples/histogram/sweep_model.sh" . "$tmp/s.csv" \
 # e of the 2^21-pixel launch: O / N = 826326 / 262144 = 3.152
 awk -F, 'NR > 1 && $4 == 2097152 && $5 == 256 { exit !($17 > 3.15 && $17 < 3.155) }' "$tmp/s.csv" && ok || bad "e of row 2: $(grep ',2097152,256,' "$tmp/s.csv")"
 [ "$(awk -F, 'NF != 27' "$tmp/s.csv" | wc -l)" -eq 0 ] && ok || bad "ragged rows"
+
+# --out: the sweep is only read, the result goes to another file; a stale U
+# on a row without counters (here the 1024-thread rows) is cleared there.
+sed 's/,total,,,,,,/,total,9.9,9.9,9.9,9.9,9.9,/' "$tmp/s.csv" >"$tmp/stale.csv"
+mv "$tmp/s.csv.raw" "$tmp/stale.csv.raw"
+cp "$tmp/stale.csv" "$tmp/stale.before"
+GPUQ="$gpuq" sh "$src/examples/histogram/sweep_model.sh" . "$tmp/stale.csv" \
+    "$src/tests/data/tables/test_gpu.csv" --out "$tmp/v.csv" --force -m paper 2>"$tmp/log" || bad "--out failed: $(cat "$tmp/log")"
+cmp -s "$tmp/stale.csv" "$tmp/stale.before" && ok || bad "--out changed the input"
+[ "$(awk -F, 'NR > 1 && $5 == 1024 && $16 == "" && $20 == ""' "$tmp/v.csv" | wc -l)" -eq 3 ] && ok || bad "stale U kept: $(cat "$tmp/v.csv")"
+[ "$(awk -F, 'NR > 1 && $5 == 256 && $16 != "" && $16 != 9.9' "$tmp/v.csv" | wc -l)" -eq 3 ] && ok || bad "U not recomputed under --out"
+# Same counters, same e, whatever the model.
+awk -F, 'NR > 1 && $4 == 2097152 && $5 == 256 { exit !($17 > 3.15 && $17 < 3.155) }' "$tmp/v.csv" && ok || bad "e under --out"
+sh "$src/examples/histogram/sweep_model.sh" . "$tmp/stale.csv" x.csv --out 2>/dev/null
+[ $? -eq 1 ] && ok || bad "--out without a file name is not a usage error"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -4,7 +4,7 @@
 # for the real ones (they print the real programs' CSV layouts).  Checks the
 # row count, that U/e/n land on the right rows (gpuq's row i = size i), that a
 # report with the wrong number of rows leaves U empty with a warning, and that
-# figures.sh turns the CSV into two SVG files.
+# figures.sh turns the CSV into its SVG files, with a model variant's CSV too.
 #   sweep_plumbing.sh SOURCE_DIR
 set -u
 src=$1
@@ -117,6 +117,13 @@ if command -v gnuplot >/dev/null 2>&1; then
     done
     # fig5 has a speedup of about 2 (the fake rotated kernels take half... twice the time)
     grep -q "hist2_popc over hist_popc" "$tmp/fig/fig5-speedup-h200.svg" && ok || bad "fig5 titles"
+    [ ! -e "$tmp/fig/fig3-models-h200.svg" ] && ok || bad "model comparison drawn without model CSVs"
+    # A model variant's CSV next to the sweep (sweep-<model>.csv): its own
+    # fig3 and the comparison figure, one line per model.
+    cp "$tmp/sweep.csv" "$tmp/sweep-paper.csv"
+    sh "$src/scripts/figures.sh" "$tmp/sweep.csv" "$tmp/fig" 2>"$tmp/log5" || bad "figures.sh with a model CSV failed: $(cat "$tmp/log5")"
+    grep -q "paper model" "$tmp/fig/fig3-utilization-h200-paper.svg" 2>/dev/null && ok || bad "fig3 of the paper model not written"
+    grep -q ">paper<" "$tmp/fig/fig3-models-h200.svg" 2>/dev/null && grep -q ">default<" "$tmp/fig/fig3-models-h200.svg" && ok || bad "model comparison not written"
 else
     echo "note: gnuplot not installed: figures.sh not checked"
 fi
