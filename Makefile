@@ -4,6 +4,8 @@
 #   make demo   build, then run the main job (profile the histogram example on
 #               a GPU; without one, apply the model to counters recorded on one)
 # Other targets: build, build-asan, test-unit, test-gpu, figures, validate, clean.
+#   make validate   (GPU) the validation suite: times, counters, every model
+#                   variant, and the comparison in $(BUILD)/validation/
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -12,7 +14,7 @@ CMAKE      ?= cmake
 CTEST      ?= ctest
 CMAKE_ARGS ?=
 
-.PHONY: all build build-asan test test-normal test-asan test-unit test-gpu demo figures clean
+.PHONY: all build build-asan test test-normal test-asan test-unit test-gpu demo figures validate clean
 
 all: build
 
@@ -47,6 +49,10 @@ demo: build
 
 figures:
 	@sh scripts/figures.sh
+
+validate: build
+	OUT=$(BUILD)/validation bash validation/record.sh $${VALIDATE_SECONDS:-280} $(BUILD)
+	@echo "validate: per-group results in $(BUILD)/validation/recorded.tar.gz (report.md, joined.csv, scatter.svg each)"
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
