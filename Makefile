@@ -5,7 +5,7 @@
 #               a GPU; without one, apply the model to counters recorded on one)
 # Other targets: build, build-asan, test-unit, test-gpu, figures, validate, clean.
 #   make validate   (GPU) the validation suite: times, counters, every model
-#                   variant, and the comparison in $(BUILD)/validation/
+#                   variant, and the comparison in $(BUILD)/validation-run/
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -51,8 +51,8 @@ figures:
 	@sh scripts/figures.sh
 
 validate: build
-	OUT=$(BUILD)/validation bash validation/record.sh $${VALIDATE_SECONDS:-280} $(BUILD)
-	@echo "validate: per-group results in $(BUILD)/validation/recorded.tar.gz (report.md, joined.csv, scatter.svg each)"
+	OUT=$(BUILD)/validation-run bash validation/record.sh $${VALIDATE_SECONDS:-280} $(BUILD)
+	@echo "validate: per-group results in $(BUILD)/validation-run/recorded.tar.gz (report.md, joined.csv, scatter.svg each)"
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
