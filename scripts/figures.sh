@@ -154,7 +154,7 @@ threads_panel() {
 }
 
 # The common frame of every figure: log2 x axis of image sizes, grid,
-# legend under each panel.  $1 = number of rows of panels.
+# legend under each panel.  $1 = rows of panels, $2 = width in pixels.
 frame() {
     echo "set terminal svg size $(($2)),$((340 * $1 + 40)) dynamic font 'sans,11' background rgb 'white'"
     echo "set logscale x 2; set format x '2^{%L}'; set xrange [16:134217728]"

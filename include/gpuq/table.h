@@ -158,6 +158,12 @@ gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err);
 gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error *err);
 gm_status gm_table_load_partial(const char *path, gm_table **out, gm_error *err);
 
+/* The same content as JSON (metadata, then per series its measured cells as
+ * [n, e, c, t_median, t_min, t_max, spread, reps, flags]), for tools that
+ * would rather not parse the CSV; the _file form writes atomically too. */
+gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err);
+gm_status gm_table_write_json_file(const char *path, const gm_table *table, gm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

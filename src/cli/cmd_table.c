@@ -318,110 +318,6 @@ static int do_validate(int argc, char **argv)
 
 /* ---- convert ---------------------------------------------------------- */
 
-/* Fewest digits that read back as the same double (as the CSV writer). */
-static void format_exact(char *buf, size_t len, double v)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
-/* JSON with the same content as the CSV: metadata, then per series its
- * measured cells as [n, e, c, t_median, t_min, t_max, spread, reps, flags]. */
-static void write_json(FILE *out, const gm_table *t)
-{
-    const gm_table_meta *m = &t->meta;
-    char num[40];
-    fprintf(out, "{\n  \"format\": \"gpuq calibration table\",\n  \"version\": %d,\n",
-            GM_TABLE_FORMAT_VERSION);
-    fprintf(out, "  \"meta\": {\n    \"gpu_name\": ");
-    json_string(out, m->gpu_name);
-    fprintf(out, ",\n    \"compute_capability\": \"%d.%d\",\n", m->cc_major, m->cc_minor);
-    fprintf(out, "    \"sm_count\": %d,\n    \"max_warps_per_sm\": %d,\n    \"warp_size\": %d,\n",
-            m->sm_count, m->max_warps_per_sm, m->warp_size);
-    format_exact(num, sizeof num, m->sm_clock_mhz);
-    fprintf(out, "    \"sm_clock_mhz\": %s,\n", num);
-    fprintf(out, "    \"driver_version\": %d,\n    \"runtime_version\": %d,\n    \"date\": ",
-            m->driver_version, m->runtime_version);
-    json_string(out, m->date);
-    fprintf(out, ",\n    \"method_note\": ");
-    json_string(out, m->method_note);
-    format_exact(num, sizeof num, m->spread_threshold);
-    fprintf(out, ",\n    \"reps\": %d,\n    \"spread_threshold\": %s,\n    \"gpuq_version\": ",
-            m->reps, num);
-    json_string(out, m->gpuq_version);
-    fprintf(out, "\n  },\n  \"cell_fields\": [\"n\", \"e\", \"c\", \"t_median\", \"t_min\", "
-                 "\"t_max\", \"spread\", \"reps\", \"flags\"],\n  \"series\": [");
-    for (int i = 0; i < t->n_series; i++) {
-        const gm_series *s = &t->series[i];
-        fprintf(out, "%s\n    {\"class\": \"%s\", \"pattern\": \"%s\", \"method\": \"%s\", "
-                     "\"mixes_cas\": %s,\n     \"cells\": [",
-                i ? "," : "", gm_class_name(s->cls), gm_pattern_name(s->pattern),
-                gm_method_name(s->method), s->mixes_cas ? "true" : "false");
-        int first = 1;
-        for (int n = 1; n <= s->n_max; n++)
-            for (int e = 1; e <= s->e_max; e++)
-                for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
-                    const gm_cell *cell = gm_series_cell(s, n, e, c);
-                    if (isnan(cell->t_median))
-                        continue;
-                    char med[40], lo[40], hi[40], spread[40];
-                    format_exact(med, sizeof med, cell->t_median);
-                    format_exact(lo, sizeof lo, cell->t_min);
-                    format_exact(hi, sizeof hi, cell->t_max);
-                    format_exact(spread, sizeof spread, cell->spread);
-                    fprintf(out, "%s\n      [%d, %d, %d, %s, %s, %s, %s, %d, %u]", first ? "" : ",",
-                            n, e, c, med, lo, hi, spread, cell->reps, cell->flags);
-                    first = 0;
-                }
-        fprintf(out, "\n     ]}");
-    }
-    fprintf(out, "\n  ]\n}\n");
-}
-
-/* Writes JSON to path through a temporary file and a rename, like the
- * table writer, so that a failed run leaves an old file as it was. */
-static int write_json_file(const char *path, const gm_table *t)
-{
-    if (strcmp(path, "-") == 0) {
-        write_json(stdout, t);
-        return fflush(stdout) == 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_INPUT;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *out = fopen(tmp, "w");
-    if (!out) {
-        cli_error(CMD, "convert: cannot create %s (%s)", tmp, strerror(errno));
-        return GPUQ_EXIT_INPUT;
-    }
-    write_json(out, t);
-    int failed = ferror(out) || fflush(out) != 0 || fsync(fileno(out)) != 0;
-    failed |= fclose(out) != 0;
-    if (failed || rename(tmp, path) != 0) {
-        cli_error(CMD, "convert: cannot write %s (%s)", path, strerror(errno));
-        unlink(tmp);
-        return GPUQ_EXIT_INPUT;
-    }
-    return GPUQ_EXIT_OK;
-}
-
 static int do_convert(int argc, char **argv)
 {
     table_opts o;
@@ -438,15 +334,12 @@ static int do_convert(int argc, char **argv)
     gm_status st = load(&o, &t, &err);
     if (st != GM_OK)
         return cli_fail(CMD, st, &err);
-    if (json) {
-        rc = write_json_file(o.output, t);
-    } else if (strcmp(o.output, "-") == 0) {
-        st = gm_table_write(stdout, t, &err);
-        rc = st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
-    } else {
-        st = gm_table_write_file(o.output, t, &err);
-        rc = st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
-    }
+    if (strcmp(o.output, "-") == 0)
+        st = json ? gm_table_write_json(stdout, t, &err) : gm_table_write(stdout, t, &err);
+    else
+        st = json ? gm_table_write_json_file(o.output, t, &err)
+                  : gm_table_write_file(o.output, t, &err);
+    rc = st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
     gm_table_free(t);
     return rc;
 }
@@ -520,7 +413,7 @@ static int write_plot_script(const char *path, const char *data, const char *svg
     if (!f)
         return -1;
     int rows = o->n_row_count, cols = o->e_col_count;
-    fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,10'\n", 200 + 220 * cols,
+    fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,10' background rgb 'white'\n", 200 + 220 * cols,
             80 + 170 * rows);
     fprintf(f, "set output ");
     gp_quoted(f, svg);

@@ -354,9 +354,11 @@ void gm_csv_format_double(char *buf, size_t len, double v)
             buf[0] = '\0';
         return;
     }
-    snprintf(buf, len, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, len, "%.17g", v);
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
 }
 
 int gm_csv_parse_double(const char *text, double *out)

@@ -1,6 +1,8 @@
 /* RFC 4180 CSV reading and writing shared by the counters file loader
- * (counters.c), the ncu importer (ncu_import.c) and the report writer
- * (report.c).  Internal to libgpuq: not part of the installed API.
+ * (counters.c), the ncu importer (ncu_import.c), the report writer
+ * (report.c) and the table writer (table.c), plus the one JSON string
+ * escaper the report and table writers share.  Internal to libgpuq: not part
+ * of the installed API.
  *
  * The reader works one record at a time: gm_csv_next_line() reads one
  * physical line (so that callers can look at '#' metadata or ncu's
@@ -44,8 +46,11 @@ gm_status gm_csv_split(gm_csv_reader *r, gm_error *err);
 int gm_csv_write_field(FILE *out, const char *text);
 
 /* Formats a finite double with the fewest digits that read back exactly
- * (%.15g, else %.17g); writes nothing (empty string) for NaN. */
+ * (the shortest of %.15g, %.16g, %.17g); writes nothing (empty string) for NaN. */
 void gm_csv_format_double(char *buf, size_t len, double v);
+
+/* Writes s as a JSON string (RFC 8259 escapes; NULL as ""), in report.c. */
+void gm_json_write_string(FILE *out, const char *s);
 
 /* Parses the whole of text as a finite double / a decimal integer.  Return 0
  * on success. */

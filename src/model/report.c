@@ -650,7 +650,7 @@ static void write_csv(FILE *out, const gm_report *rep, const report_rows *rows)
 /* ------------------------------------------------------------------------
  * JSON, written by hand: strings escaped per RFC 8259, NaN as null. */
 
-static void json_string(FILE *out, const char *s)
+void gm_json_write_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -695,7 +695,7 @@ static void json_key(FILE *out, int indent, const char *key, int *first)
 {
     fprintf(out, "%s\n%*s", *first ? "" : ",", indent, "");
     *first = 0;
-    json_string(out, key);
+    gm_json_write_string(out, key);
     fputs(": ", out);
 }
 
@@ -718,7 +718,7 @@ static void json_sm(FILE *out, int indent, const gm_sm_result *s, int modelled)
     for (size_t i = 0; i < CLAMP_COUNT; i++)
         if (s->clamp_flags & clamp_table[i].bit) {
             fputs(any ? ", " : "", out);
-            json_string(out, clamp_table[i].name);
+            gm_json_write_string(out, clamp_table[i].name);
             any = 1;
         }
     fprintf(out, "]\n%*s}", indent, "");
@@ -745,9 +745,9 @@ static void json_launch(FILE *out, const report_rows *rows, size_t i, int summar
         fputs(rows->config_varies[i] ? "true" : "false", out);
     }
     json_key(out, ind, "kernel", &first);
-    json_string(out, kernel_name(k));
+    gm_json_write_string(out, kernel_name(k));
     json_key(out, ind, "mangled", &first);
-    json_string(out, k->mangled ? k->mangled : kernel_name(k));
+    gm_json_write_string(out, k->mangled ? k->mangled : kernel_name(k));
     json_key(out, ind, "device", &first);
     fprintf(out, "%d", k->device);
     json_key(out, ind, "grid", &first);
@@ -813,14 +813,14 @@ static void json_launch(FILE *out, const report_rows *rows, size_t i, int summar
     for (size_t n = 0; n < NOTE_COUNT; n++)
         if (r->notes & note_table[n].bit) {
             fputs(any ? ", " : "", out);
-            json_string(out, note_table[n].text);
+            gm_json_write_string(out, note_table[n].text);
             any = 1;
         }
     fputc(']', out);
     json_key(out, ind, "split_source", &first);
-    json_string(out, r->split_source);
+    gm_json_write_string(out, r->split_source);
     json_key(out, ind, "verdict", &first);
-    json_string(out, r->verdict);
+    gm_json_write_string(out, r->verdict);
     fputs("\n    }", out);
 }
 
@@ -832,34 +832,34 @@ static void write_json(FILE *out, const gm_report *rep, const report_rows *rows)
     int first = 1;
     fputc('{', out);
     json_key(out, 2, "format", &first);
-    json_string(out, "gpuq report v1");
+    gm_json_write_string(out, "gpuq report v1");
     json_key(out, 2, "gpuq_version", &first);
-    json_string(out, GPUQ_VERSION);
+    gm_json_write_string(out, GPUQ_VERSION);
     json_key(out, 2, "meta", &first);
     fprintf(out, "{\"device_name\": ");
-    json_string(out, cm->device_name);
+    gm_json_write_string(out, cm->device_name);
     fprintf(out, ", \"compute_capability\": \"%d.%d\", \"sm_count\": %d, "
                  "\"max_warps_per_sm\": %d, \"source\": ",
             cm->cc_major, cm->cc_minor, cm->sm_count, cm->max_warps_per_sm);
-    json_string(out, cm->source);
+    gm_json_write_string(out, cm->source);
     fputs(", \"command\": ", out);
-    json_string(out, cm->command);
+    gm_json_write_string(out, cm->command);
     fputs("}", out);
     json_key(out, 2, "table", &first);
     fputs("{\"path\": ", out);
-    json_string(out, rep->table_path);
+    gm_json_write_string(out, rep->table_path);
     fputs(", \"gpu_name\": ", out);
-    json_string(out, tm->gpu_name);
+    gm_json_write_string(out, tm->gpu_name);
     fprintf(out, ", \"compute_capability\": \"%d.%d\", \"sm_count\": %d, "
                  "\"max_warps_per_sm\": %d, \"warp_size\": %d, \"sm_clock_mhz\": ",
             tm->cc_major, tm->cc_minor, tm->sm_count, tm->max_warps_per_sm, tm->warp_size);
     json_num(out, tm->sm_clock_mhz);
     fputs(", \"date\": ", out);
-    json_string(out, tm->date);
+    gm_json_write_string(out, tm->date);
     fputs(", \"gpuq_version\": ", out);
-    json_string(out, tm->gpuq_version);
+    gm_json_write_string(out, tm->gpuq_version);
     fputs(", \"method_note\": ", out);
-    json_string(out, tm->method_note);
+    gm_json_write_string(out, tm->method_note);
     fputs(", \"series\": [", out);
     for (int s = 0; s < rep->table->n_series; s++) {
         const gm_series *se = &rep->table->series[s];
@@ -867,27 +867,27 @@ static void write_json(FILE *out, const gm_report *rep, const report_rows *rows)
         snprintf(label, sizeof label, "%s,%s,%s", gm_class_name(se->cls),
                  gm_pattern_name(se->pattern), gm_method_name(se->method));
         fputs(s ? ", " : "", out);
-        json_string(out, label);
+        gm_json_write_string(out, label);
     }
     fputs("]}", out);
     json_key(out, 2, "model", &first);
     fputs("{\"name\": ", out);
-    json_string(out, o->name ? o->name : "");
+    gm_json_write_string(out, o->name ? o->name : "");
     fputs(", \"method\": ", out);
-    json_string(out, gm_method_name(o->method));
+    gm_json_write_string(out, gm_method_name(o->method));
     fputs(", \"n_source\": ", out);
-    json_string(out, n_source_name(o->n_source));
+    gm_json_write_string(out, n_source_name(o->n_source));
     fputs(", \"split\": ", out);
-    json_string(out, split_name(o->split));
+    gm_json_write_string(out, split_name(o->split));
     fputs(", \"pattern\": ", out);
-    json_string(out, gm_pattern_name(o->pattern));
+    gm_json_write_string(out, gm_pattern_name(o->pattern));
     fprintf(out, ", \"U_bottleneck\": %.2f, \"U_significant\": %.2f, \"approximations\": [",
             GM_U_BOTTLENECK, GM_U_SIGNIFICANT);
     const char *lines[8];
     size_t n = approximations(o, all_notes(rows), lines, 8);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ", " : "", out);
-        json_string(out, lines[i]);
+        gm_json_write_string(out, lines[i]);
     }
     fputs("]}", out);
     json_key(out, 2, "summary", &first);

@@ -12,6 +12,7 @@
 
 #include "gpuq/table.h"
 #include "gpuq/gzstream.h"
+#include "csv_internal.h"
 
 /* Longest accepted line, newline excluded.  Real lines are under 200
  * characters; the limit only stops a binary file from being read as one line. */
@@ -784,15 +785,20 @@ gm_status gm_table_load_partial(const char *path, gm_table **out, gm_error *err)
 
 /* ---- writer ----------------------------------------------------------- */
 
-/* Shortest of %.15g..%.17g that reads back as the same double: compact for
- * the usual values (338.5), exact always (%.17g round-trips every double). */
-static void format_exact(char *buf, size_t len, double v)
+/* The four numbers of a cell, each with the fewest digits that read back as
+ * the same double (gm_csv_format_double), for both writers. */
+typedef struct cell_text {
+    char med[40], lo[40], hi[40], spread[40];
+} cell_text;
+
+static cell_text cell_numbers(const gm_cell *cell)
 {
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
+    cell_text t;
+    gm_csv_format_double(t.med, sizeof t.med, cell->t_median);
+    gm_csv_format_double(t.lo, sizeof t.lo, cell->t_min);
+    gm_csv_format_double(t.hi, sizeof t.hi, cell->t_max);
+    gm_csv_format_double(t.spread, sizeof t.spread, cell->spread);
+    return t;
 }
 
 gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
@@ -824,7 +830,7 @@ gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
         case META_DOUBLE: {
             double v;
             memcpy(&v, field, sizeof v);
-            format_exact(num, sizeof num, v);
+            gm_csv_format_double(num, sizeof num, v);
             fputs(num, out);
             break;
         }
@@ -848,16 +854,67 @@ gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
                     const gm_cell *cell = gm_series_cell(s, n, e, c);
                     if (isnan(cell->t_median))
                         continue;
-                    char med[40], lo[40], hi[40], spread[40];
-                    format_exact(med, sizeof med, cell->t_median);
-                    format_exact(lo, sizeof lo, cell->t_min);
-                    format_exact(hi, sizeof hi, cell->t_max);
-                    format_exact(spread, sizeof spread, cell->spread);
+                    cell_text t = cell_numbers(cell);
                     fprintf(out, "%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%d,%u\n", gm_class_name(s->cls),
-                            gm_pattern_name(s->pattern), gm_method_name(s->method), n, e, c, med,
-                            lo, hi, spread, cell->reps, cell->flags);
+                            gm_pattern_name(s->pattern), gm_method_name(s->method), n, e, c, t.med,
+                            t.lo, t.hi, t.spread, cell->reps, cell->flags);
                 }
     }
+    if (ferror(out))
+        return gm_fail(err, GM_ERR_IO, "write failed (%s)", strerror(errno));
+    return GM_OK;
+}
+
+gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err)
+{
+    if (!out || !table)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "no output stream or table");
+    gm_status st = check_table(table, 1, "", err);
+    if (st != GM_OK)
+        return st;
+    const gm_table_meta *m = &table->meta;
+    char clock[40], threshold[40];
+    gm_csv_format_double(clock, sizeof clock, m->sm_clock_mhz);
+    gm_csv_format_double(threshold, sizeof threshold, m->spread_threshold);
+    fprintf(out, "{\n  \"format\": \"gpuq calibration table\",\n  \"version\": %d,\n",
+            GM_TABLE_FORMAT_VERSION);
+    fprintf(out, "  \"meta\": {\n    \"gpu_name\": ");
+    gm_json_write_string(out, m->gpu_name);
+    fprintf(out, ",\n    \"compute_capability\": \"%d.%d\",\n", m->cc_major, m->cc_minor);
+    fprintf(out, "    \"sm_count\": %d,\n    \"max_warps_per_sm\": %d,\n    \"warp_size\": %d,\n",
+            m->sm_count, m->max_warps_per_sm, m->warp_size);
+    fprintf(out, "    \"sm_clock_mhz\": %s,\n", clock[0] ? clock : "null");
+    fprintf(out, "    \"driver_version\": %d,\n    \"runtime_version\": %d,\n    \"date\": ",
+            m->driver_version, m->runtime_version);
+    gm_json_write_string(out, m->date);
+    fprintf(out, ",\n    \"method_note\": ");
+    gm_json_write_string(out, m->method_note);
+    fprintf(out, ",\n    \"reps\": %d,\n    \"spread_threshold\": %s,\n    \"gpuq_version\": ",
+            m->reps, threshold[0] ? threshold : "null");
+    gm_json_write_string(out, m->gpuq_version);
+    fprintf(out, "\n  },\n  \"cell_fields\": [\"n\", \"e\", \"c\", \"t_median\", \"t_min\", "
+                 "\"t_max\", \"spread\", \"reps\", \"flags\"],\n  \"series\": [");
+    for (int i = 0; i < table->n_series; i++) {
+        const gm_series *s = &table->series[i];
+        fprintf(out, "%s\n    {\"class\": \"%s\", \"pattern\": \"%s\", \"method\": \"%s\", "
+                     "\"mixes_cas\": %s,\n     \"cells\": [",
+                i ? "," : "", gm_class_name(s->cls), gm_pattern_name(s->pattern),
+                gm_method_name(s->method), s->mixes_cas ? "true" : "false");
+        int first = 1;
+        for (int n = 1; n <= s->n_max; n++)
+            for (int e = 1; e <= s->e_max; e++)
+                for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
+                    const gm_cell *cell = gm_series_cell(s, n, e, c);
+                    if (isnan(cell->t_median))
+                        continue;
+                    cell_text t = cell_numbers(cell);
+                    fprintf(out, "%s\n      [%d, %d, %d, %s, %s, %s, %s, %d, %u]", first ? "" : ",",
+                            n, e, c, t.med, t.lo, t.hi, t.spread, cell->reps, cell->flags);
+                    first = 0;
+                }
+        fprintf(out, "\n     ]}");
+    }
+    fprintf(out, "\n  ]\n}\n");
     if (ferror(out))
         return gm_fail(err, GM_ERR_IO, "write failed (%s)", strerror(errno));
     return GM_OK;
@@ -897,7 +954,11 @@ static void sync_parent_dir(const char *path)
     free(copy);
 }
 
-gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error *err)
+typedef gm_status (*table_writer)(FILE *out, const gm_table *table, gm_error *err);
+
+/* Writes path.tmp.<pid> with writer and renames it over path. */
+static gm_status write_file_atomically(const char *path, const gm_table *table,
+                                       table_writer writer, gm_error *err)
 {
     if (!path || !table)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no path or table");
@@ -918,7 +979,7 @@ gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error 
         free(tmp);
         return st;
     }
-    st = gm_table_write(out, table, err);
+    st = writer(out, table, err);
     if (st == GM_OK && fflush(out) != 0)
         st = gm_fail(err, GM_ERR_IO, "%s: cannot write %s (%s)", path, tmp, strerror(errno));
     if (fclose(out) != 0 && st == GM_OK)
@@ -934,4 +995,14 @@ gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error 
         sync_parent_dir(path);
     free(tmp);
     return st;
+}
+
+gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error *err)
+{
+    return write_file_atomically(path, table, gm_table_write, err);
+}
+
+gm_status gm_table_write_json_file(const char *path, const gm_table *table, gm_error *err)
+{
+    return write_file_atomically(path, table, gm_table_write_json, err);
 }
