@@ -7,11 +7,19 @@
                     [--svg SCATTER.svg]
   analyze.py counters --model-csv MODEL.csv --times T.csv --manifest M.csv
                     --out COUNTERS.csv
+  analyze.py collectors DIR... [--u-ncu MODEL.csv --u-gpuq MODEL.csv]...
+                    [--md F] [--doc docs/validation.md] [--csv PER_CASE.csv]
 
 counters: a gpuq counters file of the case run (the raw counters gpuq model
 echoes in its CSV) with each case's ATOMS opcode split, which ncu cannot
 count and the case construction determines (case_split), so that the
 by-opcode model variants can be compared on recorded ncu data.
+
+collectors: per case, the counters `gpuq profile` collected (DIR/counters.csv)
+against ncu's for the same cases (DIR/ncu.csv), both mapped onto
+DIR/manifest.csv: median and worst relative difference of N, O, cycles,
+occupancy, pending and the other shared columns, gpuq's opcode split against
+the case construction, and optionally the U each collector's counters give.
 
 join: T.csv is validate_app's timing run (one row per case, truth inputs);
 M.csv is the CSV validate_app printed under the profiler (--profile: same
@@ -445,6 +453,276 @@ def cmd_counters(args):
     print("analyze: %d launches, %d with an opcode split -> %s" % (len(rows), with_split, args.out))
 
 
+# ------------------------------------------------- gpuq profile against ncu
+
+# The quantities both collectors record per launch (columns of the gpuq
+# counters file and of the ncu import, include/gpuq/counters.h), with the
+# paper's symbols (Table 1) where it has one.  The first five are the ones
+# the model reads: N, O, T (cycles), the occupancy behind n-hat, and the
+# queue-length integral behind the measured n.
+COLLECTOR_QUANTITIES = (
+    ("N", "N_atom"),
+    ("O", "O_wavefronts"),
+    ("cycles (T)", "cycles_sum"),
+    ("occupancy (n-hat)", "occupancy_pct"),
+    ("pending (n_meas)", "shared_pending"),
+    ("N, SASS count", "N_atom_sass"),
+    ("N_c", "N_cas"),
+    ("N_f", "N_alu"),
+    ("LSU shared instructions", "shared_inst"),
+    ("duration", "duration_ns"),
+)
+
+
+def relative_difference(gpuq_value, ncu_value):
+    """|g - n| / |n|; 0 where both are equal (also both 0), inf where ncu
+    reads 0 and gpuq does not, nan where either was not collected."""
+    if math.isnan(gpuq_value) or math.isnan(ncu_value):
+        return math.nan
+    if gpuq_value == ncu_value:
+        return 0.0
+    if ncu_value == 0.0:
+        return math.inf
+    return abs(gpuq_value - ncu_value) / abs(ncu_value)
+
+
+def gpuq_split(row):
+    """(add, cas, popc_inc, other) of a gpuq counters row, None if invalid."""
+    if (row.get("split_valid") or "").strip() != "1":
+        return None
+    vals = tuple(fnum(row.get(c)) for c in ("split_add", "split_cas", "split_popc_inc", "split_other"))
+    return None if any(math.isnan(v) for v in vals) else vals
+
+
+def collector_pairs(times_rows, manifest_rows, ncu_launches, gpuq_rows):
+    """Per case: the main-kernel launch each collector recorded.  Both ran
+    the same program with the same arguments, so both launch lists map onto
+    the one manifest (map_launches checks every kernel name).  Returns a
+    list of {group, name, case, ncu, gpuq, gpuq_row}."""
+    by_name = {r["name"]: r for r in times_rows}
+    ncu_map = map_launches(manifest_rows, ncu_launches)
+    gpuq_map = map_launches(manifest_rows, launches_from_model(gpuq_rows))
+    out = []
+    for m in manifest_rows:
+        case = dict(by_name.get(m["name"], {}))
+        case.update({k: v for k, v in m.items() if v not in (None, "")})
+        g = gpuq_map[m["name"]]
+        out.append({"group": case.get("group", ""), "name": m["name"], "case": case,
+                    "ncu": ncu_map[m["name"]], "gpuq": g, "gpuq_row": gpuq_rows[g["launch_id"]]})
+    return out
+
+
+def compare_collectors(pairs):
+    """Statistics of gpuq's counters against ncu's over the case pairs.
+    Returns {'quantities': [(label, column, cases, identical, median, worst,
+    worst case, not collected by gpuq, nonzero where ncu reads 0)],
+    'split': {...}, 'u': (cases, identical, median, worst, worst case) or
+    None}."""
+    quantities = []
+    for label, col in COLLECTOR_QUANTITIES:
+        diffs, missing, spurious = [], 0, 0
+        for p in pairs:
+            g, n = fnum(p["gpuq"].get(col)), fnum(p["ncu"].get(col))
+            if math.isnan(n):
+                continue
+            if math.isnan(g):
+                missing += 1
+                continue
+            d = relative_difference(g, n)
+            if math.isinf(d):
+                spurious += 1
+                continue
+            diffs.append((d, "%s/%s" % (p["group"], p["name"])))
+        worst = max(diffs) if diffs else (math.nan, "")
+        quantities.append((label, col, len(diffs), sum(1 for d, _ in diffs if d == 0.0),
+                           statistics.median([d for d, _ in diffs]) if diffs else math.nan,
+                           worst[0], worst[1] if worst[0] > 0 else "", missing, spurious))
+    # The opcode split: gpuq counts executed instructions per SASS opcode;
+    # the construction (case_split, checked by check_sass.py) determines it
+    # for every loop and histogram kernel, and an atomic-free kernel has
+    # none of any opcode.
+    split = {"both": 0, "identical": 0, "differ": [], "gpuq_only": [], "construction_only": [],
+             "sum_off": []}
+    for p in pairs:
+        n_ncu = fnum(p["ncu"].get("N_atom"))
+        built = case_split(p["case"], n_ncu, fnum(p["ncu"].get("N_cas")))
+        if built is None and n_ncu == 0.0:
+            built = (0.0, 0.0, 0.0, 0.0)
+        got = gpuq_split(p["gpuq_row"])
+        if got is not None and abs(sum(got) - fnum(p["gpuq"].get("N_atom"))) > 0.5:
+            split["sum_off"].append(p["name"])
+        if built is not None and got is not None:
+            split["both"] += 1
+            if got == built:
+                split["identical"] += 1
+            else:
+                split["differ"].append((p["name"], got, built))
+        elif got is not None:
+            split["gpuq_only"].append((p["name"], got))
+        elif built is not None:
+            split["construction_only"].append(p["name"])
+    u = None
+    us = [(p["u_gpuq"], p["u_ncu"], p["name"]) for p in pairs if "u_gpuq" in p]
+    us = [(a, b, name) for a, b, name in us if not (math.isnan(a) or math.isnan(b))]
+    if us:
+        diffs = [(abs(a - b), name) for a, b, name in us]
+        worst = max(diffs)
+        u = (len(diffs), sum(1 for d, _ in diffs if d == 0.0), statistics.median([d for d, _ in diffs]),
+             worst[0], worst[1] if worst[0] > 0 else "")
+    return {"quantities": quantities, "split": split, "u": u}
+
+
+def timing_spread(times_rows):
+    """(cases, median, worst) of (max - min) / median over the timing run's
+    repetitions: the run-to-run scale against which the timing-dependent
+    counters of two profiled runs can be read."""
+    xs = []
+    for r in times_rows:
+        t, lo, hi = fnum(r.get("time_us")), fnum(r.get("time_min_us")), fnum(r.get("time_max_us"))
+        if t > 0 and not (math.isnan(lo) or math.isnan(hi)):
+            xs.append((hi - lo) / t)
+    return (len(xs), statistics.median(xs) if xs else math.nan, max(xs) if xs else math.nan)
+
+
+def fmt_pct(x):
+    """A relative difference as a percentage, 2 significant digits; 0 exact."""
+    if isinstance(x, float) and math.isnan(x):
+        return "-"
+    return "0" if x == 0.0 else "%.2g%%" % (100.0 * x)
+
+
+def fmt_split(sp):
+    return "ADD %d, CAS %d, POPC.INC %d, other %d" % tuple(int(round(v)) for v in sp)
+
+
+def collectors_markdown(pairs, stats, spread, variant="default", source=""):
+    lines = []
+    if source:
+        lines.append("Data: %s" % source)
+        lines.append("")
+    counts = {g: sum(1 for p in pairs if p["group"] == g) for g in GROUPS}
+    lines.append("Cases: " + ", ".join("%s %d" % (g, counts[g]) for g in GROUPS if counts[g]) + ".")
+    lines.append("")
+    lines.append("Per case, gpuq's value g against ncu's n: relative difference |g - n| / n, in percent "
+                 "(0: both read the same number, also where both read 0). 'identical': cases with the "
+                 "same number in both files.")
+    lines.append("")
+    lines.append("| quantity | column | cases | identical | median | worst | worst case |")
+    lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+    for label, col, n, same, med, worst, case, missing, spurious in stats["quantities"]:
+        extra = []
+        if missing:
+            extra.append("%d not collected by gpuq" % missing)
+        if spurious:
+            extra.append("%d nonzero where ncu reads 0" % spurious)
+        lines.append("| %s | `%s` | %d%s | %d | %s | %s | %s |" % (
+            label, col, n, " (%s)" % "; ".join(extra) if extra else "", same, fmt_pct(med),
+            fmt_pct(worst), "`%s`" % case if case else "-"))
+    lines.append("")
+    if spread[0]:
+        lines.append("For scale, the timing run's spread over its repetitions, (max - min) / median: "
+                     "median %s, worst %s (%d cases)." % (fmt_pct(spread[1]), fmt_pct(spread[2]), spread[0]))
+        lines.append("")
+    sp = stats["split"]
+    lines.append("ATOMS opcode split, gpuq's per-instruction SASS counts against the split the case "
+                 "construction gives (analyze.py counters): identical in %d of %d cases where both exist." % (
+                     sp["identical"], sp["both"]))
+    if sp["differ"] or sp["gpuq_only"] or sp["construction_only"] or sp["sum_off"]:
+        lines.append("")
+    for name, got, built in sp["differ"]:
+        lines.append("- differs: `%s`: gpuq %s, construction %s" % (name, fmt_split(got), fmt_split(built)))
+    for name, got in sp["gpuq_only"]:
+        lines.append("- gpuq only (the construction does not determine it): `%s`: %s" % (name, fmt_split(got)))
+    for name in sp["construction_only"]:
+        lines.append("- construction only (gpuq recorded no split): `%s`" % name)
+    if sp["sum_off"]:
+        lines.append("- split does not add up to gpuq's N: %s" % ", ".join("`%s`" % n for n in sp["sum_off"]))
+    lines.append("")
+    if stats["u"]:
+        n, same, med, worst, case = stats["u"]
+        lines.append("U of `%s` from each collector's counters (the ncu counters carry the construction "
+                     "split): |U_gpuq - U_ncu| median %s, worst %s%s, over %d cases (%d identical)." % (
+                         variant, fmt(med, "%.2g"), fmt(worst, "%.2g"),
+                         " (`%s`)" % case if case else "", n, same))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+COLLECTOR_CSV_COLUMNS = ["group", "name", "ncu_launch_id", "gpuq_launch_id"]
+for _label, _col in COLLECTOR_QUANTITIES:
+    COLLECTOR_CSV_COLUMNS += ["%s_ncu" % _col, "%s_gpuq" % _col, "%s_rel" % _col]
+COLLECTOR_CSV_COLUMNS += ["U_ncu", "U_gpuq"]
+
+
+def collectors_csv_rows(pairs):
+    out = []
+    for p in pairs:
+        r = {"group": p["group"], "name": p["name"], "ncu_launch_id": p["ncu"]["launch_id"],
+             "gpuq_launch_id": p["gpuq"]["launch_id"]}
+        for _, col in COLLECTOR_QUANTITIES:
+            g, n = fnum(p["gpuq"].get(col)), fnum(p["ncu"].get(col))
+            r["%s_ncu" % col], r["%s_gpuq" % col] = n, g
+            r["%s_rel" % col] = relative_difference(g, n)
+        r["U_ncu"], r["U_gpuq"] = p.get("u_ncu", math.nan), p.get("u_gpuq", math.nan)
+        out.append(r)
+    return out
+
+
+def collector_dir_files(directory):
+    """(times, manifest, ncu, counters) paths of one run.sh output folder."""
+    def pick(*names):
+        for n in names:
+            path = os.path.join(directory, n)
+            if os.path.exists(path):
+                return path
+        raise AnalyzeError("%s: no %s" % (directory, " or ".join(names)))
+    return (pick("times.csv"), pick("manifest.csv", "manifest_gpuq.csv"), pick("ncu.csv"), pick("counters.csv"))
+
+
+def cmd_collectors(args):
+    for opt, files in (("--u-ncu", args.u_ncu), ("--u-gpuq", args.u_gpuq)):
+        if files and len(files) != len(args.dirs):
+            raise AnalyzeError("%s given %d times for %d folders (one per folder, in order)"
+                               % (opt, len(files), len(args.dirs)))
+    if bool(args.u_ncu) != bool(args.u_gpuq):
+        raise AnalyzeError("--u-ncu and --u-gpuq go together")
+    pairs, times_all = [], []
+    for i, d in enumerate(args.dirs):
+        times, manifest, ncu, counters = collector_dir_files(d)
+        _, times_rows = read_table(times)
+        _, manifest_rows = read_table(manifest)
+        manifest_rows = first_run_only(manifest_rows)
+        part = collector_pairs(times_rows, manifest_rows, read_ncu_long(ncu), read_model_csv(counters))
+        if args.u_ncu:
+            u_ncu = read_model_csv(args.u_ncu[i])
+            u_gpuq = read_model_csv(args.u_gpuq[i])
+            for p in part:
+                for key, rows, rec in (("u_ncu", u_ncu, p["ncu"]), ("u_gpuq", u_gpuq, p["gpuq"])):
+                    mr = rows.get(rec["launch_id"])
+                    if mr is None or p["case"].get("kernel", "") not in (mr.get("kernel") or "") + (
+                            mr.get("mangled") or ""):
+                        raise AnalyzeError("%s: launch %s of case %s is not in step with the model CSV"
+                                           % (key, rec["launch_id"], p["name"]))
+                    p[key] = fnum(mr.get("U"))
+        pairs.extend(part)
+        times_all.extend(times_rows)
+    stats = compare_collectors(pairs)
+    md = collectors_markdown(pairs, stats, timing_spread(times_all), args.variant, args.source or "")
+    if args.csv:
+        # Counts up to ~1e11 (cycles summed over SMs) stay exact.
+        write_csv(args.csv, collectors_csv_rows(pairs), "%.15g")
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    if args.doc:
+        with open(args.doc) as f:
+            text = f.read()
+        with open(args.doc, "w") as f:
+            f.write(update_doc(text, md, COLLECTORS_BEGIN, COLLECTORS_END))
+    if not (args.md or args.doc):
+        sys.stdout.write(md)
+
+
 def variant_names(header):
     return [h[2:] for h in header if h.startswith("U_") and h not in ("U_true",)
             and not h.startswith(("U_lo_", "U_hi_"))]
@@ -454,7 +732,7 @@ def sort_variants(names):
     return sorted(names, key=lambda v: (VARIANT_ORDER.index(v) if v in VARIANT_ORDER else 99, v))
 
 
-def write_csv(path, rows):
+def write_csv(path, rows, float_format="%.6g"):
     if not rows:
         raise AnalyzeError("nothing to write")
     header = list(rows[0].keys())
@@ -462,14 +740,14 @@ def write_csv(path, rows):
         w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
         w.writeheader()
         for r in rows:
-            w.writerow({k: fmt_cell(v) for k, v in r.items()})
+            w.writerow({k: fmt_cell(v, float_format) for k, v in r.items()})
 
 
-def fmt_cell(v):
+def fmt_cell(v, float_format="%.6g"):
     if isinstance(v, float):
         if math.isnan(v):
             return ""
-        return "%.6g" % v
+        return float_format % v
     return v
 
 
@@ -834,82 +1112,114 @@ DOC_BEGIN = "<!-- validation-results:begin (written by validation/analyze.py rep
 DOC_END = "<!-- validation-results:end -->"
 
 
-def update_doc(doc_text, section):
-    """Replaces the generated section of docs/validation.md, keeping the prose."""
-    if DOC_BEGIN not in doc_text or DOC_END not in doc_text:
-        raise AnalyzeError("doc has no '%s' ... '%s' section" % (DOC_BEGIN, DOC_END))
-    head, rest = doc_text.split(DOC_BEGIN, 1)
-    _, tail = rest.split(DOC_END, 1)
-    return head + DOC_BEGIN + "\n" + section + DOC_END + tail
+COLLECTORS_BEGIN = "<!-- validation-collectors:begin (written by validation/analyze.py collectors --doc) -->"
+COLLECTORS_END = "<!-- validation-collectors:end -->"
+
+
+def update_doc(doc_text, section, begin=DOC_BEGIN, end=DOC_END):
+    """Replaces a generated section of docs/validation.md, keeping the prose."""
+    if begin not in doc_text or end not in doc_text:
+        raise AnalyzeError("doc has no '%s' ... '%s' section" % (begin, end))
+    head, rest = doc_text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + section + end + tail
 
 
 # --------------------------------------------------------------------- SVG
 
 GROUP_COLOURS = {"atomic": "#c0392b", "free": "#7f8c8d", "mixed": "#2471a3", "real": "#1e8449"}
+GROUP_CLASSES = {"atomic": "a", "free": "f", "mixed": "m", "real": "r"}
 
 
-def svg_scatter(rows, variants=None, u_max=1.6):
-    """Small multiples, one panel per variant: x = U_true, y = predicted U.
+def scatter_panels(rows, variants):
+    """Panels of the scatter: (title, variant) per variant, a variant whose U
+    equals an earlier one's in every row sharing its panel ('default =
+    wavefront' rather than two identical panels)."""
+    panels = []
+    for v in variants:
+        for i, (title, shown) in enumerate(panels):
+            if all(fnum(r.get("U_" + v)) == fnum(r.get("U_" + shown)) or
+                   (math.isnan(fnum(r.get("U_" + v))) and math.isnan(fnum(r.get("U_" + shown))))
+                   for r in rows):
+                # The chosen name first: 'default = wavefront'.
+                panels[i] = ("%s = %s" % (v, title) if v == "default" else "%s = %s" % (title, v), shown)
+                break
+        else:
+            panels.append((v, v))
+    return panels
+
+
+def svg_scatter(rows, variants=None, u_max=1.6, columns=3):
+    """Small multiples, one panel per variant (variants with identical U in
+    every case share one), `columns` to a row: x = U_true, y = predicted U.
     Points above u_max sit on the top edge as triangles; lower-bound truths
-    are hollow."""
+    are hollow.  Each point's <title> names the case (tooltip)."""
     header = list(rows[0].keys()) if rows else []
     variants = variants or sort_variants(variant_names(header))
-    panel, pad, gap = 260, 40, 20
-    width = max(max(1, len(variants)) * (panel + gap) + pad, pad + 4 * 90 + 440)  # room for the legend
-    height = panel + 2 * pad + 30
+    panels = scatter_panels(rows, variants) if rows else [(v, v) for v in variants]
+    panel, pad, gap, top, row_gap = 300, 64, 64, 34, 70
+    ncols = max(1, min(columns, len(panels)))
+    nrows = max(1, (len(panels) + ncols - 1) // ncols)
+    width = pad + ncols * panel + (ncols - 1) * gap + 24
+    legend_h = 40
+    height = top + nrows * (panel + row_gap) + legend_h
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
-           'font-size="11">' % (width, height),
+           'font-size="13">' % (width, height),
+           "<style>%s .h{fill:none;stroke-width:1.3}</style>" % " ".join(
+               ".%s{fill:%s;fill-opacity:.7} .h.%s{fill:none;stroke:%s}" % (
+                   GROUP_CLASSES[g], GROUP_COLOURS[g], GROUP_CLASSES[g], GROUP_COLOURS[g]) for g in GROUPS),
            '<rect width="100%" height="100%" fill="white"/>']
 
-    def px(x0, u):
-        return x0 + u / u_max * panel
+    for i, (title, v) in enumerate(panels):
+        x0 = pad + (i % ncols) * (panel + gap)
+        y0 = top + (i // ncols) * (panel + row_gap)
 
-    def py(u):
-        return pad + panel - u / u_max * panel
+        def px(u):
+            return x0 + u / u_max * panel
 
-    for i, v in enumerate(variants):
-        x0 = pad + i * (panel + gap)
+        def py(u):
+            return y0 + panel - u / u_max * panel
+
         out.append('<g>')
-        out.append('<rect x="%.1f" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>' % (
-            x0, pad, panel, panel))
-        # +-5% band around y = x and the diagonal.
-        band = [(0, 0.05), (u_max - 0.05, u_max), (u_max, u_max), (u_max, u_max - 0.05), (0.05, 0),
-                (0, 0)]
-        out.append('<polygon points="%s" fill="#eeeeee"/>' % " ".join(
-            "%.1f,%.1f" % (px(x0, a), py(b)) for a, b in band))
+        # +-5% band around y = x, the diagonal, then the frame.
+        band = [(0, 0.05), (u_max - 0.05, u_max), (u_max, u_max), (u_max, u_max - 0.05), (0.05, 0), (0, 0)]
+        out.append('<polygon points="%s" fill="#e8e8e8"/>' % " ".join(
+            "%.1f,%.1f" % (px(a), py(b)) for a, b in band))
         out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999"/>' % (
-            px(x0, 0), py(0), px(x0, u_max), py(u_max)))
-        for t in (0.0, 0.5, 1.0, 1.5):
-            if t > u_max:
-                continue
-            out.append('<text x="%.1f" y="%d" text-anchor="middle">%.1f</text>' % (px(x0, t), pad + panel + 14, t))
-            out.append('<text x="%.1f" y="%.1f" text-anchor="end">%.1f</text>' % (x0 - 4, py(t) + 4, t))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle" font-weight="bold">%s</text>' % (
-            x0 + panel / 2, pad - 8, esc(v)))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">U_true</text>' % (x0 + panel / 2, pad + panel + 28))
+            px(0), py(0), px(u_max), py(u_max)))
+        out.append('<rect x="%.1f" y="%.1f" width="%d" height="%d" fill="none" stroke="#333"/>' % (
+            x0, y0, panel, panel))
+        t = 0.0
+        while t <= u_max + 1e-9:
+            out.append('<text x="%.1f" y="%.1f" text-anchor="middle">%.1f</text>' % (px(t), y0 + panel + 16, t))
+            out.append('<text x="%.1f" y="%.1f" text-anchor="end">%.1f</text>' % (x0 - 5, py(t) + 4, t))
+            t += 0.5
+        out.append('<text x="%.1f" y="%.1f" text-anchor="middle" font-weight="bold" font-size="15">%s</text>' % (
+            x0 + panel / 2, y0 - 9, esc(title)))
+        out.append('<text x="%.1f" y="%.1f" text-anchor="middle">U_true</text>' % (x0 + panel / 2, y0 + panel + 34))
+        out.append('<text transform="translate(%.1f,%.1f) rotate(-90)" text-anchor="middle">U (model)</text>' % (
+            x0 - 44, y0 + panel / 2))
         for r in rows:
-            u, t = fnum(r.get("U_" + v)), fnum(r.get("U_true"))
-            if math.isnan(u) or math.isnan(t):
+            u, t_true = fnum(r.get("U_" + v)), fnum(r.get("U_true"))
+            if math.isnan(u) or math.isnan(t_true):
                 continue
-            colour = GROUP_COLOURS.get(r["group"], "#000")
-            cx, cy = px(x0, min(t, u_max)), py(min(u, u_max))
-            title = "<title>%s: U=%.3f, U_true=%.3f</title>" % (esc(r["name"]), u, t)
+            cls = GROUP_CLASSES.get(r["group"], "f")
+            cx, cy = px(min(t_true, u_max)), py(min(u, u_max))
+            tip = "<title>%s: U=%.3f, U_true=%.3f</title>" % (esc(r["name"]), u, t_true)
             if u > u_max:
-                out.append('<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s">%s</polygon>' % (
-                    cx, cy - 4, cx - 4, cy + 3, cx + 4, cy + 3, colour, title))
+                out.append('<polygon class="%s" points="%.1f,%.1f %.1f,%.1f %.1f,%.1f">%s</polygon>' % (
+                    cls, cx, cy - 5, cx - 5, cy + 4, cx + 5, cy + 4, tip))
             elif r.get("truth") == "lower_bound":
-                out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="none" stroke="%s">%s</circle>' % (
-                    cx, cy, colour, title))
+                out.append('<circle class="h %s" cx="%.1f" cy="%.1f" r="5">%s</circle>' % (cls, cx, cy, tip))
             else:
-                out.append('<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s" fill-opacity="0.7">%s</circle>' % (
-                    cx, cy, colour, title))
+                out.append('<circle class="%s" cx="%.1f" cy="%.1f" r="3">%s</circle>' % (cls, cx, cy, tip))
         out.append('</g>')
-    ly = height - 8
+    ly = height - 16
     for j, g in enumerate(GROUPS):
-        out.append('<circle cx="%d" cy="%d" r="4" fill="%s"/><text x="%d" y="%d">%s</text>' % (
-            pad + j * 90, ly - 4, GROUP_COLOURS[g], pad + j * 90 + 8, ly, g))
-    out.append('<text x="%d" y="%d">y: predicted U (triangles: above %.1f; hollow: lower-bound truth)</text>' % (
-        pad + 4 * 90, ly, u_max))
+        out.append('<circle class="%s" cx="%d" cy="%d" r="5"/><text x="%d" y="%d">%s</text>' % (
+            GROUP_CLASSES[g], pad + j * 90, ly - 4, pad + j * 90 + 9, ly, g))
+    out.append('<text x="%d" y="%d">grey band: within 0.05 of U_true; triangles: U above %.1f; '
+               'hollow: lower-bound truth</text>' % (pad + 4 * 90, ly, u_max))
     out.append('</svg>')
     return "\n".join(out) + "\n"
 
@@ -1016,12 +1326,25 @@ def main(argv=None):
     r.add_argument("--doc")
     r.add_argument("--svg")
     r.add_argument("--source", help="one line naming device, date and command of the data")
+    k = sub.add_parser("collectors", help="gpuq profile's counters against ncu's, per case")
+    k.add_argument("dirs", nargs="+", metavar="DIR",
+                   help="run.sh output folders with times.csv, manifest.csv, ncu.csv and counters.csv")
+    k.add_argument("--u-ncu", action="append", metavar="MODEL.csv",
+                   help="gpuq model --format csv on the ncu counters of the i-th DIR (with --u-gpuq)")
+    k.add_argument("--u-gpuq", action="append", metavar="MODEL.csv",
+                   help="gpuq model --format csv on counters.csv of the i-th DIR, same variant")
+    k.add_argument("--variant", default="default", help="the variant those model CSVs ran (label only)")
+    k.add_argument("--md")
+    k.add_argument("--doc")
+    k.add_argument("--csv", help="per-case values and relative differences")
+    k.add_argument("--source", help="one line naming device, date and command of the data")
     args = p.parse_args(argv)
     if not args.cmd:
         p.print_help(sys.stderr)
         return 1
     try:
-        {"join": cmd_join, "report": cmd_report, "counters": cmd_counters}[args.cmd](args)
+        {"join": cmd_join, "report": cmd_report, "counters": cmd_counters,
+         "collectors": cmd_collectors}[args.cmd](args)
     except (AnalyzeError, OSError) as e:
         print("analyze: %s" % e, file=sys.stderr)
         return 2

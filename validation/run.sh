@@ -15,6 +15,8 @@
 #   model_<v>.csv    gpuq model --model <v> --format csv, per variant
 #   joined.csv       truth, raw counters and every variant's U per case
 #   report.md, scatter.svg   analyze.py report
+#   collectors.md, collectors.csv   gpuq profile's counters against ncu's
+#                    (analyze.py collectors), when both ran
 # Steps that cannot run (no ncu, gpuq model not built) are skipped with a
 # message; the steps before them still leave their files.
 #
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && [ "$1" = "--help" ] && exit 0
   exit 1
 fi
@@ -154,3 +156,10 @@ DEVICE=$(grep -m1 '^# device:' "$OUTDIR/times.csv" | sed 's/^# device: //')
 "$PY" "$HERE/analyze.py" report "$OUTDIR/joined.csv" --md "$OUTDIR/report.md" --svg "$OUTDIR/scatter.svg" \
   --source "$DEVICE, $(date -u +%Y-%m-%d), validation/run.sh BUILD OUT ${SELECT[*]}"
 cat "$OUTDIR/report.md"
+
+# (e) gpuq profile's counters against ncu's, case by case (both ran).
+if [ -s "$OUTDIR/counters.csv" ] && [ -s "$OUTDIR/ncu.csv" ]; then
+  "$PY" "$HERE/analyze.py" collectors "$OUTDIR" --md "$OUTDIR/collectors.md" --csv "$OUTDIR/collectors.csv" \
+    --source "$DEVICE, $(date -u +%Y-%m-%d), validation/run.sh BUILD OUT ${SELECT[*]}" &&
+    cat "$OUTDIR/collectors.md" || echo "run.sh: collector comparison failed" >&2
+fi

@@ -48,7 +48,7 @@ const hist_kernel_desc hist_kernel_table[HIST_K_COUNT] = {
     {HIST_K_HIST2_POPC, "hist2_popc", "hist2_popc", 1,
      "Listing 2, channels rotated by thread id, ATOMS.POPC.INC (result unused)"},
     {HIST_K_FAST, "hist_fast", "hist_fast", 0,
-     "fast: 4 x 16-byte loads + prefetch, 32 lane replicas, POPC.INC, hybrid quad test"},
+     "fast: lane-private 8-bit counters (LDS/STS, no atomics on random data), <= 192 threads"},
     {HIST_K_CUB, "cub", NULL, 0, "cub::DeviceHistogram::MultiHistogramEven<4,4> (CCCL)"},
     {HIST_K_FAST_QSTEP, "hist_fast_qstep", "hist_fast_qstep", 0,
      "hist_fast with the quad test per step and branches on every path"},
@@ -81,6 +81,14 @@ const hist_kernel_desc hist_kernel_table[HIST_K_COUNT] = {
      "h16 with the quad test per step"},
     {HIST_K_FAST_H16W, "hist_fast_h16w", "hist_fast_h16w", 0,
      "plain with 16-bit counters, 2 loads, 2 blocks of 1024 threads per SM"},
+    {HIST_K_FAST_ATOMS, "hist_fast_atoms", "hist_fast_atoms", 0,
+     "run 4's hist_fast: 32 lane replicas, POPC.INC, hybrid quad test (ablations above)"},
+    {HIST_K_FAST_NOPAIR, "hist_fast_nopair", "hist_fast_nopair", 0,
+     "hist_fast with one pixel's byte updates in flight at a time"},
+    {HIST_K_FAST_BYTES4, "hist_fast_bytes4", "hist_fast_bytes4", 0,
+     "hist_fast with four 16-byte loads per lane and step instead of eight"},
+    {HIST_K_FAST_MATCH, "hist_fast_match", "hist_fast_match", 0,
+     "warp-private 32-bit counters, LDS/STS, duplicates merged with __match_any_sync"},
 };
 
 const hist_kernel_desc *hist_kernel_find(const char *name)

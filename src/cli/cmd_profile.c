@@ -6,9 +6,17 @@
  * Passes (docs/profile.md):
  *   1. counters: hardware counters through the range profiler, one row per
  *      launch appended to the counters file as the program runs;
- *   2. sass (unless --no-opcode-split): per-instruction execution counts and
- *      the program's cubins; gpuq disassembles them afterwards and joins the
- *      ADD / CAS / POPC.INC / other split to pass 1 by (kernel, ordinal).
+ *   2. sass (unless --no-opcode-split, or the split already follows from
+ *      pass 1): per-instruction execution counts and the program's cubins;
+ *      gpuq disassembles them afterwards and joins the ADD / CAS / POPC.INC /
+ *      other split to pass 1 by (kernel, ordinal).  Pass 1 keeps the cubins
+ *      too: when each kernel with non-CAS shared atomics has a single non-CAS
+ *      ATOMS opcode in its code, the hardware counters and the disassembly
+ *      give the split and pass 2 is skipped (gi_static_split).
+ *
+ * The calibration table is loaded while pass 1 runs (it takes about 0.3 s,
+ * as much as profiling twenty launches), as soon as the collector has named
+ * the device in its status file.
  *
  * Exit codes: 0 when something was measured (the program's own failure or
  * crash is then a warning line), 3 when nothing was (collector error, no
@@ -28,6 +36,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -50,8 +59,9 @@ static void print_help(void)
            "reports the utilization U of the shared-memory atomic unit per launch with the\n"
            "model of Dong & Pai (Sec. 3).  The program runs twice: once for the hardware\n"
            "counters, once for the ATOMS.ADD / CAS / POPC.INC split (instruction counts\n"
-           "and disassembly), unless no launch has non-CAS shared atomics (then the hardware\n"
-           "counters settle the split); --no-opcode-split runs it once.\n"
+           "and disassembly), unless the hardware counters settle the split (no non-CAS\n"
+           "shared atomics, or a single non-CAS ATOMS opcode in each kernel's code);\n"
+           "--no-opcode-split runs it once.\n"
            "\n"
            "which launches:\n"
            "  -k, --kernel-name REGEX  only kernels whose demangled name matches this POSIX\n"
@@ -71,6 +81,9 @@ static void print_help(void)
            "                           'gpuq model FILE --table OTHER' recomputes offline\n"
            "      --no-opcode-split    skip the second run; the model then uses the\n"
            "                           hardware FAO/CAS split and says so\n"
+           "      --always-rerun       run the program a second time for the split (instruction\n"
+           "                           counts) even when the hardware counters and the kernels'\n"
+           "                           code already settle it\n"
            "  -h, --help               this text\n"
            "\n"
            "The collector needs permission to read GPU performance counters (root,\n"
@@ -93,11 +106,12 @@ typedef struct profile_opts {
     gm_format format;
     int summary;
     int no_split;
+    int always_rerun;
     const char *counters;
     char **program; /* argv of the profiled program, NULL-terminated */
 } profile_opts;
 
-enum { OPT_TABLE = 256, OPT_FORCE, OPT_SUMMARY, OPT_NO_SPLIT, OPT_KEEP };
+enum { OPT_TABLE = 256, OPT_FORCE, OPT_SUMMARY, OPT_NO_SPLIT, OPT_KEEP, OPT_ALWAYS_RERUN };
 
 /* 0 ok, 1 help shown, -1 usage error printed. */
 static int parse_options(int argc, char **argv, profile_opts *o)
@@ -113,6 +127,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"output", required_argument, NULL, 'o'},
         {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
+        {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
         {"keep-counters", required_argument, NULL, OPT_KEEP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -165,6 +180,9 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         case OPT_NO_SPLIT:
             o->no_split = 1;
             break;
+        case OPT_ALWAYS_RERUN:
+            o->always_rerun = 1;
+            break;
         case OPT_KEEP:
             o->counters = optarg;
             break;
@@ -181,6 +199,10 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         return -1;
     }
     o->program = argv + optind;
+    if (o->always_rerun && o->no_split) {
+        cli_usage_error(CMD, "--always-rerun and --no-opcode-split contradict each other");
+        return -1;
+    }
     if (o->force && !o->table) {
         cli_usage_error(CMD, "--force only makes sense with --table");
         return -1;
@@ -340,8 +362,104 @@ static void set_count_env(const char *name, long v)
     setenv(name, text, 1);
 }
 
+/* ---- the calibration table, loaded while the program runs ------------- */
+
+/* Loading a shipped table (gzip, 5 MB) takes about 0.3 s: done during pass
+ * 1, when gpuq would only wait, it costs no wall time.  With --table the
+ * file is known at once; otherwise the collector names the device in its
+ * status file as soon as the device is set up, and the table is looked up
+ * for it.  report() uses the result if the counters came from that device,
+ * else it resolves the table itself. */
+typedef struct table_prefetch {
+    const char *explicit_path;
+    const char *status_path;
+    int done;                 /* tried (loaded, or failed: then report() tries again) */
+    gm_table *table;
+    char path[PATH_MAX];
+    char device_name[128];
+    int sm_count;
+    double load_ms, ready_ms; /* GPUQ_DEBUG: load time, and when it was ready in the run */
+} table_prefetch;
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* The device the collector names in its status file ("device_name: X",
+ * "sm_count: N"), once it has set the device up. */
+static int status_device(const char *path, char *name, size_t len, int *sm_count)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int have_name = 0, have_count = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "device_name: ", 13) == 0 && line[13]) {
+            snprintf(name, len, "%.127s", line + 13);
+            have_name = 1;
+        } else if (sscanf(line, "sm_count: %d", sm_count) == 1 && *sm_count > 0) {
+            have_count = 1;
+        }
+    }
+    fclose(f);
+    return have_name && have_count;
+}
+
+static void prefetch_load(table_prefetch *tp, const struct timespec *start)
+{
+    gm_error err = {{0}};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tp->done = 1;
+    if (tp->explicit_path)
+        snprintf(tp->path, sizeof tp->path, "%s", tp->explicit_path);
+    else if (cli_table_find(tp->device_name, tp->sm_count, tp->path, sizeof tp->path, &err) !=
+             GM_OK)
+        return;
+    if (gm_table_load(tp->path, &tp->table, &err) != GM_OK)
+        tp->table = NULL;
+    tp->load_ms = ms_since(&t0);
+    tp->ready_ms = ms_since(start);
+}
+
+/* Runs while the program does: returns 1 when it reaped the program (its
+ * wait status in *status), 0 when the program still runs. */
+static int prefetch_while_running(table_prefetch *tp, pid_t pid, int *status,
+                                  const struct timespec *start)
+{
+    if (tp->explicit_path) {
+        prefetch_load(tp, start);
+        return 0;
+    }
+    for (;;) {
+        pid_t done = waitpid(pid, status, WNOHANG);
+        if (done == pid)
+            return 1;
+        if (done < 0 && errno != EINTR)
+            return 0; /* the blocking wait reports it */
+        if (status_device(tp->status_path, tp->device_name, sizeof tp->device_name,
+                          &tp->sm_count)) {
+            prefetch_load(tp, start);
+            return 0;
+        }
+        struct timespec nap = {0, 2000000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+static void prefetch_free(table_prefetch *tp)
+{
+    gm_table_free(tp->table);
+    tp->table = NULL;
+}
+
 static int run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
-                    run_result *res)
+                    table_prefetch *prefetch, run_result *res)
 {
     memset(res, 0, sizeof *res);
     fflush(NULL);
@@ -376,7 +494,13 @@ static int run_pass(const profile_opts *o, const char *collector, const pass_env
     }
     child_pid = pid;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
+    int reaped = 0;
+    if (prefetch && !prefetch->done) {
+        struct timespec start;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        reaped = prefetch_while_running(prefetch, pid, &status, &start);
+    }
+    while (!reaped && waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
             cli_error(CMD, "waiting for '%s' failed (%s)", o->program[0], strerror(errno));
             child_pid = 0;
@@ -592,6 +716,150 @@ static int split_from_hardware(gm_counters_set *set)
     return 1;
 }
 
+/* Reads a whole file (a cubin) into memory. */
+static uint8_t *read_whole(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *data = NULL;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && sb.st_size > 0) {
+        data = malloc((size_t)sb.st_size);
+        if (data && fread(data, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
+            free(data);
+            data = NULL;
+        }
+        *size = (size_t)sb.st_size;
+    }
+    fclose(f);
+    return data;
+}
+
+/* What the code of one kernel holds, from every saved cubin that has it:
+ * its bytes disassembled raw by nvdisasm (milliseconds), or, failing
+ * that, cuobjdump -sass -fun on the cubin (about 0.5 s for a 1 MB cubin).
+ * Returns the number of cubins that had the kernel. */
+static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, const char *tool,
+                         const char *arch, const char *raw_path, gi_function_ops *ops)
+{
+    memset(ops, 0, sizeof *ops);
+    size_t found = 0;
+    gm_error err = {{0}};
+    for (size_t c = 0; c < n_cubins; c++) {
+        size_t size = 0, off = 0, len = 0;
+        uint8_t *elf = read_whole(cubins[c], &size);
+        if (!elf)
+            continue;
+        if (gi_cubin_function(elf, size, mangled, &off, &len) != 1) {
+            free(elf);
+            continue;
+        }
+        found++;
+        char *text = NULL;
+        gi_function_ops one;
+        memset(&one, 0, sizeof one);
+        FILE *raw = fopen(raw_path, "wb");
+        int wrote = raw && fwrite(elf + off, 1, len, raw) == len;
+        if (raw && fclose(raw) != 0)
+            wrote = 0;
+        if (wrote && gi_disassemble_raw(tool, raw_path, arch, &text, &err) == GM_OK)
+            gi_function_ops_scan(text, &one);
+        free(text);
+        text = NULL;
+        if (one.instructions == 0 && gi_disassemble(tool, cubins[c], mangled, &text, &err) == GM_OK)
+            gi_function_ops_scan(text, &one);
+        free(text);
+        free(elf);
+        gi_function_ops_merge(ops, &one);
+        if (one.instructions == 0)
+            ops->instructions = 0; /* one copy unreadable: the code is not known */
+    }
+    return found;
+}
+
+/* The split of every launch from its hardware counters and its kernel's
+ * code (gi_static_split), when that settles all of them; the second run is
+ * then not needed.  Returns 1 and fills the splits, or 0 (set unchanged)
+ * with why. */
+static int split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
+                                  const char *raw_path, char *why, size_t why_len)
+{
+    /* The cubins pass 1 saved. */
+    char **cubins = NULL;
+    size_t n_cubins = 0;
+    DIR *d = opendir(cubin_dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            size_t l = strlen(e->d_name);
+            if (l < 7 || strcmp(e->d_name + l - 6, ".cubin") != 0)
+                continue;
+            char **grown = realloc(cubins, (n_cubins + 1) * sizeof *grown);
+            if (!grown)
+                break;
+            cubins = grown;
+            size_t plen = strlen(cubin_dir) + l + 2;
+            if ((cubins[n_cubins] = malloc(plen)) != NULL)
+                snprintf(cubins[n_cubins++], plen, "%s/%s", cubin_dir, e->d_name);
+        }
+        closedir(d);
+    }
+    char tool[PATH_MAX];
+    gm_error err = {{0}};
+    int have_tool = gi_find_disassembler(tool, sizeof tool, &err) == GM_OK;
+    char arch[16];
+    snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
+
+    gm_opcode_split *splits = calloc(set->count + 1, sizeof *splits);
+    gi_function_ops *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
+    int all = splits && code;
+    snprintf(why, why_len, "out of memory");
+    for (size_t i = 0; all && i < set->count; i++) {
+        const gm_launch_counters *k = &set->launches[i];
+        const char *name = k->mangled ? k->mangled : k->kernel;
+        const gi_function_ops *ops = NULL;
+        if (k->metric[GM_M_N_ALU] > 0) {
+            /* One disassembly per kernel: the first launch of the name
+             * that needed it holds the result. */
+            for (size_t j = 0; j < i && !ops; j++) {
+                const gm_launch_counters *kj = &set->launches[j];
+                if (kj->metric[GM_M_N_ALU] > 0 &&
+                    strcmp(kj->mangled ? kj->mangled : kj->kernel, name) == 0)
+                    ops = &code[j];
+            }
+            if (!ops) {
+                if (!have_tool) {
+                    snprintf(why, why_len, "%s", err.msg);
+                    all = 0;
+                    break;
+                }
+                if (kernel_ops(name, cubins, n_cubins, tool, arch, raw_path, &code[i]) == 0) {
+                    snprintf(why, why_len, "%s is in no cubin the program loaded", k->kernel);
+                    all = 0;
+                    break;
+                }
+                ops = &code[i];
+            }
+        }
+        const char *reason = NULL;
+        if (!gi_static_split(k, ops, &splits[i], &reason)) {
+            snprintf(why, why_len, "%s: %s", k->kernel, reason);
+            all = 0;
+        }
+    }
+    if (all)
+        for (size_t i = 0; i < set->count; i++)
+            set->launches[i].split = splits[i];
+    free(splits);
+    free(code);
+    for (size_t c = 0; c < n_cubins; c++)
+        free(cubins[c]);
+    free(cubins);
+    unlink(raw_path);
+    return all;
+}
+
 /* Rewrites the counters file with the split (temporary file + rename). */
 static int save_counters(const char *path, const gm_counters_set *set)
 {
@@ -611,14 +879,39 @@ static int save_counters(const char *path, const gm_counters_set *set)
 
 /* ---- report ------------------------------------------------------------ */
 
+/* The prefetched table when it is the one cli_table_resolve would give for
+ * these counters (it is then handed over), else NULL. */
+static gm_table *take_prefetched(table_prefetch *tp, const profile_opts *o,
+                                 const gm_counters_set *set, char *path, size_t len)
+{
+    if (!tp || !tp->table)
+        return NULL;
+    if (o->table) {
+        /* cli_table_resolve's check of an explicit table, unless --force */
+        gm_error err = {{0}};
+        if (!o->force && cli_table_check(tp->table, tp->path, set->meta.device_name,
+                                         set->meta.sm_count, &err) != GM_OK)
+            return NULL;
+    } else if (strcmp(tp->device_name, set->meta.device_name) != 0 ||
+               tp->sm_count != set->meta.sm_count) {
+        return NULL;
+    }
+    gm_table *table = tp->table;
+    tp->table = NULL;
+    snprintf(path, len, "%s", tp->path);
+    return table;
+}
+
 static int report(const profile_opts *o, const gm_counters_set *set,
-                  const gm_model_options *model)
+                  const gm_model_options *model, table_prefetch *prefetch)
 {
     gm_error err = {{0}};
-    gm_table *table = NULL;
     char table_path[PATH_MAX];
-    gm_status st = cli_table_resolve(o->table, set->meta.device_name, set->meta.sm_count,
-                                     o->force, &table, table_path, sizeof table_path, &err);
+    gm_table *table = take_prefetched(prefetch, o, set, table_path, sizeof table_path);
+    gm_status st = table ? GM_OK
+                         : cli_table_resolve(o->table, set->meta.device_name, set->meta.sm_count,
+                                             o->force, &table, table_path, sizeof table_path,
+                                             &err);
     if (st != GM_OK) {
         int rc = cli_fail(CMD, st, &err);
         cli_error(CMD, "the counters are kept in %s: 'gpuq model %s --table FILE' reports them "
@@ -652,9 +945,12 @@ static int report(const profile_opts *o, const gm_counters_set *set,
 static void remove_temp_dir(const char *dir)
 {
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/cubins", dir);
-    DIR *d = opendir(path);
-    if (d) {
+    static const char *const subdirs[] = {"cubins", "cubins-counters"};
+    for (size_t s = 0; s < sizeof subdirs / sizeof subdirs[0]; s++) {
+        snprintf(path, sizeof path, "%s/%s", dir, subdirs[s]);
+        DIR *d = opendir(path);
+        if (!d)
+            continue;
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -666,7 +962,8 @@ static void remove_temp_dir(const char *dir)
         closedir(d);
         rmdir(path);
     }
-    static const char *const files[] = {"counters.status", "sass.status", "sass.csv"};
+    static const char *const files[] = {"counters.status", "sass.status", "sass.csv",
+                                        "kernel.code"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         unlink(path);
@@ -752,22 +1049,38 @@ int cmd_profile(int argc, char **argv)
     if (!make_temp_dir(tmpdir, sizeof tmpdir))
         return GPUQ_EXIT_INPUT;
     char status1[PATH_MAX + 32], status2[PATH_MAX + 32], sass[PATH_MAX + 32],
-        cubins[PATH_MAX + 32];
+        cubins[PATH_MAX + 32], cubins1[PATH_MAX + 32], raw_code[PATH_MAX + 32];
     snprintf(status1, sizeof status1, "%s/counters.status", tmpdir);
     snprintf(status2, sizeof status2, "%s/sass.status", tmpdir);
     snprintf(sass, sizeof sass, "%s/sass.csv", tmpdir);
     snprintf(cubins, sizeof cubins, "%s/cubins", tmpdir);
+    snprintf(cubins1, sizeof cubins1, "%s/cubins-counters", tmpdir);
+    snprintf(raw_code, sizeof raw_code, "%s/kernel.code", tmpdir);
+    /* GPUQ_DEBUG=1: where gpuq's own time goes (the collector prints its
+     * side). */
+    const char *debug_env = getenv("GPUQ_DEBUG");
+    int debug = debug_env && debug_env[0] && strcmp(debug_env, "0") != 0;
+    struct timespec t_start;
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
+    double t_run1 = 0, t_split = 0, t_run2 = 0, t_merge = 0, t_report = 0;
 
     struct sigaction old_int, old_term;
     install_signal_handlers(&old_int, &old_term);
+    table_prefetch prefetch;
+    memset(&prefetch, 0, sizeof prefetch);
+    prefetch.explicit_path = o.table;
+    prefetch.status_path = status1;
 
-    /* Pass 1: the hardware counters, written as the program runs. */
+    /* Pass 1: the hardware counters, written as the program runs; it keeps
+     * the cubins for the split from the disassembly. */
     run_result run1;
-    pass_env pe1 = {"counters", counters, status1, NULL};
-    if (!run_pass(&o, collector, &pe1, &run1)) {
+    int static_split = !o.no_split && !o.always_rerun;
+    pass_env pe1 = {"counters", counters, status1, static_split ? cubins1 : NULL};
+    if (!run_pass(&o, collector, &pe1, &prefetch, &run1)) {
         rc = GPUQ_EXIT_GPU;
         goto done;
     }
+    t_run1 = ms_since(&t_start);
     collector_status st1;
     read_status(status1, &st1);
 
@@ -793,12 +1106,24 @@ int cmd_profile(int argc, char **argv)
                   st1.error);
 
     /* Pass 2: the opcode split. */
-    char why[512] = "";
+    char why[512] = "", static_why[512] = "";
+    struct timespec t_phase;
+    clock_gettime(CLOCK_MONOTONIC, &t_phase);
     if (o.no_split) {
         snprintf(why, sizeof why, "--no-opcode-split");
-    } else if (split_from_hardware(&set)) {
+    } else if (!o.always_rerun && split_from_hardware(&set)) {
         cli_error(CMD, "no launch has non-CAS shared atomics: the opcode split follows from the "
                   "hardware counters, no second run");
+        if (!save_counters(counters, &set)) {
+            rc = GPUQ_EXIT_INPUT;
+            goto done_set;
+        }
+    } else if (static_split && !interrupted_by &&
+               split_from_disassembly(&set, cubins1, raw_code, static_why, sizeof static_why)) {
+        t_split = ms_since(&t_phase);
+        cli_error(CMD, "each kernel with non-CAS shared atomics has one non-CAS ATOMS opcode: the "
+                  "opcode split follows from the hardware counters and the disassembly, no "
+                  "second run");
         if (!save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
             goto done_set;
@@ -806,11 +1131,15 @@ int cmd_profile(int argc, char **argv)
     } else if (interrupted_by) {
         snprintf(why, sizeof why, "interrupted");
     } else {
+        t_split = ms_since(&t_phase);
+        if (static_why[0] && debug)
+            cli_error(CMD, "[debug] no split from the disassembly: %s", static_why);
         cli_error(CMD, "running the program again for the ATOMS opcode split "
                   "(--no-opcode-split skips this)");
         run_result run2;
         pass_env pe2 = {"sass", sass, status2, cubins};
-        if (!run_pass(&o, collector, &pe2, &run2)) {
+        clock_gettime(CLOCK_MONOTONIC, &t_phase);
+        if (!run_pass(&o, collector, &pe2, NULL, &run2)) {
             snprintf(why, sizeof why, "the second run could not start");
         } else if (interrupted_by) {
             snprintf(why, sizeof why, "interrupted during the second run");
@@ -822,8 +1151,13 @@ int cmd_profile(int argc, char **argv)
                          st2.error);
             else if (access(sass, F_OK) != 0)
                 snprintf(why, sizeof why, "the second run recorded nothing");
-            else if (add_opcode_split(&set, sass, why, sizeof why))
-                why[0] = '\0';
+            else {
+                t_run2 = ms_since(&t_phase);
+                clock_gettime(CLOCK_MONOTONIC, &t_phase);
+                if (add_opcode_split(&set, sass, why, sizeof why))
+                    why[0] = '\0';
+                t_merge = ms_since(&t_phase);
+            }
         }
         if (why[0] == '\0' && !save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
@@ -834,7 +1168,15 @@ int cmd_profile(int argc, char **argv)
         cli_error(CMD, "warning: no opcode split (%s): the report falls back to the hardware "
                   "FAO/CAS split", why);
 
-    rc = report(&o, &set, &model);
+    clock_gettime(CLOCK_MONOTONIC, &t_phase);
+    rc = report(&o, &set, &model, &prefetch);
+    t_report = ms_since(&t_phase);
+    if (debug)
+        cli_error(CMD, "[debug] ms: run 1 %.1f (table %s, loaded in %.1f, ready at %.1f); split "
+                  "from counters/disassembly %.1f; run 2 %.1f; its disassembly and join %.1f; "
+                  "report %.1f; total %.1f",
+                  t_run1, prefetch.done ? "prefetched" : "not prefetched", prefetch.load_ms,
+                  prefetch.ready_ms, t_split, t_run2, t_merge, t_report, ms_since(&t_start));
 
     if (st1.graphs > 0)
         cli_error(CMD, "%lld CUDA graph launch%s not profiled (kernels inside CUDA graphs are "
@@ -852,6 +1194,7 @@ int cmd_profile(int argc, char **argv)
 done_set:
     gm_counters_set_clear(&set);
 done:
+    prefetch_free(&prefetch);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (!getenv("GPUQ_KEEP_TEMP"))

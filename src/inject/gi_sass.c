@@ -731,25 +731,15 @@ static int drain_fd(int fd, char **buf, size_t *len, size_t *cap, int *nomem)
     return 1;
 }
 
-gm_status gi_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
-                         gm_error *err)
+/* Runs argv (argv[0] a path), collecting its standard output in *text;
+ * a non-zero exit is an error quoting the first line it printed on
+ * standard error. */
+static gm_status run_tool(const char *const argv[], const char *subject, char **text,
+                          gm_error *err)
 {
     *text = NULL;
-    /* nvdisasm's -fun takes symbol indices, cuobjdump's takes names: a
-     * restricted disassembly goes to the cuobjdump beside nvdisasm. */
-    char sibling[4096];
-    if (functions && functions[0] && !strstr(tool, "cuobjdump")) {
-        const char *slash = strrchr(tool, '/');
-        int n = slash ? snprintf(sibling, sizeof sibling, "%.*s/cuobjdump", (int)(slash - tool), tool)
-                      : -1;
-        if (n > 0 && (size_t)n < sizeof sibling && is_executable(sibling))
-            tool = sibling;
-        else
-            functions = NULL;
-    }
-    const char *base = strrchr(tool, '/');
-    base = base ? base + 1 : tool;
-    int cuobjdump = strstr(base, "cuobjdump") != NULL;
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
     int out_pipe[2], err_pipe[2];
     if (pipe(out_pipe) != 0)
         return gm_fail(err, GM_ERR_IO, "pipe: %s", strerror(errno));
@@ -774,11 +764,7 @@ gm_status gi_disassemble(const char *tool, const char *cubin, const char *functi
         close(out_pipe[1]);
         close(err_pipe[0]);
         close(err_pipe[1]);
-        const char *mode = cuobjdump ? "-sass" : "-c";
-        if (functions && functions[0])
-            execl(tool, tool, mode, "-fun", functions, cubin, (char *)NULL);
-        else
-            execl(tool, tool, mode, cubin, (char *)NULL);
+        execv(argv[0], (char *const *)argv);
         _exit(127);
     }
     close(out_pipe[1]);
@@ -811,7 +797,7 @@ gm_status gi_disassemble(const char *tool, const char *cubin, const char *functi
         if (errs)
             errs[strcspn(errs, "\n")] = '\0';
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        st = gm_fail(err, GM_ERR_IO, "%s on '%s' failed with status %d%s%s", base, cubin, code,
+        st = gm_fail(err, GM_ERR_IO, "%s on '%s' failed with status %d%s%s", base, subject, code,
                      errs && errs[0] ? ": " : "", errs ? errs : "");
     }
     free(errs);
@@ -826,4 +812,201 @@ gm_status gi_disassemble(const char *tool, const char *cubin, const char *functi
     }
     *text = out;
     return GM_OK;
+}
+
+gm_status gi_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
+                         gm_error *err)
+{
+    *text = NULL;
+    /* nvdisasm's -fun takes symbol indices, cuobjdump's takes names: a
+     * restricted disassembly goes to the cuobjdump beside nvdisasm. */
+    char sibling[4096];
+    if (functions && functions[0] && !strstr(tool, "cuobjdump")) {
+        const char *slash = strrchr(tool, '/');
+        int n = slash ? snprintf(sibling, sizeof sibling, "%.*s/cuobjdump", (int)(slash - tool), tool)
+                      : -1;
+        if (n > 0 && (size_t)n < sizeof sibling && is_executable(sibling))
+            tool = sibling;
+        else
+            functions = NULL;
+    }
+    const char *base = strrchr(tool, '/');
+    base = base ? base + 1 : tool;
+    int cuobjdump = strstr(base, "cuobjdump") != NULL;
+    const char *mode = cuobjdump ? "-sass" : "-c";
+    if (functions && functions[0]) {
+        const char *argv[] = {tool, mode, "-fun", functions, cubin, NULL};
+        return run_tool(argv, cubin, text, err);
+    }
+    const char *argv[] = {tool, mode, cubin, NULL};
+    return run_tool(argv, cubin, text, err);
+}
+
+gm_status gi_disassemble_raw(const char *tool, const char *raw_file, const char *arch, char **text,
+                             gm_error *err)
+{
+    *text = NULL;
+    const char *base = strrchr(tool, '/');
+    base = base ? base + 1 : tool;
+    if (!strstr(base, "nvdisasm"))
+        return gm_fail(err, GM_ERR_UNSUPPORTED, "%s cannot disassemble raw code (nvdisasm can)",
+                       base);
+    const char *argv[] = {tool, "-b", arch, raw_file, NULL};
+    return run_tool(argv, raw_file, text, err);
+}
+
+/* ---- the split from the disassembly alone ------------------------------ */
+
+/* The mnemonic without modifiers ("ATOMS" of "ATOMS.POPC.INC.32"). */
+static void mnemonic_of(const char *opcode, char *base, size_t len)
+{
+    size_t n = strcspn(opcode, ".");
+    if (n >= len)
+        n = len - 1;
+    memcpy(base, opcode, n);
+    base[n] = '\0';
+}
+
+void gi_function_ops_scan(const char *disassembly, gi_function_ops *ops)
+{
+    memset(ops, 0, sizeof *ops);
+    for (const char *line = disassembly; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        char buf[512], opcode[64], base[64];
+        uint32_t offset;
+        if (n < sizeof buf) {
+            memcpy(buf, line, n);
+            buf[n] = '\0';
+            if (gi_sass_parse_instruction(buf, &offset, opcode, sizeof opcode)) {
+                ops->instructions++;
+                mnemonic_of(opcode, base, sizeof base);
+                gi_op_class c = gi_classify_opcode(opcode);
+                if (c != GI_OP_NOT_ATOMS)
+                    ops->classes |= 1u << c;
+                else if (strncmp(base, "CALL", 4) == 0)
+                    ops->calls++;
+                else if ((strncmp(base, "ATOM", 4) == 0 || strncmp(base, "RED", 3) == 0) &&
+                         strcmp(base, "ATOMG") != 0 && strcmp(base, "REDG") != 0)
+                    ops->generic_atomics++;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+}
+
+void gi_function_ops_merge(gi_function_ops *into, const gi_function_ops *other)
+{
+    into->classes |= other->classes;
+    into->calls += other->calls;
+    into->generic_atomics += other->generic_atomics;
+    into->instructions += other->instructions;
+}
+
+int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_opcode_split *split,
+                    const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    double n_cas = k->metric[GM_M_N_CAS], n_alu = k->metric[GM_M_N_ALU];
+    double n_atom = k->metric[GM_M_N_ATOM];
+    if (!(n_cas >= 0) || !(n_alu >= 0)) {
+        *why = "no hardware CAS/non-CAS counts";
+        return 0;
+    }
+    if (isfinite(n_atom) && n_atom != n_cas + n_alu) {
+        *why = "the hardware counts do not add up (N != N_c + N_f)";
+        return 0;
+    }
+    /* Without non-CAS atomics the code does not matter. */
+    gi_op_class only = GI_OP_NOT_ATOMS;
+    if (n_alu > 0) {
+        if (!ops || ops->instructions == 0) {
+            *why = "no disassembly of the kernel";
+            return 0;
+        }
+        if (ops->calls) {
+            *why = "the kernel makes calls";
+            return 0;
+        }
+        if (ops->generic_atomics) {
+            *why = "the kernel has generic ATOM/RED instructions";
+            return 0;
+        }
+        unsigned non_cas = ops->classes & ~(1u << GI_OP_CAS);
+        if (non_cas == 0) {
+            *why = "N_f > 0 but the kernel has no non-CAS ATOMS";
+            return 0;
+        }
+        if (non_cas & (non_cas - 1)) {
+            *why = "the kernel has several non-CAS ATOMS opcodes";
+            return 0;
+        }
+        only = non_cas == (1u << GI_OP_ADD)        ? GI_OP_ADD
+               : non_cas == (1u << GI_OP_POPC_INC) ? GI_OP_POPC_INC
+                                                   : GI_OP_OTHER;
+    }
+    split->valid = 1;
+    split->cas = n_cas;
+    split->add = only == GI_OP_ADD ? n_alu : 0;
+    split->popc_inc = only == GI_OP_POPC_INC ? n_alu : 0;
+    split->other = only == GI_OP_OTHER ? n_alu : 0;
+    *why = n_alu > 0 ? "one non-CAS ATOMS opcode in the kernel" : "no non-CAS shared atomics";
+    return 1;
+}
+
+/* Little-endian reads from an ELF image whose bounds were checked. */
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+int gi_cubin_function(const uint8_t *elf, size_t size, const char *mangled, size_t *offset,
+                      size_t *length)
+{
+    /* ELF64 header: class 2 (64-bit), data 1 (little-endian); section
+     * headers at e_shoff (0x28), e_shentsize (0x3a), e_shnum (0x3c),
+     * e_shstrndx (0x3e).  Section header: sh_name (0), sh_offset (0x18),
+     * sh_size (0x20). */
+    if (!elf || size < 0x40 || memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 2 || elf[5] != 1)
+        return -1;
+    uint64_t shoff = le64(elf + 0x28);
+    uint16_t shentsize = le16(elf + 0x3a), shnum = le16(elf + 0x3c), shstrndx = le16(elf + 0x3e);
+    if (shentsize < 0x40 || shnum == 0 || shstrndx >= shnum || shoff > size ||
+        (uint64_t)shnum * shentsize > size - shoff)
+        return -1;
+    const uint8_t *strtab_hdr = elf + shoff + (uint64_t)shstrndx * shentsize;
+    uint64_t str_off = le64(strtab_hdr + 0x18), str_size = le64(strtab_hdr + 0x20);
+    if (str_off > size || str_size > size - str_off)
+        return -1;
+    const char *strtab = (const char *)elf + str_off;
+    size_t want = strlen(mangled);
+    for (uint16_t i = 0; i < shnum; i++) {
+        const uint8_t *sh = elf + shoff + (uint64_t)i * shentsize;
+        uint32_t name = le32(sh);
+        if (name >= str_size || str_size - name < 6 + want + 1)
+            continue;
+        const char *sname = strtab + name;
+        if (strncmp(sname, ".text.", 6) != 0 || strncmp(sname + 6, mangled, want) != 0 ||
+            sname[6 + want] != '\0')
+            continue;
+        uint64_t off = le64(sh + 0x18), len = le64(sh + 0x20);
+        if (off > size || len > size - off)
+            return -1;
+        *offset = (size_t)off;
+        *length = (size_t)len;
+        return 1;
+    }
+    return 0;
 }

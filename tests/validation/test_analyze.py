@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Unit tests of validation/analyze.py and validation/check_sass.py on tiny
 hand-made inputs (no GPU): the truth definitions, launch mapping, error
-aggregation, the bars, Little's law, the doc update and the SASS check."""
+aggregation, the bars, Little's law, the doc update, the comparison of gpuq
+profile's counters with ncu's, and the SASS check."""
 import math
 import os
 import sys
@@ -224,6 +225,16 @@ class ErrorTest(unittest.TestCase):
         # 9 points with truth and U for default, 8 for paper (one NaN), + 4 legend dots.
         self.assertEqual(len(circles), 9 + 8 + 4)
 
+    def test_identical_variants_share_a_panel(self):
+        rows = [dict(r, U_wavefront=r["U_default"]) for r in self.ROWS]
+        panels = analyze.scatter_panels(rows, ["paper", "wavefront", "default"])
+        self.assertEqual(panels, [("paper", "paper"), ("default = wavefront", "wavefront")])
+        root = ET.fromstring(analyze.svg_scatter(rows, ["paper", "wavefront", "default"]))
+        circles = [e for e in root.iter() if e.tag.endswith("circle")]
+        self.assertEqual(len(circles), 9 + 8 + 4)
+        rows[0]["U_wavefront"] = 0.5
+        self.assertEqual(len(analyze.scatter_panels(rows, ["wavefront", "default"])), 2)
+
 
 class LittleTest(unittest.TestCase):
     def test_little_and_measured_n(self):
@@ -350,6 +361,197 @@ class DocTest(unittest.TestCase):
         self.assertNotIn("old table", new)
         with self.assertRaises(analyze.AnalyzeError):
             analyze.update_doc("no markers", "x")
+
+
+def counters_text(rows):
+    """A gpuq counters file (docs/counters-format.md) with the given rows:
+    dicts over analyze.COUNTERS_COLUMNS, missing cells empty."""
+    lines = ["# gpuq counters v1", "# device_name: test", ",".join(analyze.COUNTERS_COLUMNS)]
+    for r in rows:
+        lines.append(",".join('"%s"' % r.get(c, "") if c == "kernel" else str(r.get(c, ""))
+                              for c in analyze.COUNTERS_COLUMNS))
+    return "\n".join(lines) + "\n"
+
+
+# Three cases: an ADD loop, an atomic-free loop and CUB (two launches, the
+# sweep kernel the main one).  gpuq's run reads the same N and split as
+# the construction, O 1% apart on the loop, cycles 2% apart, occupancy
+# equal, pending 0 against ncu's 0 on the free loop but 5 on CUB's init
+# kernel (not a main kernel, so not compared).
+COLLECTOR_TIMES = """# gpuq validation cases v1
+group,name,threads,op,pattern,e,k,time_us,time_min_us,time_max_us,atomics_only_us,alt_warps,launches,kernel
+atomic,add_a,256,add,same_address,32,0,400.0,398.0,402.0,,0,1,vk_loop
+free,fma16,256,none,none,32,16,300.0,297.0,306.0,,0,1,vk_loop
+real,cub_solid,0,cub_internal,solid,32,0,300.0,300.0,300.0,,0,,DeviceHistogram
+"""
+
+COLLECTOR_NCU = [
+    (0, "void vk_loop<1, 0, 0>(vk_loop_args)",
+     {"smsp__inst_executed_op_shared_atom.sum": "1,000", "smsp__inst_executed_op_shared_atom_dot_cas.sum": "0",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": "32,000", "sm__cycles_active.sum": "50,000",
+      "sm__warps_active.avg.pct_of_peak_sustained_active": "12.5",
+      "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum": "400", "gpu__time_duration.sum": "10"}),
+    (1, "void vk_loop<0, 0, 1, 16>(vk_loop_args)",
+     {"smsp__inst_executed_op_shared_atom.sum": "0", "smsp__inst_executed_op_shared_atom_dot_cas.sum": "0",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": "0", "sm__cycles_active.sum": "20,000",
+      "sm__warps_active.avg.pct_of_peak_sustained_active": "12.5",
+      "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum": "0", "gpu__time_duration.sum": "10"}),
+    (2, "DeviceHistogramInitKernel", {"gpu__time_duration.sum": "1"}),
+    (3, "DeviceHistogramSweepKernel",
+     {"smsp__inst_executed_op_shared_atom.sum": "400", "smsp__inst_executed_op_shared_atom_dot_cas.sum": "0",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": "800", "sm__cycles_active.sum": "9,000",
+      "sm__warps_active.avg.pct_of_peak_sustained_active": "50",
+      "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum": "100", "gpu__time_duration.sum": "30"}),
+]
+
+COLLECTOR_GPUQ = [
+    {"launch_id": 0, "kernel": "void vk_loop<1, 0, 0>(vk_loop_args)", "N_atom": 1000, "N_cas": 0,
+     "O_wavefronts": 32320, "cycles_sum": 51000, "occupancy_pct": 12.5, "shared_pending": 400,
+     "duration_ns": 10, "split_valid": 1, "split_add": 1000, "split_cas": 0, "split_popc_inc": 0,
+     "split_other": 0},
+    {"launch_id": 1, "kernel": "void vk_loop<0, 0, 1, 16>(vk_loop_args)", "N_atom": 0, "N_cas": 0,
+     "O_wavefronts": 0, "cycles_sum": 20400, "occupancy_pct": 12.5, "shared_pending": 0, "duration_ns": 10,
+     "split_valid": 1, "split_add": 0, "split_cas": 0, "split_popc_inc": 0, "split_other": 0},
+    {"launch_id": 2, "kernel": "DeviceHistogramInitKernel", "shared_pending": 5, "duration_ns": 1,
+     "split_valid": 0},
+    {"launch_id": 3, "kernel": "DeviceHistogramSweepKernel", "N_atom": 400, "N_cas": 0, "O_wavefronts": 800,
+     "cycles_sum": 9000, "occupancy_pct": 50, "shared_pending": 100, "duration_ns": 30, "split_valid": 1,
+     "split_add": 300, "split_cas": 0, "split_popc_inc": 100, "split_other": 0},
+]
+
+
+def model_text(rows):
+    """gpuq model --format csv, the columns collectors reads."""
+    return "launch_id,kernel,U\n" + "".join('%d,"%s",%s\n' % r for r in rows)
+
+
+class CollectorsTest(unittest.TestCase):
+    def write_dir(self, tmp, gpuq_rows=None):
+        files = {"times.csv": COLLECTOR_TIMES, "manifest.csv": COLLECTOR_TIMES,
+                 "ncu.csv": ncu_rows(COLLECTOR_NCU), "counters.csv": counters_text(gpuq_rows or COLLECTOR_GPUQ)}
+        for name, text in files.items():
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
+
+    def test_relative_difference(self):
+        self.assertEqual(analyze.relative_difference(0.0, 0.0), 0.0)
+        self.assertEqual(analyze.relative_difference(5.0, 5.0), 0.0)
+        self.assertAlmostEqual(analyze.relative_difference(101.0, 100.0), 0.01)
+        self.assertAlmostEqual(analyze.relative_difference(99.0, 100.0), 0.01)
+        self.assertTrue(math.isinf(analyze.relative_difference(1.0, 0.0)))
+        self.assertTrue(math.isnan(analyze.relative_difference(math.nan, 1.0)))
+
+    def test_statistics_per_quantity_and_split(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.write_dir(tmp)
+            _, times = analyze.read_table(os.path.join(tmp, "times.csv"))
+            pairs = analyze.collector_pairs(times, times, analyze.read_ncu_long(os.path.join(tmp, "ncu.csv")),
+                                            analyze.read_model_csv(os.path.join(tmp, "counters.csv")))
+        self.assertEqual([p["ncu"]["launch_id"] for p in pairs], [0, 1, 3])
+        self.assertEqual([p["gpuq"]["launch_id"] for p in pairs], [0, 1, 3])
+        stats = analyze.compare_collectors(pairs)
+        q = {col: rest for _, col, *rest in stats["quantities"]}
+        # (cases, identical, median, worst, worst case, not collected, nonzero where ncu reads 0)
+        self.assertEqual(q["N_atom"][:4], [3, 3, 0.0, 0.0])
+        self.assertEqual(q["N_atom"][4], "")
+        n, same, med, worst, case, _, _ = q["O_wavefronts"]
+        self.assertEqual((n, same), (3, 2))
+        self.assertAlmostEqual(worst, 0.01)
+        self.assertEqual(case, "atomic/add_a")
+        n, same, med, worst, case, _, _ = q["cycles_sum"]
+        self.assertEqual(same, 1)
+        self.assertAlmostEqual(med, 0.02)
+        self.assertAlmostEqual(worst, 0.02)
+        self.assertEqual(q["occupancy_pct"][1], 3)
+        self.assertEqual(q["shared_pending"][:2], [3, 3])
+        # N_atom_sass: not in either file, so no case compares it.
+        self.assertEqual(q["N_atom_sass"][0], 0)
+        sp = stats["split"]
+        # add_a: ADD = N by construction; fma16: no atomics, all zero.
+        self.assertEqual((sp["both"], sp["identical"]), (2, 2))
+        self.assertEqual(sp["gpuq_only"], [("cub_solid", (300.0, 0.0, 100.0, 0.0))])
+        self.assertEqual(sp["differ"], [])
+        self.assertEqual(sp["sum_off"], [])
+        self.assertIsNone(stats["u"])
+
+    def test_missing_spurious_and_wrong_split(self):
+        rows = [dict(r) for r in COLLECTOR_GPUQ]
+        rows[0]["split_add"], rows[0]["split_popc_inc"] = 900, 100   # not what the loop issues
+        rows[1]["shared_pending"] = 7                                 # ncu reads 0
+        rows[0]["occupancy_pct"] = ""                                 # not collected
+        rows[3]["split_add"] = 200                                    # 300 in all, N is 400
+        with tempfile.TemporaryDirectory() as tmp:
+            self.write_dir(tmp, rows)
+            _, times = analyze.read_table(os.path.join(tmp, "times.csv"))
+            pairs = analyze.collector_pairs(times, times, analyze.read_ncu_long(os.path.join(tmp, "ncu.csv")),
+                                            analyze.read_model_csv(os.path.join(tmp, "counters.csv")))
+        stats = analyze.compare_collectors(pairs)
+        q = {col: rest for _, col, *rest in stats["quantities"]}
+        self.assertEqual(q["shared_pending"][0], 2)
+        self.assertEqual(q["shared_pending"][6], 1)
+        self.assertEqual(q["occupancy_pct"][0], 2)
+        self.assertEqual(q["occupancy_pct"][5], 1)
+        sp = stats["split"]
+        self.assertEqual(sp["identical"], 1)
+        self.assertEqual(sp["differ"][0][0], "add_a")
+        self.assertEqual(sp["differ"][0][2], (1000.0, 0.0, 0.0, 0.0))
+        self.assertEqual(sp["sum_off"], ["cub_solid"])
+        md = analyze.collectors_markdown(pairs, stats, analyze.timing_spread(analyze.read_table(
+            COLLECTOR_TIMES, from_text=True)[1]))
+        self.assertIn("1 not collected by gpuq", md)
+        self.assertIn("1 nonzero where ncu reads 0", md)
+        self.assertIn("- differs: `add_a`: gpuq ADD 900, CAS 0, POPC.INC 100", md)
+
+    def test_timing_spread(self):
+        _, times = analyze.read_table(COLLECTOR_TIMES, from_text=True)
+        n, med, worst = analyze.timing_spread(times)
+        self.assertEqual(n, 3)
+        self.assertAlmostEqual(med, 0.01)   # 4 / 400
+        self.assertAlmostEqual(worst, 0.03)  # 9 / 300
+
+    def test_command_end_to_end_with_u_and_doc(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.write_dir(tmp)
+            u_ncu = os.path.join(tmp, "u_ncu.csv")
+            u_gpuq = os.path.join(tmp, "u_gpuq.csv")
+            with open(u_ncu, "w") as f:
+                f.write(model_text([(0, "vk_loop<1, 0, 0>", "0.98"), (1, "vk_loop<0, 0, 1, 16>", "0"),
+                                    (2, "DeviceHistogramInitKernel", "0"),
+                                    (3, "DeviceHistogramSweepKernel", "0.5")]))
+            with open(u_gpuq, "w") as f:
+                f.write(model_text([(0, "vk_loop<1, 0, 0>", "0.96"), (1, "vk_loop<0, 0, 1, 16>", "0"),
+                                    (2, "DeviceHistogramInitKernel", "0"),
+                                    (3, "DeviceHistogramSweepKernel", "0.5")]))
+            doc = os.path.join(tmp, "doc.md")
+            with open(doc, "w") as f:
+                f.write("prose\n%s\nold\n%s\nmore prose\n" % (analyze.COLLECTORS_BEGIN, analyze.COLLECTORS_END))
+            out_csv = os.path.join(tmp, "per_case.csv")
+            rc = analyze.main(["collectors", tmp, "--u-ncu", u_ncu, "--u-gpuq", u_gpuq, "--doc", doc,
+                               "--csv", out_csv, "--source", "test run"])
+            self.assertEqual(rc, 0)
+            with open(doc) as f:
+                text = f.read()
+            self.assertIn("prose", text)
+            self.assertIn("more prose", text)
+            self.assertNotIn("\nold\n", text)
+            self.assertIn("Data: test run", text)
+            self.assertIn("| N | `N_atom` | 3 | 3 | 0 | 0 | - |", text)
+            self.assertIn("| O | `O_wavefronts` | 3 | 2 | 0 | 1% | `atomic/add_a` |", text)
+            self.assertIn("identical in 2 of 2 cases", text)
+            self.assertIn("median 0, worst 0.02 (`add_a`), over 3 cases (2 identical)", text)
+            header, rows = analyze.read_table(out_csv)
+            self.assertIn("O_wavefronts_rel", header)
+            self.assertEqual(rows[0]["O_wavefronts_gpuq"], "32320")  # counts written exactly
+            self.assertEqual(rows[0]["U_gpuq"], "0.96")
+            # The U files go one per folder.
+            self.assertEqual(analyze.main(["collectors", tmp, "--u-ncu", u_ncu]), 2)
+
+    def test_out_of_step_counters_are_an_error(self):
+        rows = [dict(r) for r in COLLECTOR_GPUQ]
+        rows[1]["kernel"] = "vk_hist<0, 1, 0>"
+        with tempfile.TemporaryDirectory() as tmp:
+            self.write_dir(tmp, rows)
+            self.assertEqual(analyze.main(["collectors", tmp, "--md", os.path.join(tmp, "c.md")]), 2)
 
 
 SASS = """
