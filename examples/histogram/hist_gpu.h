@@ -49,10 +49,11 @@ typedef enum hist_kernel_id {
     HIST_K_FAST_H16,        /* plain, 16-bit counters: 64 KiB, 3 blocks of 512 per SM */
     HIST_K_FAST_H16Q,       /* h16 with the per-step quad test */
     HIST_K_FAST_H16W,       /* plain, 16-bit counters, 2 blocks of 1024 per SM (<= 32 registers) */
-    HIST_K_FAST_ATOMS,      /* run 4's hist_fast: lane replicas, POPC.INC, hybrid quad test */
-    HIST_K_FAST_NOPAIR,     /* hist_fast, one pixel's updates in flight at a time */
-    HIST_K_FAST_BYTES4,     /* hist_fast with four 16-byte loads per lane and step */
-    HIST_K_FAST_MATCH,      /* warp-private 32-bit counters, duplicates via __match_any_sync */
+    HIST_K_FAST_BYTES,        /* lane-private 8-bit counters, LDS/STS, no atomics on random data */
+    HIST_K_FAST_BYTES_NOPAIR, /* fast_bytes, one pixel's updates in flight at a time */
+    HIST_K_FAST_BYTES4,       /* fast_bytes, four 16-byte loads per lane and step instead of 8 */
+    HIST_K_FAST_MATCH,        /* warp-private 32-bit counters, duplicates via __match_any_sync */
+    HIST_K_FAST_V4,           /* run 4's hist_fast: plain layout, shift/mask/LEA per address */
     HIST_K_COUNT
 } hist_kernel_id;
 

@@ -126,7 +126,13 @@ extern "C" __global__ void hist2_popc(const uint8_t *__restrict__ in, unsigned l
  *        take the warp's channel mask from one REDUX and have straight-line code
  *        for the two masks photos and flat images produce most (alpha alone,
  *        every channel), where a channel with one value in the whole step takes
- *        one atomicAdd(+4 x loads) per lane.
+ *        one atomicAdd(+4 x loads) per lane;
+ *  - prmt: the counters of channels c and c ^ 1 side by side in 256-byte rows
+ *    (fast_word), so that a counter's address is one PRMT of the pixel word
+ *    (fast_add4) instead of a shift, a mask and a multiply-add: hist_fast_v4
+ *    (run 4's hist_fast, plain layout) keeps the integer pipe 90% busy and
+ *    that, not the atomic unit, held it at 92 us on random data (notes,
+ *    step 6).  The other ablations keep the plain layout.
  * Shared memory: replicas x 4 KiB (2 KiB with half16), dynamic. */
 
 #define FAST_MAX_LOADS 8
@@ -143,6 +149,7 @@ typedef struct fast_config {
     int mode;     /* FAST_* */
     int loads;    /* 16-byte loads per lane and step */
     int prefetch; /* issue the next step's loads before counting */
+    int prmt;     /* 32 replicas, 32-bit: the layout below whose addresses take one PRMT */
 } fast_config;
 
 static __device__ __forceinline__ uint32_t channel_of(uint32_t px, int c)
@@ -152,6 +159,20 @@ static __device__ __forceinline__ uint32_t channel_of(uint32_t px, int c)
 
 /* Adds `amount` to counter (channel c, value v) of copy `rep`.  A literal
  * amount of 1 with 32-bit counters compiles to ATOMS.POPC.INC. */
+/* Word of counter (channel c, value v), copy `rep`, 32-bit counters.  The
+ * `prmt` layout puts channels c and c ^ 1 side by side in rows of 256 bytes:
+ * byte  (c >> 1) x 64 KiB + v x 256 + (c & 1) x 128 + rep x 4,  the same
+ * 128 KiB and the same bank (rep) as the plain layout, but the offset within
+ * a 64 KiB half is the value in byte 1 over a per-lane constant in byte 0:
+ * one PRMT of the pixel and that constant (fast_add4). */
+static __device__ __forceinline__ uint32_t fast_word(uint32_t c, uint32_t v, uint32_t rep,
+                                                     const fast_config cfg)
+{
+    if (cfg.prmt)
+        return ((c >> 1) << 14) | (v << 6) | ((c & 1u) << 5) | rep;
+    return ((c << 8) | v) * (uint32_t)cfg.replicas + rep;
+}
+
 static __device__ __forceinline__ void fast_add(uint32_t *s, uint32_t c, uint32_t v, uint32_t rep,
                                                 const fast_config cfg, uint32_t amount)
 {
@@ -159,13 +180,29 @@ static __device__ __forceinline__ void fast_add(uint32_t *s, uint32_t c, uint32_
         atomicAdd(&s[((c << 7) | (v >> 1)) * (uint32_t)cfg.replicas + rep],
                   amount << ((v & 1u) * 16));
     else
-        atomicAdd(&s[((c << 8) | v) * (uint32_t)cfg.replicas + rep], amount);
+        atomicAdd(&s[fast_word(c, v, rep, cfg)], amount);
 }
 
-/* Adds the 4 pixels of one 16-byte word to channel c's counters. */
+/* Adds the 4 pixels of one 16-byte word to channel c's counters.  With
+ * `prmt` each address is one PRMT: byte 0 from the per-lane constant
+ * rep x 4 + (c & 1) x 128, byte 1 = the pixel's byte c (the value), bytes 2
+ * and 3 zero; the 64 KiB half (c >> 1) is a constant offset.  The plain
+ * layout needs a shift, a mask and a multiply-add per address, and run 6's
+ * profile found the integer pipe 90% busy in hist_fast_plain. */
 static __device__ __forceinline__ void fast_add4(uint32_t *s, uint4 px, const int c, uint32_t rep,
                                                  const fast_config cfg, uint32_t one)
 {
+    if (cfg.prmt) {
+        uint8_t *half = (uint8_t *)s + (uint32_t)(c >> 1) * 65536u;
+        const uint32_t lane_bytes = rep * 4u + (uint32_t)(c & 1) * 128u;
+        const uint32_t select = 0x7604u | ((uint32_t)c << 4); /* bytes: 0 <- y.b0, 1 <- x.bc */
+
+        atomicAdd((uint32_t *)(half + __byte_perm(px.x, lane_bytes, select)), one);
+        atomicAdd((uint32_t *)(half + __byte_perm(px.y, lane_bytes, select)), one);
+        atomicAdd((uint32_t *)(half + __byte_perm(px.z, lane_bytes, select)), one);
+        atomicAdd((uint32_t *)(half + __byte_perm(px.w, lane_bytes, select)), one);
+        return;
+    }
     fast_add(s, c, channel_of(px.x, c), rep, cfg, one);
     fast_add(s, c, channel_of(px.y, c), rep, cfg, one);
     fast_add(s, c, channel_of(px.z, c), rep, cfg, one);
@@ -407,8 +444,9 @@ static __device__ __forceinline__ void fast_histogram(const uint8_t *__restrict_
     for (uint32_t w = threadIdx.x; w < words / (uint32_t)cfg.replicas; w += blockDim.x) {
         uint32_t lo = 0, hi = 0;
         for (int r = 0; r < cfg.replicas; r++) {
-            const uint32_t v =
-                s[w * (uint32_t)cfg.replicas + ((uint32_t)r + lane) % (uint32_t)cfg.replicas];
+            const uint32_t copy = ((uint32_t)r + lane) % (uint32_t)cfg.replicas;
+            const uint32_t v = cfg.prmt ? s[fast_word(w >> 8, w & 0xffu, copy, cfg)]
+                                        : s[w * (uint32_t)cfg.replicas + copy];
             if (cfg.half16) {
                 lo += v & 0xffffu;
                 hi += v >> 16;
@@ -427,41 +465,48 @@ static __device__ __forceinline__ void fast_histogram(const uint8_t *__restrict_
     }
 }
 
-#define FAST_KERNEL(name, threads, min_blocks, replicas, half16, mode, loads, prefetch, use_add) \
+#define FAST_KERNEL(name, threads, min_blocks, replicas, half16, mode, loads, prefetch, use_add, \
+                    prmt)                                                                        \
     extern "C" __global__ void __launch_bounds__(threads, min_blocks)                           \
         name(const uint8_t *__restrict__ in, unsigned long long pixels,                          \
              uint32_t *__restrict__ hist, uint32_t *__restrict__ sink)                           \
     {                                                                                            \
-        const fast_config cfg = {replicas, half16, mode, loads, prefetch};                       \
+        const fast_config cfg = {replicas, half16, mode, loads, prefetch, prmt};                 \
         (void)sink;                                                                              \
         fast_histogram(in, pixels, hist, cfg, use_add);                                          \
     }
 
-/*          name                  bounds    copies 16bit mode         loads pf add */
-FAST_KERNEL(hist_fast_atoms,      1024, 1,  32,    0,    FAST_HYBRID, 4,    1, 0)
-FAST_KERNEL(hist_fast_qstep,      1024, 1,  32,    0,    FAST_QSTEP,  4,    1, 0)
-FAST_KERNEL(hist_fast_plain,      1024, 1,  32,    0,    FAST_PLAIN,  4,    1, 0)
-FAST_KERNEL(hist_fast_quads,      1024, 1,  32,    0,    FAST_QUADS,  4,    1, 0)
-FAST_KERNEL(hist_fast_runs,       1024, 1,  32,    0,    FAST_RUNS,   4,    1, 0)
-FAST_KERNEL(hist_fast_branch,     1024, 1,  32,    0,    FAST_BRANCH, 4,    1, 0)
-FAST_KERNEL(hist_fast_add,        1024, 1,  32,    0,    FAST_PLAIN,  4,    1, 1)
-FAST_KERNEL(hist_fast_noprefetch, 1024, 1,  32,    0,    FAST_QUADS,  4,    0, 0)
-FAST_KERNEL(hist_fast_r16,        1024, 1,  16,    0,    FAST_QUADS,  4,    1, 0)
-FAST_KERNEL(hist_fast_r1,         1024, 1,  1,     0,    FAST_QUADS,  4,    1, 0)
-FAST_KERNEL(hist_fast_l1,         1024, 1,  32,    0,    FAST_QUADS,  1,    1, 0)
-FAST_KERNEL(hist_fast_l8,         1024, 1,  32,    0,    FAST_QUADS,  8,    0, 0)
-FAST_KERNEL(hist_fast_v1,         1024, 1,  32,    0,    FAST_RUNS,   4,    0, 0)
-FAST_KERNEL(hist_fast_v1plain,    1024, 1,  32,    0,    FAST_PLAIN,  4,    0, 0)
-FAST_KERNEL(hist_fast_h16,        512,  3,  32,    1,    FAST_PLAIN,  2,    1, 0)
-FAST_KERNEL(hist_fast_h16q,       512,  3,  32,    1,    FAST_QSTEP,  2,    1, 0)
-FAST_KERNEL(hist_fast_h16w,       1024, 2,  32,    1,    FAST_PLAIN,  2,    0, 0)
+/*          name                  bounds    copies 16bit mode         loads pf add prmt */
+FAST_KERNEL(hist_fast,            1024, 1,  32,    0,    FAST_HYBRID, 4,    1, 0, 1)
+FAST_KERNEL(hist_fast_v4,         1024, 1,  32,    0,    FAST_HYBRID, 4,    1, 0, 0)
+FAST_KERNEL(hist_fast_qstep,      1024, 1,  32,    0,    FAST_QSTEP,  4,    1, 0, 0)
+FAST_KERNEL(hist_fast_plain,      1024, 1,  32,    0,    FAST_PLAIN,  4,    1, 0, 0)
+FAST_KERNEL(hist_fast_quads,      1024, 1,  32,    0,    FAST_QUADS,  4,    1, 0, 0)
+FAST_KERNEL(hist_fast_runs,       1024, 1,  32,    0,    FAST_RUNS,   4,    1, 0, 0)
+FAST_KERNEL(hist_fast_branch,     1024, 1,  32,    0,    FAST_BRANCH, 4,    1, 0, 0)
+FAST_KERNEL(hist_fast_add,        1024, 1,  32,    0,    FAST_PLAIN,  4,    1, 1, 0)
+FAST_KERNEL(hist_fast_noprefetch, 1024, 1,  32,    0,    FAST_QUADS,  4,    0, 0, 0)
+FAST_KERNEL(hist_fast_r16,        1024, 1,  16,    0,    FAST_QUADS,  4,    1, 0, 0)
+FAST_KERNEL(hist_fast_r1,         1024, 1,  1,     0,    FAST_QUADS,  4,    1, 0, 0)
+FAST_KERNEL(hist_fast_l1,         1024, 1,  32,    0,    FAST_QUADS,  1,    1, 0, 0)
+FAST_KERNEL(hist_fast_l8,         1024, 1,  32,    0,    FAST_QUADS,  8,    0, 0, 0)
+FAST_KERNEL(hist_fast_v1,         1024, 1,  32,    0,    FAST_RUNS,   4,    0, 0, 0)
+FAST_KERNEL(hist_fast_v1plain,    1024, 1,  32,    0,    FAST_PLAIN,  4,    0, 0, 0)
+FAST_KERNEL(hist_fast_h16,        512,  3,  32,    1,    FAST_PLAIN,  2,    1, 0, 0)
+FAST_KERNEL(hist_fast_h16q,       512,  3,  32,    1,    FAST_QSTEP,  2,    1, 0, 0)
+FAST_KERNEL(hist_fast_h16w,       1024, 2,  32,    1,    FAST_PLAIN,  2,    0, 0, 0)
 
-/* ---- hist_fast: lane-private 8-bit counters, no atomics on random data ----
- * Why: hist_fast_atoms (above, run 4 of hist_fast_notes.md) is bound by the
- * shared-memory atomic unit on random data: 4 ATOMS per 32 pixel-channels at
- * 2.8 cycles each per SM.  A plain load and store (LDS + STS) cost about one
- * cycle each when conflict-free, so a counter that only its own lane ever
- * touches can be updated without an atomic in about 2 cycles per 32 updates.
+/* ---- hist_fast_bytes: lane-private 8-bit counters, no atomics on random data
+ * Why: hist_fast_v4 (above) looked bound by the shared-memory atomic unit
+ * on random data: 4 ATOMS per 32 pixel-channels at about 2.5-2.8 cycles each
+ * per SM (it was the integer pipe: step 6 of hist_fast_notes.md).  A plain
+ * load and store (LDS + STS) were expected to cost about one cycle each when
+ * conflict-free, so a counter that only its own lane ever touches could be
+ * updated without an atomic in about 2 cycles per 32 updates.  Measured
+ * (notes, step 5): slower than hist_fast_v4 on every image (uniform 141 us vs
+ * 93 us on an H200): 6 warps per SM (1.5 per scheduler, 0.72 eligible) leave
+ * the shared pipe at 0.54 wavefronts per cycle and keep too few loads in
+ * flight (solid: 80 us).
  *
  * Layout: each warp owns 32 KiB: 256 rows (the value v) x 32 lane columns x
  * 4 bytes (the channel c), byte  v * 128 + lane * 4 + c.  Lane l only touches
@@ -487,7 +532,7 @@ FAST_KERNEL(hist_fast_h16w,       1024, 2,  32,    1,    FAST_PLAIN,  2,    0, 0
  *
  * Shared memory: BYTES_WARPS x 32 KiB of bytes + BYTES_REPLICAS copies of
  * the 1024 32-bit counters (replica lane % 8, so at most 4 lanes share an
- * address) = 224 KiB, one block of BYTES_WARPS warps per SM. */
+ * address) = 224 KiB, one block of at most BYTES_WARPS warps per SM. */
 
 #define BYTES_WARPS 6
 #define BYTES_REPLICAS 8
@@ -735,10 +780,10 @@ static __device__ __forceinline__ void bytes_histogram(const uint8_t *__restrict
         bytes_histogram(in, pixels, hist, cfg);                                                \
     }
 
-/*           name               loads pairs */
-BYTES_KERNEL(hist_fast,         8,    1)
-BYTES_KERNEL(hist_fast_nopair,  8,    0)
-BYTES_KERNEL(hist_fast_bytes4,  4,    1)
+/*           name                    loads pairs */
+BYTES_KERNEL(hist_fast_bytes,        8,    1)
+BYTES_KERNEL(hist_fast_bytes_nopair, 8,    0)
+BYTES_KERNEL(hist_fast_bytes4,       4,    1)
 
 /* ---- hist_fast_match: warp-private 32-bit counters, __match_any_sync ----
  * The other way to drop atomics: one 4 KiB histogram per warp, updated with
@@ -746,7 +791,8 @@ BYTES_KERNEL(hist_fast_bytes4,  4,    1)
  * each other with MATCH.ANY and only the lowest adds their count.  The
  * leaders' addresses (256 c + v) fall in bank v % 32: a random warp has
  * about 3 lanes per bank (the paper's e = 3 for uniform images, Sec. 4), so
- * each LDS and STS takes about 3 wavefronts. */
+ * each LDS and STS takes about 3 wavefronts.  Measured: 2.1 ms on uniform
+ * (hist_fast_notes.md, step 5): MATCH.ANY itself is the cost. */
 static __device__ __forceinline__ void match_add(uint32_t *mine, uint32_t px, uint32_t lane)
 {
 #pragma unroll
@@ -907,10 +953,11 @@ const void *hist_kernel_function(hist_kernel_id k)
     case HIST_K_FAST_H16: return (const void *)hist_fast_h16;
     case HIST_K_FAST_H16Q: return (const void *)hist_fast_h16q;
     case HIST_K_FAST_H16W: return (const void *)hist_fast_h16w;
-    case HIST_K_FAST_ATOMS: return (const void *)hist_fast_atoms;
-    case HIST_K_FAST_NOPAIR: return (const void *)hist_fast_nopair;
+    case HIST_K_FAST_BYTES: return (const void *)hist_fast_bytes;
+    case HIST_K_FAST_BYTES_NOPAIR: return (const void *)hist_fast_bytes_nopair;
     case HIST_K_FAST_BYTES4: return (const void *)hist_fast_bytes4;
     case HIST_K_FAST_MATCH: return (const void *)hist_fast_match;
+    case HIST_K_FAST_V4: return (const void *)hist_fast_v4;
     case HIST_K_CUB:
     case HIST_K_COUNT: break;
     }
@@ -928,8 +975,8 @@ size_t hist_kernel_dynamic_shared(hist_kernel_id k)
     case HIST_K_HIST2_POPC:
     case HIST_K_CUB:
     case HIST_K_COUNT: return 0;
-    case HIST_K_FAST:
-    case HIST_K_FAST_NOPAIR:
+    case HIST_K_FAST_BYTES:
+    case HIST_K_FAST_BYTES_NOPAIR:
     case HIST_K_FAST_BYTES4: return BYTES_SHARED;
     case HIST_K_FAST_R16: return 16 * copy;
     case HIST_K_FAST_R1: return copy;

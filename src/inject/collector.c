@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,7 +295,7 @@ static void write_status_locked(void)
     const gm_counters_meta *meta = NULL;
     for (int i = 0; i < GI_MAX_DEVICES; i++) {
         windows += g.devices[i].windows;
-        if (g.devices[i].setup_ok && !meta)
+        if (g.devices[i].meta.device_name[0] && !meta)
             meta = &g.devices[i].meta;
         if (g.devices[i].setup_ok && g.pass == GI_PASS_COUNTERS && !passes) {
             passes = g.devices[i].passes;
@@ -309,6 +310,7 @@ static void write_status_locked(void)
             "output: %s\n"
             "device_name: %s\n"
             "sm_count: %d\n"
+            "compute_capability: %d.%d\n"
             "replay: %s\n"
             "passes: %zu\n"
             "batch: %zu\n"
@@ -327,8 +329,8 @@ static void write_status_locked(void)
             "error: %s\n",
             (long)g.pid, g.pass == GI_PASS_SASS ? "sass" : "counters",
             g.out_path_used[0] ? g.out_path_used : g.out_path, meta ? meta->device_name : "",
-            meta ? meta->sm_count : 0, replay, passes, batch, windows,
-            g.launches_seen,
+            meta ? meta->sm_count : 0, meta ? meta->cc_major : 0, meta ? meta->cc_minor : 0,
+            replay, passes, batch, windows, g.launches_seen,
             g.profiled, g.rows_written, g.filtered_out, g.graph_launches, g.captured_launches,
             g.failed_launches, g.range_mismatches, g.cubins_saved, g.drained,
             error_kind_name(g.error_kind), g.error);
@@ -386,7 +388,14 @@ static void device_setup(gi_device *dev, CUcontext ctx)
     if (dev->setup_done)
         return;
     dev->setup_done = 1;
-    if (!gi_device_fill_meta(dev) || !profiler_initialize())
+    if (!gi_device_fill_meta(dev))
+        return;
+    /* gpuq reads the device from here to load its calibration table while
+     * the program runs: written before the slow part of the set-up. */
+    pthread_mutex_lock(&g.lock);
+    write_status_locked();
+    pthread_mutex_unlock(&g.lock);
+    if (!profiler_initialize())
         return;
     int ok = g.pass == GI_PASS_COUNTERS ? gi_range_device_setup(dev, ctx) : gi_sass_device_setup(dev);
     dev->setup_ok = ok && !g.disabled;
@@ -454,15 +463,7 @@ static void on_context_created(CUcontext ctx)
         gi_sass_context_ready(dev, ctx);
     if (!g.setup_done_ns)
         g.setup_done_ns = gi_now_ns();
-    int ready = dev->setup_ok;
     pthread_mutex_unlock(&dev->lock);
-    if (ready) {
-        /* gpuq reads the device from here to load its table while the
-         * program runs. */
-        pthread_mutex_lock(&g.lock);
-        write_status_locked();
-        pthread_mutex_unlock(&g.lock);
-    }
 }
 
 static void on_context_destroy(CUcontext ctx)
@@ -631,6 +632,50 @@ static void capture_begin(const CUpti_CallbackData *cb)
 static _Thread_local int tls_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local gi_launch tls_launch;
 
+/* The counters pass names each kernel it profiles in
+ * GPUQ_CUBIN_DIR/kernels.txt at its first launch, so that gpuq can
+ * disassemble its code while the program still runs (the disassembler
+ * takes about 0.3 s whatever the size of the code). */
+static void note_kernel_name(const char *mangled)
+{
+    if (g.pass != GI_PASS_COUNTERS || !g.cubin_dir[0])
+        return;
+    pthread_mutex_lock(&g.lock);
+    for (size_t i = 0; i < g.n_kernel_names; i++)
+        if (strcmp(g.kernel_names[i], mangled) == 0) {
+            pthread_mutex_unlock(&g.lock);
+            return;
+        }
+    char **grown = realloc(g.kernel_names, (g.n_kernel_names + 1) * sizeof *grown);
+    char *copy = strdup(mangled);
+    if (grown)
+        g.kernel_names = grown;
+    if (!grown || !copy) {
+        free(copy);
+        pthread_mutex_unlock(&g.lock);
+        return;
+    }
+    g.kernel_names[g.n_kernel_names++] = copy;
+    pthread_mutex_unlock(&g.lock);
+    char path[GI_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/kernels.txt", g.cubin_dir);
+    if (mkdir(g.cubin_dir, 0755) != 0 && errno != EEXIST)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    size_t n = strlen(mangled);
+    char *line = malloc(n + 2);
+    if (line) {
+        memcpy(line, mangled, n);
+        line[n] = '\n';
+        ssize_t w = write(fd, line, n + 1); /* one write: lines of two threads do not mix */
+        (void)w;
+        free(line);
+    }
+    close(fd);
+}
+
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     gi_launch *L = &tls_launch;
@@ -712,6 +757,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         mark_unprofiled(dev);
         return;
     }
+    note_kernel_name(mangled);
     if (!name)
         name = demangle(mangled);
 
@@ -833,9 +879,9 @@ static void debug_report(uint64_t drain_end_ns)
     static const char *const call_names[GI_CALL_COUNT] = {
         "subscribe", "profiler init", "device support", "counter availability", "host init",
         "add metrics", "config image", "num passes", "range profiler enable", "image init",
-        "set config", "start", "stop", "decode", "counter data info", "evaluate", "write row",
-        "ctx synchronize", "range profiler disable", "host deinit", "profiler deinit",
-        "sass setup", "sass enable", "sass flush", "save cubin"};
+        "set config", "first start", "start", "stop", "decode", "counter data info",
+        "evaluate", "write row", "ctx synchronize", "range profiler disable", "host deinit",
+        "profiler deinit", "sass setup", "sass enable", "sass flush", "save cubin"};
     uint64_t windows = 0;
     for (int i = 0; i < GI_MAX_DEVICES; i++)
         windows += g.devices[i].windows;

@@ -33,8 +33,10 @@
 #define GI_MAX_CONTEXTS 256
 #define GI_PATH_MAX 4096
 /* Launches per range profiler window unless GPUQ_BATCH says otherwise
- * (docs/profile.md: the cost per launch against what a crash may lose). */
-#define GI_DEFAULT_BATCH 32
+ * (docs/profile.md: on GH100 Start costs about 1 ms more per range the
+ * window holds on its first call, and a window saves about 2.5 ms per launch
+ * after the first; a crash loses at most the open window). */
+#define GI_DEFAULT_BATCH 16
 #define GI_MAX_BATCH 4096
 
 typedef enum gi_pass {
@@ -83,7 +85,8 @@ typedef enum gi_call {
     GI_CALL_RP_ENABLE,          /* cuptiRangeProfilerEnable + GetCounterDataSize */
     GI_CALL_IMAGE_INIT,         /* cuptiRangeProfilerCounterDataImageInitialize */
     GI_CALL_SET_CONFIG,         /* cuptiRangeProfilerSetConfig */
-    GI_CALL_START,              /* cuptiRangeProfilerStart */
+    GI_CALL_FIRST_START,        /* cuptiRangeProfilerStart, the device's first */
+    GI_CALL_START,              /* cuptiRangeProfilerStart, later ones */
     GI_CALL_STOP,               /* cuptiRangeProfilerStop */
     GI_CALL_DECODE,             /* cuptiRangeProfilerDecodeData (waits for the kernels) */
     GI_CALL_DATA_INFO,          /* cuptiRangeProfilerGetCounterDataInfo */
@@ -134,8 +137,8 @@ typedef struct gi_device {
      * their kernels).  Their rows are written when the window closes:
      * when it is full, before unprofiled work, a context switch or a stream
      * capture, at context destruction, at exit and on a fatal signal. */
-    size_t batch_max;                /* launches per window (GPUQ_BATCH; 1 after a range mismatch) */
-    size_t range_capacity;           /* ranges the counter data image holds (2 x GPUQ_BATCH) */
+    size_t batch_max;                /* launches per window (GPUQ_BATCH; 1 after a mismatch) */
+    size_t range_capacity;           /* ranges a window holds (GPUQ_BATCH) */
     gm_launch_counters *pending;     /* the open window's launches, batch_max of them */
     size_t n_pending;
     uint64_t windows;                /* windows opened (Start calls) */
@@ -192,6 +195,8 @@ typedef struct gi_collector {
     int signal_pipe[2];         /* a fatal signal's handler asks the flush thread ... */
     int flushed_pipe[2];        /* ... and waits for its answer here */
     int signal_flush_ready;     /* the flush thread runs and the handlers are installed */
+    char **kernel_names;        /* kernels named in GPUQ_CUBIN_DIR/kernels.txt so far */
+    size_t n_kernel_names;
     volatile sig_atomic_t signal_seen;
     gi_filter filter;
     FILE *out;

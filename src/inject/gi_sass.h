@@ -195,6 +195,13 @@ int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_
 int gi_cubin_function(const uint8_t *elf, size_t size, const char *mangled, size_t *offset,
                       size_t *length);
 
+/* Calls fn for each kernel's code in a cubin (every ".text.NAME" section:
+ * NAME, offset, size).  Returns the number of calls, -1 when the data is
+ * not a well-formed ELF64. */
+int gi_cubin_each_function(const uint8_t *elf, size_t size,
+                           void (*fn)(void *ctx, const char *name, size_t offset, size_t length),
+                           void *ctx);
+
 /* Disassembles raw instruction bytes (the code of one function, as
  * gi_cubin_function finds it) with `nvdisasm -b ARCH FILE`; arch is
  * nvdisasm's name of the architecture ("SM90").  Fails (GM_ERR_UNSUPPORTED)

@@ -465,7 +465,8 @@ static int check_filter(const char *gpuq, const char *app, const char *dir)
             if (!(rerun.launches[i].metric[GM_M_N_ATOM_SASS] ==
                   set.launches[i].metric[GM_M_N_ATOM]))
                 fail("launch %zu: SASS N %g, hardware N %g", i,
-                     rerun.launches[i].metric[GM_M_N_ATOM_SASS], set.launches[i].metric[GM_M_N_ATOM]);
+                     rerun.launches[i].metric[GM_M_N_ATOM_SASS],
+                     set.launches[i].metric[GM_M_N_ATOM]);
         }
         gm_counters_set_clear(&rerun);
         if (failures == 0)

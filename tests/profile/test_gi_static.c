@@ -94,20 +94,20 @@ static void test_scan_calls_and_generic_atomics(void **state)
 {
     (void)state;
     gi_function_ops ops;
-    gi_function_ops_scan("        /*0000*/                   ATOMS.ADD R4, [R0], R11 ;\n"
-                         "        /*0010*/                   CALL.REL.NOINC `(_Z3foov) ;\n"
-                         "        /*0020*/              @P0  ATOM.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;\n"
-                         "        /*0030*/                   RED.E.ADD.STRONG.GPU [R2.64], R5 ;\n"
-                         "        /*0040*/                   REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R5 ;\n"
-                         "        /*0050*/                   ATOMG.E.ADD.STRONG.GPU PT, R3, desc[UR4][R2.64], R5 ;\n"
-                         "        /*0060*/                   EXIT ;\n",
+    gi_function_ops_scan("        /*0000*/      ATOMS.ADD R4, [R0], R11 ;\n"
+                         "        /*0010*/      CALL.REL.NOINC `(_Z3foov) ;\n"
+                         "        /*0020*/ @P0  ATOM.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;\n"
+                         "        /*0030*/      RED.E.ADD.STRONG.GPU [R2.64], R5 ;\n"
+                         "        /*0040*/      REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R5 ;\n"
+                         "        /*0050*/      ATOMG.E.ADD.STRONG.GPU PT, R3, desc[UR4][R2.64], R5 ;\n"
+                         "        /*0060*/      EXIT ;\n",
                          &ops);
     assert_int_equal(ops.instructions, 7);
     assert_int_equal(ops.classes, BIT(GI_OP_ADD));
     assert_int_equal(ops.calls, 1);
     assert_int_equal(ops.generic_atomics, 2); /* ATOM and RED; ATOMG/REDG are global */
     gi_function_ops more;
-    gi_function_ops_scan("        /*0000*/                   ATOMS.POPC.INC.32 RZ, [R4+URZ] ;\n", &more);
+    gi_function_ops_scan("        /*0000*/      ATOMS.POPC.INC.32 RZ, [R4+URZ] ;\n", &more);
     gi_function_ops_merge(&ops, &more);
     assert_int_equal(ops.classes, BIT(GI_OP_ADD) | BIT(GI_OP_POPC_INC));
     assert_int_equal(ops.instructions, 8);
@@ -276,6 +276,21 @@ static size_t build_elf(uint8_t *elf, size_t cap)
     return total;
 }
 
+typedef struct seen_functions {
+    int n;
+    char names[4][16];
+    size_t off[4], len[4];
+} seen_functions;
+
+static void note_function(void *ctx, const char *name, size_t offset, size_t length)
+{
+    seen_functions *s = ctx;
+    assert_true(s->n < 4);
+    snprintf(s->names[s->n], sizeof s->names[0], "%s", name);
+    s->off[s->n] = offset;
+    s->len[s->n++] = length;
+}
+
 static void test_cubin_function(void **state)
 {
     (void)state;
@@ -290,6 +305,13 @@ static void test_cubin_function(void **state)
     assert_int_equal(len, 16);
     assert_int_equal(gi_cubin_function(elf, size, "fo", &off, &len), 0);
     assert_int_equal(gi_cubin_function(elf, size, "bar", &off, &len), 0);
+    seen_functions seen;
+    memset(&seen, 0, sizeof seen);
+    assert_int_equal(gi_cubin_each_function(elf, size, note_function, &seen), 2);
+    assert_string_equal(seen.names[0], "foobar");
+    assert_int_equal(seen.off[0], 0xa0);
+    assert_string_equal(seen.names[1], "foo");
+    assert_int_equal(seen.len[1], 32);
     /* Truncated, not an ELF, a section beyond the end. */
     assert_int_equal(gi_cubin_function(elf, size - 1, "foo", &off, &len), -1);
     assert_int_equal(gi_cubin_function(elf, 32, "foo", &off, &len), -1);
@@ -300,6 +322,8 @@ static void test_cubin_function(void **state)
     memcpy(bad, elf, size);
     put64(bad + 0xc0 + 3 * 0x40 + 0x20, 4096); /* .text.foo longer than the file */
     assert_int_equal(gi_cubin_function(bad, size, "foo", &off, &len), -1);
+    assert_int_equal(gi_cubin_function(bad, size, "foobar", &off, &len), 1);
+    assert_int_equal(gi_cubin_each_function(bad, size, note_function, &seen), -1);
 }
 
 static void test_raw_disassembly_command(void **state)
