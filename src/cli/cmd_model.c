@@ -146,8 +146,7 @@ static int parse_options(int argc, char **argv, model_opts *o)
     return 0;
 }
 
-/* Writes the report to path through a temporary file renamed into place,
- * so that a failed run never leaves half a report behind. */
+/* gpuq model: counters (or ncu CSV) + table -> report (cli_write_report). */
 int cmd_model(int argc, char **argv)
 {
     model_opts o;
