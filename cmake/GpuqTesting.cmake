@@ -11,6 +11,7 @@ function(gpuq_unit_test name)
   cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE gpuq_model gpuq_cmocka ${ARG_LIBS})
+  target_include_directories(${name} PRIVATE "${CMAKE_SOURCE_DIR}/tests")
   target_compile_definitions(${name} PRIVATE GPUQ_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                                              GPUQ_BINARY_DIR="${CMAKE_BINARY_DIR}")
   gpuq_c_warnings(${name})

@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# What profiling costs: runs a program plain, under `gpuq profile` and under
-# `ncu --metrics <the same metrics>`, several times each, and prints the
-# median wall time and the time added per profiled kernel launch.
+# What profiling costs: runs a program plain, under `gpuq profile` (several
+# ways) and under `ncu --metrics <the same metrics>`, side by side in one
+# invocation, and prints the median wall time and the time added per
+# profiled kernel launch.
 #
 #   usage: scripts/bench_profile_overhead.sh [-n RUNS] [-g GPUQ] [-G "GPUQ OPTIONS"]
 #                                            PROGRAM [ARGS...]
-#     -n RUNS   timed runs of each variant after one warm-up run (default 5)
+#     -n RUNS   timed rounds after one warm-up round (default 5); each round
+#               runs every variant once, in the order below, so that drift
+#               of the machine spreads over all variants alike
 #     -g GPUQ   the gpuq program (default: build/gpuq)
 #     -G OPTS   extra options for gpuq profile, e.g. "--table T.csv --force"
 #
 # Variants:
-#   plain            the program alone
-#   gpuq counters    gpuq profile --no-opcode-split (one run of the program)
-#   gpuq both        gpuq profile (a second run for the ATOMS opcode split)
-#   ncu              ncu --clock-control none --cache-control none --metrics <list>
-#   gpuq/ncu fixed   the same with a kernel filter nothing matches: start-up
-#                    and teardown without any profiled launch
+#   plain             the program alone
+#   gpuq default      gpuq profile: the counters run, and a second run for the
+#                     ATOMS opcode split only when the counters and the
+#                     disassembly do not settle it (the line says which)
+#   gpuq counters     gpuq profile --no-opcode-split (one run)
+#   gpuq counters K=1 the same with GPUQ_BATCH=1: one range profiler window
+#                     per launch, the collector's behaviour before batching
+#   gpuq two runs     gpuq profile --always-rerun (instrumented second run)
+#   ncu               ncu --clock-control none --cache-control none --metrics <list>
+#   gpuq/ncu fixed    the same with a kernel filter nothing matches: start-up
+#                     and teardown without any profiled launch
 # "added per launch" is (variant - plain) / launches; "marginal per launch"
-# is (variant - its fixed cost) / launches, the cost of one more launch.
-# Launches = rows of gpuq's counters file (ncu profiles the same launches,
-# plus the kernel nodes of CUDA graphs, which gpuq skips).
+# is (variant - its fixed cost x program runs) / launches, the cost of one
+# more launch.  Launches = rows of gpuq's counters file (ncu profiles the
+# same launches, plus the kernel nodes of CUDA graphs, which gpuq skips).
 set -u
 
 runs=5
@@ -30,7 +38,7 @@ while getopts "n:g:G:h" opt; do
     n) runs=$OPTARG ;;
     g) gpuq=$OPTARG ;;
     G) gpuq_opts=$OPTARG ;;
-    h) sed -n '2,24p' "$0"; exit 0 ;;
+    h) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "bench_profile_overhead: see -h" >&2; exit 1 ;;
   esac
 done
@@ -55,59 +63,76 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gpuq-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 counters="$work/counters.csv"
 
-# Prints the wall time of one run in microseconds.
-time_us() {
-  local t0 t1
+names=(plain default counters counters_k1 two_runs ncu gpuq_fixed ncu_fixed)
+# Runs variant $1 once; prints its wall time in microseconds.
+run_variant() {
+  local t0 t1 v=$1
+  shift
   t0=$(date +%s%N)
-  "$@" >/dev/null 2>"$work/last.stderr"
+  # shellcheck disable=SC2086  # gpuq_opts is a list of options
+  case $v in
+    plain) "$@" ;;
+    default) "$gpuq" profile --keep-counters "$counters" -o "$work/report.txt" $gpuq_opts -- "$@" ;;
+    counters) "$gpuq" profile --no-opcode-split --keep-counters "$work/c1.csv" -o "$work/r1.txt" $gpuq_opts -- "$@" ;;
+    counters_k1) GPUQ_BATCH=1 "$gpuq" profile --no-opcode-split --keep-counters "$work/c2.csv" -o "$work/r2.txt" $gpuq_opts -- "$@" ;;
+    two_runs) "$gpuq" profile --always-rerun --keep-counters "$work/c3.csv" -o "$work/r3.txt" $gpuq_opts -- "$@" ;;
+    ncu) ncu --clock-control none --cache-control none --metrics "$metrics" "$@" ;;
+    gpuq_fixed) "$gpuq" profile --no-opcode-split -k "$nothing" --keep-counters "$work/c4.csv" $gpuq_opts -- "$@" ;;
+    ncu_fixed) ncu --clock-control none --cache-control none -k "regex:$nothing" --metrics "$metrics" "$@" ;;
+  esac >/dev/null 2>"$work/$v.stderr"
   t1=$(date +%s%N)
   echo $(( (t1 - t0) / 1000 ))
 }
 
-# Runs a variant 1 + runs times; prints "median min max" in microseconds.
-measure() {
-  local i samples=()
-  time_us "$@" >/dev/null
-  for ((i = 0; i < runs; i++)); do
-    samples+=("$(time_us "$@")")
+declare -A samples
+for ((round = 0; round <= runs; round++)); do   # round 0 is the warm-up
+  for v in "${names[@]}"; do
+    t=$(run_variant "$v" "$@")
+    [ "$round" -gt 0 ] && samples[$v]="${samples[$v]:-} $t"
   done
-  printf '%s\n' "${samples[@]}" | sort -n | awk '{ v[NR] = $1 }
-    END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'
-}
+done
 
-# shellcheck disable=SC2086  # gpuq_opts is a list of options
-plain=$(measure "$@")
-g1=$(measure "$gpuq" profile --no-opcode-split --keep-counters "$counters" -o "$work/report.txt" $gpuq_opts -- "$@")
 launches=$(grep -c '^[0-9]' "$counters" 2>/dev/null || echo 0)
 if [ "$launches" -eq 0 ]; then
   echo "bench_profile_overhead: gpuq profiled no launch:" >&2
-  cat "$work/last.stderr" >&2
+  cat "$work/default.stderr" >&2
   exit 3
 fi
-g2=$(measure "$gpuq" profile --keep-counters "$counters" -o "$work/report.txt" $gpuq_opts -- "$@")
-g0=$(measure "$gpuq" profile --no-opcode-split -k "$nothing" --keep-counters "$counters" $gpuq_opts -- "$@")
-n1=$(measure ncu --clock-control none --cache-control none --metrics "$metrics" "$@")
-n0=$(measure ncu --clock-control none --cache-control none -k "regex:$nothing" --metrics "$metrics" "$@")
+# How many times the default variant ran the program.
+default_runs=1
+grep -q "running the program again" "$work/default.stderr" && default_runs=2
+
+# "median min max" of a variant's samples, microseconds.
+stats() {
+  printf '%s\n' ${samples[$1]} | sort -n | awk '{ v[NR] = $1 }
+    END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'
+}
 
 echo "device:   $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "program:  $*"
-echo "runs:     $runs timed runs per variant after one warm-up; wall time median (min-max)"
-echo "profiled: $launches launches per run"
+echo "gpuq:     $gpuq profile $gpuq_opts (GPUQ_BATCH ${GPUQ_BATCH:-default})"
+echo "runs:     $runs rounds of every variant after one warm-up round; wall time median (min-max)"
+echo "profiled: $launches launches per run; the default variant ran the program $default_runs time(s)"
 echo
-awk -v runs="$runs" -v L="$launches" -v plain="$plain" -v g1="$g1" -v g2="$g2" -v g0="$g0" \
-    -v n1="$n1" -v n0="$n0" 'BEGIN {
-  split(plain, p); split(g1, a); split(g2, b); split(g0, f); split(n1, c); split(n0, z)
-  printf "%-28s %10s %19s %16s %19s\n", "variant", "median s", "(min-max) s", "added/launch ms", "marginal/launch ms"
+awk -v L="$launches" -v dr="$default_runs" -v plain="$(stats plain)" -v d="$(stats default)" \
+    -v c="$(stats counters)" -v k1="$(stats counters_k1)" -v two="$(stats two_runs)" \
+    -v n="$(stats ncu)" -v gf="$(stats gpuq_fixed)" -v nf="$(stats ncu_fixed)" 'BEGIN {
+  split(plain, p); split(d, D); split(c, C); split(k1, K); split(two, T); split(n, N)
+  split(gf, F); split(nf, Z)
+  printf "%-34s %10s %19s %16s %19s\n", "variant", "median s", "(min-max) s", "added/launch ms", "marginal/launch ms"
   row("plain", p, "", "")
-  row("gpuq profile, counters only", a, (a[1] - p[1]) / L, (a[1] - f[1]) / L)
-  row("gpuq profile, both passes", b, (b[1] - p[1]) / L, (b[1] - 2 * f[1]) / L)
-  row("ncu --metrics (same list)", c, (c[1] - p[1]) / L, (c[1] - z[1]) / L)
-  row("gpuq fixed (no launch)", f, "", "")
-  row("ncu fixed (no launch)", z, "", "")
-  printf "\nncu / gpuq (both passes), added per launch: %.1fx\n", (c[1] - p[1]) / (b[1] - p[1])
+  row(sprintf("gpuq profile (default, %d run%s)", dr, dr == 1 ? "" : "s"), D, (D[1] - p[1]) / L, (D[1] - dr * F[1]) / L)
+  row("gpuq profile --no-opcode-split", C, (C[1] - p[1]) / L, (C[1] - F[1]) / L)
+  row("  the same, GPUQ_BATCH=1", K, (K[1] - p[1]) / L, (K[1] - F[1]) / L)
+  row("gpuq profile --always-rerun", T, (T[1] - p[1]) / L, (T[1] - 2 * F[1]) / L)
+  row("ncu --metrics (same list)", N, (N[1] - p[1]) / L, (N[1] - Z[1]) / L)
+  row("gpuq fixed (no launch)", F, "", "")
+  row("ncu fixed (no launch)", Z, "", "")
+  printf "\nadded per launch, ncu / gpuq: default %.1fx, --no-opcode-split %.1fx, --always-rerun %.1fx\n",
+         (N[1] - p[1]) / (D[1] - p[1]), (N[1] - p[1]) / (C[1] - p[1]), (N[1] - p[1]) / (T[1] - p[1])
 }
 function row(name, v, added, marginal) {
-  printf "%-28s %10.3f %9.3f-%-9.3f %16s %19s\n", name, v[1] / 1e6, v[2] / 1e6, v[3] / 1e6,
+  printf "%-34s %10.3f %9.3f-%-9.3f %16s %19s\n", name, v[1] / 1e6, v[2] / 1e6, v[3] / 1e6,
          added == "" ? "" : sprintf("%.2f", added / 1e3), marginal == "" ? "" : sprintf("%.2f", marginal / 1e3)
 }'

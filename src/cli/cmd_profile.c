@@ -6,9 +6,17 @@
  * Passes (docs/profile.md):
  *   1. counters: hardware counters through the range profiler, one row per
  *      launch appended to the counters file as the program runs;
- *   2. sass (unless --no-opcode-split): per-instruction execution counts and
- *      the program's cubins; gpuq disassembles them afterwards and joins the
- *      ADD / CAS / POPC.INC / other split to pass 1 by (kernel, ordinal).
+ *   2. sass (unless --no-opcode-split, or the split already follows from
+ *      pass 1): per-instruction execution counts and the program's cubins;
+ *      gpuq disassembles them afterwards and joins the ADD / CAS / POPC.INC /
+ *      other split to pass 1 by (kernel, ordinal).  Pass 1 keeps the cubins
+ *      too: when each kernel with non-CAS shared atomics has a single non-CAS
+ *      ATOMS opcode in its code, the hardware counters and the disassembly
+ *      give the split and pass 2 is skipped (gi_static_split).
+ *
+ * The calibration table is loaded while pass 1 runs (it takes about 0.3 s,
+ * as much as profiling twenty launches), as soon as the collector has named
+ * the device in its status file.
  *
  * Exit codes: 0 when something was measured (the program's own failure or
  * crash is then a warning line), 3 when nothing was (collector error, no
@@ -18,6 +26,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <regex.h>
@@ -28,9 +37,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "gi_decode_sm90.h"
 #include "gi_sass.h"
 #include "gpuq/counters.h"
 #include "gpuq/model.h"
@@ -50,8 +61,9 @@ static void print_help(void)
            "reports the utilization U of the shared-memory atomic unit per launch with the\n"
            "model of Dong & Pai (Sec. 3).  The program runs twice: once for the hardware\n"
            "counters, once for the ATOMS.ADD / CAS / POPC.INC split (instruction counts\n"
-           "and disassembly), unless no launch has non-CAS shared atomics (then the hardware\n"
-           "counters settle the split); --no-opcode-split runs it once.\n"
+           "and disassembly), unless the hardware counters settle the split (no non-CAS\n"
+           "shared atomics, or a single non-CAS ATOMS opcode in each kernel's code);\n"
+           "--no-opcode-split runs it once.\n"
            "\n"
            "which launches:\n"
            "  -k, --kernel-name REGEX  only kernels whose demangled name matches this POSIX\n"
@@ -71,6 +83,9 @@ static void print_help(void)
            "                           'gpuq model FILE --table OTHER' recomputes offline\n"
            "      --no-opcode-split    skip the second run; the model then uses the\n"
            "                           hardware FAO/CAS split and says so\n"
+           "      --always-rerun       run the program a second time for the split (instruction\n"
+           "                           counts) even when the hardware counters and the kernels'\n"
+           "                           code already settle it\n"
            "  -h, --help               this text\n"
            "\n"
            "The collector needs permission to read GPU performance counters (root,\n"
@@ -93,11 +108,12 @@ typedef struct profile_opts {
     gm_format format;
     int summary;
     int no_split;
+    int always_rerun;
     const char *counters;
     char **program; /* argv of the profiled program, NULL-terminated */
 } profile_opts;
 
-enum { OPT_TABLE = 256, OPT_FORCE, OPT_SUMMARY, OPT_NO_SPLIT, OPT_KEEP };
+enum { OPT_TABLE = 256, OPT_FORCE, OPT_SUMMARY, OPT_NO_SPLIT, OPT_KEEP, OPT_ALWAYS_RERUN };
 
 /* 0 ok, 1 help shown, -1 usage error printed. */
 static int parse_options(int argc, char **argv, profile_opts *o)
@@ -113,6 +129,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"output", required_argument, NULL, 'o'},
         {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
+        {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
         {"keep-counters", required_argument, NULL, OPT_KEEP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -165,6 +182,9 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         case OPT_NO_SPLIT:
             o->no_split = 1;
             break;
+        case OPT_ALWAYS_RERUN:
+            o->always_rerun = 1;
+            break;
         case OPT_KEEP:
             o->counters = optarg;
             break;
@@ -181,6 +201,10 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         return -1;
     }
     o->program = argv + optind;
+    if (o->always_rerun && o->no_split) {
+        cli_usage_error(CMD, "--always-rerun and --no-opcode-split contradict each other");
+        return -1;
+    }
     if (o->force && !o->table) {
         cli_usage_error(CMD, "--force only makes sense with --table");
         return -1;
@@ -340,11 +364,471 @@ static void set_count_env(const char *name, long v)
     setenv(name, text, 1);
 }
 
+/* ---- work done while the program runs ---------------------------------- */
+
+/* While pass 1 runs, gpuq would only wait; two slow parts of its own work
+ * are done then instead of after it:
+ *  - the calibration table (gzip, 5 MB) takes 0.4-0.5 s to load.  With
+ *    --table the file is known at once; otherwise the GPU model named in
+ *    /proc/driver/nvidia (when the machine has one model) picks a shipped
+ *    table, failing that the device the collector names in its status file
+ *    once it has set the device up.  report() uses it only if it is the
+ *    table cli_table_resolve would give for the counters.
+ *  - the disassembler takes about 0.3 s per call, whatever the size of the
+ *    code.  The collector names each profiled kernel in
+ *    cubins-counters/kernels.txt at its first launch; as soon as a saved
+ *    cubin holds that kernel's code, `nvdisasm -b` starts on it in the
+ *    background (at most GPUQ_SPEC_MAX of them).  The split from the
+ *    disassembly uses the results, and disassembles what is missing. */
+typedef struct table_prefetch {
+    const char *explicit_path;
+    const char *status_path;
+    int done;                 /* tried (loaded, or failed: then report() tries again) */
+    gm_table *table;
+    char path[PATH_MAX];
+    char device_name[128];    /* from the status file */
+    int sm_count, cc_major, cc_minor, have_device;
+    char proc_model[128];     /* from /proc/driver/nvidia, when there is one model */
+    int used;                 /* report() took it */
+    double load_ms, ready_ms; /* GPUQ_DEBUG: load time, and when it was ready in the run */
+} table_prefetch;
+
+#define GPUQ_SPEC_MAX 16
+
+typedef struct spec_job {
+    char name[512];           /* mangled kernel name */
+    char cubin[PATH_MAX];
+    char code[PATH_MAX + 32], out[PATH_MAX + 32];
+    pid_t pid;                /* running while > 0 */
+    int ok;                   /* finished, and ops holds its code */
+    int decoded;              /* read by gi_sm90_function_ops, no process */
+    gi_function_ops ops;
+} spec_job;
+
+/* Where a kernel's code is: the cubins pass 1 saved, indexed once each. */
+typedef struct spec_code {
+    char *name;
+    size_t cubin;             /* index into cubins */
+    size_t offset, length;
+} spec_code;
+
+typedef struct disasm_spec {
+    int enabled;
+    const char *cubin_dir;    /* cubins and kernels.txt of pass 1 */
+    const char *work_dir;     /* code and disassembly files */
+    char tool[PATH_MAX];
+    int tool_state;           /* 0 not looked for, 1 nvdisasm, -1 none (no speculation) */
+    long names_read;          /* bytes of kernels.txt consumed */
+    char pending[GPUQ_SPEC_MAX][512]; /* named, code not found yet */
+    size_t n_pending;
+    char **cubins;            /* cubins indexed so far */
+    size_t n_cubins;
+    spec_code *code;
+    size_t n_code, cap_code;
+    spec_job jobs[GPUQ_SPEC_MAX];
+    size_t n_jobs;
+    double wait_ms;           /* GPUQ_DEBUG: waited for them after the run */
+} disasm_spec;
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* What the collector's status file says of the device once it is set up
+ * ("device_name: X", "sm_count: N", "compute_capability: M.m"). */
+static void status_device(table_prefetch *tp)
+{
+    FILE *f = fopen(tp->status_path, "r");
+    if (!f)
+        return;
+    char line[512], name[128] = "";
+    int sm = 0, major = 0, minor = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "device_name: ", 13) == 0)
+            snprintf(name, sizeof name, "%.127s", line + 13);
+        else if (sscanf(line, "sm_count: %d", &sm) == 1 ||
+                 sscanf(line, "compute_capability: %d.%d", &major, &minor) == 2)
+            continue;
+    }
+    fclose(f);
+    if (name[0] && sm > 0 && major > 0) {
+        snprintf(tp->device_name, sizeof tp->device_name, "%s", name);
+        tp->sm_count = sm;
+        tp->cc_major = major;
+        tp->cc_minor = minor;
+        tp->have_device = 1;
+    }
+}
+
+/* The GPU model the driver lists in /proc/driver/nvidia/gpus/ * /information
+ * ("Model:  NVIDIA H200"), when all GPUs are of one model. */
+static void proc_gpu_model(char *model, size_t len)
+{
+    model[0] = '\0';
+    DIR *d = opendir("/proc/driver/nvidia/gpus");
+    if (!d)
+        return;
+    struct dirent *e;
+    int conflict = 0;
+    while (!conflict && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX], line[256];
+        snprintf(path, sizeof path, "/proc/driver/nvidia/gpus/%.200s/information", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "Model:", 6) != 0)
+                continue;
+            char *v = line + 6;
+            v += strspn(v, " \t");
+            v[strcspn(v, "\r\n")] = '\0';
+            if (model[0] && strcmp(model, v) != 0)
+                conflict = 1;
+            else
+                snprintf(model, len, "%s", v);
+            break;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    if (conflict)
+        model[0] = '\0';
+}
+
+static void prefetch_load(table_prefetch *tp, const char *gpu_name, int sm_count,
+                          const struct timespec *start)
+{
+    gm_error err = {{0}};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tp->done = 1;
+    if (tp->explicit_path)
+        snprintf(tp->path, sizeof tp->path, "%s", tp->explicit_path);
+    else if (cli_table_find(gpu_name, sm_count, tp->path, sizeof tp->path, &err) != GM_OK)
+        return;
+    if (gm_table_load(tp->path, &tp->table, &err) != GM_OK)
+        tp->table = NULL;
+    tp->load_ms = ms_since(&t0);
+    tp->ready_ms = ms_since(start);
+}
+
+static void prefetch_free(table_prefetch *tp)
+{
+    gm_table_free(tp->table);
+    tp->table = NULL;
+}
+
+/* Reads a whole file (a cubin) into memory. */
+static uint8_t *read_whole(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *data = NULL;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && sb.st_size > 0) {
+        data = malloc((size_t)sb.st_size);
+        if (data && fread(data, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
+            free(data);
+            data = NULL;
+        }
+        *size = (size_t)sb.st_size;
+    }
+    fclose(f);
+    return data;
+}
+
+/* The saved cubins (<dir>/ *.cubin), as malloc'ed paths. */
+static size_t list_cubins(const char *dir, char ***out)
+{
+    char **cubins = NULL;
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            size_t l = strlen(e->d_name);
+            if (l < 7 || strcmp(e->d_name + l - 6, ".cubin") != 0)
+                continue;
+            char **grown = realloc(cubins, (n + 1) * sizeof *grown);
+            if (!grown)
+                break;
+            cubins = grown;
+            size_t plen = strlen(dir) + l + 2;
+            if ((cubins[n] = malloc(plen)) != NULL)
+                snprintf(cubins[n++], plen, "%s/%s", dir, e->d_name);
+        }
+        closedir(d);
+    }
+    *out = cubins;
+    return n;
+}
+
+static void free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+/* Writes len bytes of code to path. */
+static int write_code(const char *path, const uint8_t *code, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    int ok = fwrite(code, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+/* Starts `nvdisasm -b ARCH CODE > OUT` and returns its pid (0 on failure). */
+static pid_t spawn_raw_disassembly(const char *tool, const char *arch, const char *code,
+                                   const char *out)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int null = open("/dev/null", O_WRONLY);
+        if (fd < 0)
+            _exit(126);
+        dup2(fd, 1);
+        if (null >= 0)
+            dup2(null, 2);
+        execl(tool, tool, "-b", arch, code, (char *)NULL);
+        _exit(127);
+    }
+    return pid > 0 ? pid : 0;
+}
+
+static void index_function(void *ctx, const char *name, size_t offset, size_t length)
+{
+    disasm_spec *sp = ctx;
+    if (sp->n_code == sp->cap_code) {
+        size_t cap = sp->cap_code ? 2 * sp->cap_code : 64;
+        spec_code *grown = realloc(sp->code, cap * sizeof *grown);
+        if (!grown)
+            return;
+        sp->code = grown;
+        sp->cap_code = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return;
+    sp->code[sp->n_code++] = (spec_code){copy, sp->n_cubins, offset, length};
+}
+
+/* Indexes the kernels of the cubins saved since the last look (each file is
+ * read once). */
+static void index_new_cubins(disasm_spec *sp)
+{
+    char **cubins = NULL;
+    size_t n = list_cubins(sp->cubin_dir, &cubins);
+    for (size_t c = 0; c < n; c++) {
+        int known = 0;
+        for (size_t k = 0; k < sp->n_cubins && !known; k++)
+            known = strcmp(sp->cubins[k], cubins[c]) == 0;
+        if (known)
+            continue;
+        char **grown = realloc(sp->cubins, (sp->n_cubins + 1) * sizeof *grown);
+        if (!grown)
+            break;
+        sp->cubins = grown;
+        size_t size = 0;
+        uint8_t *elf = read_whole(cubins[c], &size);
+        if (elf)
+            gi_cubin_each_function(elf, size, index_function, sp);
+        free(elf);
+        sp->cubins[sp->n_cubins++] = cubins[c];
+        cubins[c] = NULL;
+    }
+    free_list(cubins, n);
+}
+
+/* Copies length bytes at offset of file src into a new file dst. */
+static int copy_code(const char *src, size_t offset, size_t length, const char *dst)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return 0;
+    uint8_t *buf = malloc(length ? length : 1);
+    int ok = buf && fseek(in, (long)offset, SEEK_SET) == 0 && fread(buf, 1, length, in) == length;
+    fclose(in);
+    ok = ok && write_code(dst, buf, length);
+    free(buf);
+    return ok;
+}
+
+/* Reads a kernel's code with the built-in Hopper reader when the device is
+ * compute capability 9.0 and every instruction is one it knows (in
+ * microseconds, where nvdisasm takes about 0.3 s to start); 0 otherwise. */
+static int decode_code(const char *cubin, size_t offset, size_t length, const char *arch,
+                       gi_function_ops *ops)
+{
+    if (strcmp(arch, "SM90") != 0 || getenv("GPUQ_NO_DECODER"))
+        return 0;
+    FILE *in = fopen(cubin, "rb");
+    if (!in)
+        return 0;
+    uint8_t *code = malloc(length ? length : 1);
+    int ok = code && fseek(in, (long)offset, SEEK_SET) == 0 && fread(code, 1, length, in) == length &&
+             gi_sm90_function_ops(code, length, ops);
+    fclose(in);
+    free(code);
+    return ok;
+}
+
+/* One look while the program runs: new kernel names, and disassemblies for
+ * those whose code a saved cubin now holds. */
+static void spec_poll(disasm_spec *sp, const table_prefetch *tp)
+{
+    if (!sp->enabled || !tp->have_device || sp->tool_state < 0)
+        return;
+    if (sp->tool_state == 0) {
+        gm_error err = {{0}};
+        const char *base;
+        if (gi_find_disassembler(sp->tool, sizeof sp->tool, &err) != GM_OK ||
+            !(base = strrchr(sp->tool, '/')) || !strstr(base, "nvdisasm")) {
+            sp->tool_state = -1; /* no raw mode: the split does it all afterwards */
+            return;
+        }
+        sp->tool_state = 1;
+    }
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/kernels.txt", sp->cubin_dir);
+    FILE *f = fopen(path, "r");
+    if (f && fseek(f, sp->names_read, SEEK_SET) == 0) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            size_t n = strlen(line);
+            if (n == 0 || line[n - 1] != '\n')
+                break; /* a line still being written: read it next time */
+            sp->names_read += (long)n;
+            line[n - 1] = '\0';
+            if (sp->n_pending + sp->n_jobs < GPUQ_SPEC_MAX)
+                snprintf(sp->pending[sp->n_pending++], sizeof sp->pending[0], "%s", line);
+        }
+    }
+    if (f)
+        fclose(f);
+    if (sp->n_pending == 0)
+        return;
+    index_new_cubins(sp);
+    char arch[16];
+    snprintf(arch, sizeof arch, "SM%d%d", tp->cc_major, tp->cc_minor);
+    size_t kept = 0;
+    for (size_t p = 0; p < sp->n_pending; p++) {
+        int found = 0;
+        for (size_t i = 0; i < sp->n_code && sp->n_jobs < GPUQ_SPEC_MAX; i++) {
+            const spec_code *c = &sp->code[i];
+            if (strcmp(c->name, sp->pending[p]) != 0)
+                continue;
+            found = 1;
+            spec_job *j = &sp->jobs[sp->n_jobs];
+            memset(j, 0, sizeof *j);
+            snprintf(j->name, sizeof j->name, "%s", c->name);
+            snprintf(j->cubin, sizeof j->cubin, "%s", sp->cubins[c->cubin]);
+            snprintf(j->code, sizeof j->code, "%s/spec-%zu.code", sp->work_dir, sp->n_jobs);
+            snprintf(j->out, sizeof j->out, "%s/spec-%zu.sass", sp->work_dir, sp->n_jobs);
+            if (decode_code(j->cubin, c->offset, c->length, arch, &j->ops)) {
+                j->ok = 1; /* read in-process: no disassembler */
+                j->decoded = 1;
+                sp->n_jobs++;
+            } else if (copy_code(j->cubin, c->offset, c->length, j->code) &&
+                (j->pid = spawn_raw_disassembly(sp->tool, arch, j->code, j->out)) > 0)
+                sp->n_jobs++;
+        }
+        if (!found)
+            memmove(sp->pending[kept++], sp->pending[p], sizeof sp->pending[0]);
+    }
+    sp->n_pending = kept;
+}
+
+/* After the program: waits for the disassemblies still running and reads
+ * them. */
+static void spec_finish(disasm_spec *sp)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t i = 0; i < sp->n_jobs; i++) {
+        spec_job *j = &sp->jobs[i];
+        if (j->pid <= 0)
+            continue;
+        int status = 0;
+        while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        j->pid = 0;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            size_t size = 0;
+            char *text = (char *)read_whole(j->out, &size);
+            if (text) {
+                char *z = realloc(text, size + 1);
+                if (z) {
+                    z[size] = '\0';
+                    gi_function_ops_scan(z, &j->ops);
+                    j->ok = j->ops.instructions > 0;
+                    text = z;
+                }
+                free(text);
+            }
+        }
+        unlink(j->code);
+        unlink(j->out);
+    }
+    sp->wait_ms = ms_since(&t0);
+    for (size_t i = 0; i < sp->n_code; i++)
+        free(sp->code[i].name);
+    free(sp->code);
+    sp->code = NULL;
+    sp->n_code = sp->cap_code = 0;
+    free_list(sp->cubins, sp->n_cubins);
+    sp->cubins = NULL;
+    sp->n_cubins = 0;
+}
+
+/* Runs while the program does: returns 1 when it reaped the program (its
+ * wait status in *status), 0 when the program still runs. */
+static int while_running(table_prefetch *tp, disasm_spec *sp, pid_t pid, int *status,
+                         const struct timespec *start)
+{
+    if (!tp->explicit_path)
+        proc_gpu_model(tp->proc_model, sizeof tp->proc_model);
+    for (;;) {
+        pid_t done = waitpid(pid, status, WNOHANG);
+        if (done == pid)
+            return 1;
+        if (done < 0 && errno != EINTR)
+            return 0; /* the blocking wait reports it */
+        if (!tp->have_device)
+            status_device(tp);
+        spec_poll(sp, tp);
+        if (!tp->done) {
+            if (tp->explicit_path)
+                prefetch_load(tp, NULL, 0, start);
+            else if (tp->proc_model[0])
+                prefetch_load(tp, tp->proc_model, 0, start);
+            else if (tp->have_device)
+                prefetch_load(tp, tp->device_name, tp->sm_count, start);
+        }
+        if (tp->done && (!sp->enabled || sp->tool_state < 0))
+            return 0; /* nothing left to do but wait */
+        struct timespec nap = {0, 3000000};
+        nanosleep(&nap, NULL);
+    }
+}
+
 static int run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
-                    run_result *res)
+                    table_prefetch *prefetch, disasm_spec *spec, run_result *res)
 {
     memset(res, 0, sizeof *res);
     fflush(NULL);
+    struct timespec forked;
+    clock_gettime(CLOCK_MONOTONIC, &forked);
     pid_t pid = fork();
     if (pid < 0) {
         cli_error(CMD, "cannot start '%s' (fork: %s)", o->program[0], strerror(errno));
@@ -360,6 +844,9 @@ static int run_pass(const profile_opts *o, const char *collector, const pass_env
         setenv("GPUQ_OUT", pe->out, 1);
         setenv("GPUQ_STATUS", pe->status, 1);
         setenv("GPUQ_COMMAND", command, 1);
+        char t0[32];
+        snprintf(t0, sizeof t0, "%lld", (long long)forked.tv_sec * 1000000000LL + forked.tv_nsec);
+        setenv("GPUQ_T0_NS", t0, 1);
         if (pe->cubin_dir)
             setenv("GPUQ_CUBIN_DIR", pe->cubin_dir, 1);
         else
@@ -376,7 +863,13 @@ static int run_pass(const profile_opts *o, const char *collector, const pass_env
     }
     child_pid = pid;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
+    int reaped = 0;
+    if (prefetch && spec) {
+        struct timespec start;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        reaped = while_running(prefetch, spec, pid, &status, &start);
+    }
+    while (!reaped && waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
             cli_error(CMD, "waiting for '%s' failed (%s)", o->program[0], strerror(errno));
             child_pid = 0;
@@ -592,6 +1085,136 @@ static int split_from_hardware(gm_counters_set *set)
     return 1;
 }
 
+/* What the code of one kernel holds, from every saved cubin that has it:
+ * the disassembly started while the program ran, or its bytes disassembled
+ * raw by nvdisasm now (0.3 s), or, failing that, cuobjdump -sass -fun on
+ * the cubin.  Returns the number of cubins that had the kernel; ops has no
+ * instructions if one copy could not be read. */
+static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, const char *tool,
+                         const char *arch, const char *raw_path, const disasm_spec *sp,
+                         gi_function_ops *ops, size_t *speculated, size_t *decoded)
+{
+    memset(ops, 0, sizeof *ops);
+    size_t found = 0;
+    int unknown = 0;
+    gm_error err = {{0}};
+    for (size_t c = 0; c < n_cubins; c++) {
+        gi_function_ops one;
+        memset(&one, 0, sizeof one);
+        const spec_job *done = NULL;
+        for (size_t j = 0; sp && j < sp->n_jobs && !done; j++)
+            if (sp->jobs[j].ok && strcmp(sp->jobs[j].name, mangled) == 0 &&
+                strcmp(sp->jobs[j].cubin, cubins[c]) == 0)
+                done = &sp->jobs[j];
+        if (done) {
+            found++;
+            (*(done->decoded ? decoded : speculated))++;
+            gi_function_ops_merge(ops, &done->ops);
+            continue;
+        }
+        size_t size = 0, off = 0, len = 0;
+        uint8_t *elf = read_whole(cubins[c], &size);
+        if (!elf)
+            continue;
+        if (gi_cubin_function(elf, size, mangled, &off, &len) != 1) {
+            free(elf);
+            continue;
+        }
+        found++;
+        if (strcmp(arch, "SM90") == 0 && !getenv("GPUQ_NO_DECODER") &&
+            gi_sm90_function_ops(elf + off, len, &one)) {
+            free(elf);
+            (*decoded)++;
+            gi_function_ops_merge(ops, &one);
+            continue;
+        }
+        char *text = NULL;
+        if (!tool) {
+            free(elf);
+            unknown = 1;
+            continue;
+        }
+        if (write_code(raw_path, elf + off, len) &&
+            gi_disassemble_raw(tool, raw_path, arch, &text, &err) == GM_OK)
+            gi_function_ops_scan(text, &one);
+        free(text);
+        text = NULL;
+        if (one.instructions == 0 && gi_disassemble(tool, cubins[c], mangled, &text, &err) == GM_OK)
+            gi_function_ops_scan(text, &one);
+        free(text);
+        free(elf);
+        gi_function_ops_merge(ops, &one);
+        unknown |= one.instructions == 0;
+    }
+    if (unknown)
+        ops->instructions = 0; /* one copy unreadable: the code is not known */
+    return found;
+}
+
+/* The split of every launch from its hardware counters and its kernel's
+ * code (gi_static_split), when that settles all of them; the second run is
+ * then not needed.  Returns 1 and fills the splits, or 0 (set unchanged)
+ * with why. */
+static int split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
+                                  const char *raw_path, const disasm_spec *sp,
+                                  size_t *speculated, size_t *decoded, char *why, size_t why_len)
+{
+    char **cubins = NULL;
+    size_t n_cubins = list_cubins(cubin_dir, &cubins);
+    char tool[PATH_MAX];
+    gm_error err = {{0}};
+    int have_tool = gi_find_disassembler(tool, sizeof tool, &err) == GM_OK;
+    char arch[16];
+    snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
+
+    gm_opcode_split *splits = calloc(set->count + 1, sizeof *splits);
+    gi_function_ops *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
+    int all = splits && code;
+    snprintf(why, why_len, "out of memory");
+    for (size_t i = 0; all && i < set->count; i++) {
+        const gm_launch_counters *k = &set->launches[i];
+        const char *name = k->mangled ? k->mangled : k->kernel;
+        const gi_function_ops *ops = NULL;
+        if (k->metric[GM_M_N_ALU] > 0) {
+            /* One disassembly per kernel: the first launch of the name
+             * that needed it holds the result. */
+            for (size_t j = 0; j < i && !ops; j++) {
+                const gm_launch_counters *kj = &set->launches[j];
+                if (kj->metric[GM_M_N_ALU] > 0 &&
+                    strcmp(kj->mangled ? kj->mangled : kj->kernel, name) == 0)
+                    ops = &code[j];
+            }
+            if (!ops) {
+                if (kernel_ops(name, cubins, n_cubins, have_tool ? tool : NULL, arch, raw_path,
+                               sp, &code[i], speculated, decoded) == 0) {
+                    snprintf(why, why_len, "%s is in no cubin the program loaded", k->kernel);
+                    all = 0;
+                    break;
+                }
+                if (code[i].instructions == 0 && !have_tool) {
+                    snprintf(why, why_len, "%s", err.msg);
+                    all = 0;
+                    break;
+                }
+                ops = &code[i];
+            }
+        }
+        const char *reason = NULL;
+        if (!gi_static_split(k, ops, &splits[i], &reason)) {
+            snprintf(why, why_len, "%s: %s", k->kernel, reason);
+            all = 0;
+        }
+    }
+    if (all)
+        for (size_t i = 0; i < set->count; i++)
+            set->launches[i].split = splits[i];
+    free(splits);
+    free(code);
+    free_list(cubins, n_cubins);
+    unlink(raw_path);
+    return all;
+}
+
 /* Rewrites the counters file with the split (temporary file + rename). */
 static int save_counters(const char *path, const gm_counters_set *set)
 {
@@ -611,14 +1234,42 @@ static int save_counters(const char *path, const gm_counters_set *set)
 
 /* ---- report ------------------------------------------------------------ */
 
+/* The prefetched table when it is the one cli_table_resolve would give for
+ * these counters (it is then handed over), else NULL. */
+static gm_table *take_prefetched(table_prefetch *tp, const profile_opts *o,
+                                 const gm_counters_set *set, char *path, size_t len)
+{
+    if (!tp || !tp->table)
+        return NULL;
+    if (o->table) {
+        /* cli_table_resolve's check of an explicit table, unless --force */
+        gm_error err = {{0}};
+        if (!o->force && cli_table_check(tp->table, tp->path, set->meta.device_name,
+                                         set->meta.sm_count, &err) != GM_OK)
+            return NULL;
+    } else if (strcmp(tp->table->meta.gpu_name, set->meta.device_name) != 0 ||
+               tp->table->meta.sm_count != set->meta.sm_count) {
+        /* Another device than the one guessed: the first shipped table of
+         * a name is the one cli_table_find gives, so a match is the same. */
+        return NULL;
+    }
+    gm_table *table = tp->table;
+    tp->table = NULL;
+    tp->used = 1;
+    snprintf(path, len, "%s", tp->path);
+    return table;
+}
+
 static int report(const profile_opts *o, const gm_counters_set *set,
-                  const gm_model_options *model)
+                  const gm_model_options *model, table_prefetch *prefetch)
 {
     gm_error err = {{0}};
-    gm_table *table = NULL;
     char table_path[PATH_MAX];
-    gm_status st = cli_table_resolve(o->table, set->meta.device_name, set->meta.sm_count,
-                                     o->force, &table, table_path, sizeof table_path, &err);
+    gm_table *table = take_prefetched(prefetch, o, set, table_path, sizeof table_path);
+    gm_status st = table ? GM_OK
+                         : cli_table_resolve(o->table, set->meta.device_name, set->meta.sm_count,
+                                             o->force, &table, table_path, sizeof table_path,
+                                             &err);
     if (st != GM_OK) {
         int rc = cli_fail(CMD, st, &err);
         cli_error(CMD, "the counters are kept in %s: 'gpuq model %s --table FILE' reports them "
@@ -652,9 +1303,12 @@ static int report(const profile_opts *o, const gm_counters_set *set,
 static void remove_temp_dir(const char *dir)
 {
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/cubins", dir);
-    DIR *d = opendir(path);
-    if (d) {
+    static const char *const subdirs[] = {"cubins", "cubins-counters", "spec"};
+    for (size_t s = 0; s < sizeof subdirs / sizeof subdirs[0]; s++) {
+        snprintf(path, sizeof path, "%s/%s", dir, subdirs[s]);
+        DIR *d = opendir(path);
+        if (!d)
+            continue;
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -666,7 +1320,8 @@ static void remove_temp_dir(const char *dir)
         closedir(d);
         rmdir(path);
     }
-    static const char *const files[] = {"counters.status", "sass.status", "sass.csv"};
+    static const char *const files[] = {"counters.status", "sass.status", "sass.csv",
+                                        "kernel.code"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         unlink(path);
@@ -752,22 +1407,47 @@ int cmd_profile(int argc, char **argv)
     if (!make_temp_dir(tmpdir, sizeof tmpdir))
         return GPUQ_EXIT_INPUT;
     char status1[PATH_MAX + 32], status2[PATH_MAX + 32], sass[PATH_MAX + 32],
-        cubins[PATH_MAX + 32];
+        cubins[PATH_MAX + 32], cubins1[PATH_MAX + 32], raw_code[PATH_MAX + 32];
     snprintf(status1, sizeof status1, "%s/counters.status", tmpdir);
     snprintf(status2, sizeof status2, "%s/sass.status", tmpdir);
     snprintf(sass, sizeof sass, "%s/sass.csv", tmpdir);
     snprintf(cubins, sizeof cubins, "%s/cubins", tmpdir);
+    snprintf(cubins1, sizeof cubins1, "%s/cubins-counters", tmpdir);
+    snprintf(raw_code, sizeof raw_code, "%s/kernel.code", tmpdir);
+    char spec_dir[PATH_MAX + 32];
+    snprintf(spec_dir, sizeof spec_dir, "%s/spec", tmpdir);
+    /* GPUQ_DEBUG=1: where gpuq's own time goes (the collector prints its
+     * side). */
+    const char *debug_env = getenv("GPUQ_DEBUG");
+    int debug = debug_env && debug_env[0] && strcmp(debug_env, "0") != 0;
+    struct timespec t_start;
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
+    double t_run1 = 0, t_split = 0, t_run2 = 0, t_merge = 0, t_report = 0;
 
     struct sigaction old_int, old_term;
     install_signal_handlers(&old_int, &old_term);
+    table_prefetch prefetch;
+    memset(&prefetch, 0, sizeof prefetch);
+    prefetch.explicit_path = o.table;
+    prefetch.status_path = status1;
+    static disasm_spec spec; /* large: not on the stack */
+    memset(&spec, 0, sizeof spec);
 
-    /* Pass 1: the hardware counters, written as the program runs. */
+    /* Pass 1: the hardware counters, written as the program runs; it keeps
+     * the cubins for the split from the disassembly. */
     run_result run1;
-    pass_env pe1 = {"counters", counters, status1, NULL};
-    if (!run_pass(&o, collector, &pe1, &run1)) {
+    int static_split = !o.no_split && !o.always_rerun;
+    pass_env pe1 = {"counters", counters, status1, static_split ? cubins1 : NULL};
+    spec.enabled = static_split && mkdir(spec_dir, 0700) == 0;
+    spec.cubin_dir = cubins1;
+    spec.work_dir = spec_dir;
+    int started = run_pass(&o, collector, &pe1, &prefetch, &spec, &run1);
+    spec_finish(&spec);
+    if (!started) {
         rc = GPUQ_EXIT_GPU;
         goto done;
     }
+    t_run1 = ms_since(&t_start);
     collector_status st1;
     read_status(status1, &st1);
 
@@ -793,12 +1473,26 @@ int cmd_profile(int argc, char **argv)
                   st1.error);
 
     /* Pass 2: the opcode split. */
-    char why[512] = "";
+    char why[512] = "", static_why[512] = "";
+    size_t speculated = 0, decoded = 0;
+    struct timespec t_phase;
+    clock_gettime(CLOCK_MONOTONIC, &t_phase);
     if (o.no_split) {
         snprintf(why, sizeof why, "--no-opcode-split");
-    } else if (split_from_hardware(&set)) {
+    } else if (!o.always_rerun && split_from_hardware(&set)) {
         cli_error(CMD, "no launch has non-CAS shared atomics: the opcode split follows from the "
                   "hardware counters, no second run");
+        if (!save_counters(counters, &set)) {
+            rc = GPUQ_EXIT_INPUT;
+            goto done_set;
+        }
+    } else if (static_split && !interrupted_by &&
+               split_from_disassembly(&set, cubins1, raw_code, &spec, &speculated, &decoded,
+                                      static_why, sizeof static_why)) {
+        t_split = ms_since(&t_phase);
+        cli_error(CMD, "each kernel with non-CAS shared atomics has one non-CAS ATOMS opcode: the "
+                  "opcode split follows from the hardware counters and the disassembly, no "
+                  "second run");
         if (!save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
             goto done_set;
@@ -806,11 +1500,15 @@ int cmd_profile(int argc, char **argv)
     } else if (interrupted_by) {
         snprintf(why, sizeof why, "interrupted");
     } else {
+        t_split = ms_since(&t_phase);
+        if (static_why[0] && debug)
+            cli_error(CMD, "[debug] no split from the disassembly: %s", static_why);
         cli_error(CMD, "running the program again for the ATOMS opcode split "
                   "(--no-opcode-split skips this)");
         run_result run2;
         pass_env pe2 = {"sass", sass, status2, cubins};
-        if (!run_pass(&o, collector, &pe2, &run2)) {
+        clock_gettime(CLOCK_MONOTONIC, &t_phase);
+        if (!run_pass(&o, collector, &pe2, NULL, NULL, &run2)) {
             snprintf(why, sizeof why, "the second run could not start");
         } else if (interrupted_by) {
             snprintf(why, sizeof why, "interrupted during the second run");
@@ -822,8 +1520,13 @@ int cmd_profile(int argc, char **argv)
                          st2.error);
             else if (access(sass, F_OK) != 0)
                 snprintf(why, sizeof why, "the second run recorded nothing");
-            else if (add_opcode_split(&set, sass, why, sizeof why))
-                why[0] = '\0';
+            else {
+                t_run2 = ms_since(&t_phase);
+                clock_gettime(CLOCK_MONOTONIC, &t_phase);
+                if (add_opcode_split(&set, sass, why, sizeof why))
+                    why[0] = '\0';
+                t_merge = ms_since(&t_phase);
+            }
         }
         if (why[0] == '\0' && !save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
@@ -834,7 +1537,19 @@ int cmd_profile(int argc, char **argv)
         cli_error(CMD, "warning: no opcode split (%s): the report falls back to the hardware "
                   "FAO/CAS split", why);
 
-    rc = report(&o, &set, &model);
+    clock_gettime(CLOCK_MONOTONIC, &t_phase);
+    rc = report(&o, &set, &model, &prefetch);
+    t_report = ms_since(&t_phase);
+    if (debug)
+        cli_error(CMD, "[debug] ms: run 1 %.1f (table %s%s%s, loaded in %.1f, ready at %.1f; "
+                  "%zu disassemblies during the run, waited %.1f after it); split from "
+                  "counters/disassembly %.1f (%zu speculative results used, %zu kernels read "
+                  "by the Hopper decoder); run 2 %.1f; its "
+                  "disassembly and join %.1f; report %.1f; total %.1f",
+                  t_run1, prefetch.used ? "prefetched and used" : "not prefetched or not used",
+                  prefetch.proc_model[0] ? " for /proc model " : "", prefetch.proc_model,
+                  prefetch.load_ms, prefetch.ready_ms, spec.n_jobs, spec.wait_ms, t_split,
+                  speculated, decoded, t_run2, t_merge, t_report, ms_since(&t_start));
 
     if (st1.graphs > 0)
         cli_error(CMD, "%lld CUDA graph launch%s not profiled (kernels inside CUDA graphs are "
@@ -852,6 +1567,7 @@ int cmd_profile(int argc, char **argv)
 done_set:
     gm_counters_set_clear(&set);
 done:
+    prefetch_free(&prefetch);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (!getenv("GPUQ_KEEP_TEMP"))

@@ -6,11 +6,14 @@
  *   environment, subscribes to CUPTI callbacks and registers the drain.
  *   CONTEXT_CREATED sets up the device (range profiler host objects, or the
  *   SASS metric configuration).  For every kernel launch the driver API
- *   ENTER callback takes the device lock and applies the filter; a selected
- *   launch opens a profiling window (range profiler Start, or a flushed SASS
- *   buffer) and its EXIT callback closes it, evaluates the counters and
- *   appends one row to the output, flushed at once, before unlocking.
- *   atexit and CONTEXT_DESTROY_STARTING drain whatever is still open.
+ *   ENTER callback takes the device lock and applies the filter.  Counters
+ *   pass: a selected launch joins the open range profiler window (opening
+ *   one if needed); a window closes after GPUQ_BATCH launches, or before
+ *   unprofiled work, and its rows are appended and flushed then
+ *   (collector_range.c).  Sass pass: a selected launch's EXIT callback
+ *   waits for it and writes its instruction counts.  atexit,
+ *   CONTEXT_DESTROY_STARTING and fatal signals (a flush thread) drain
+ *   whatever is still open.
  *
  * The collector runs inside somebody else's program: it never exits, never
  * crashes it on purpose, and on any CUPTI/CUDA failure prints one line
@@ -21,9 +24,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +51,13 @@ uint64_t gi_now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void gi_call_done(gi_call call, uint64_t t0)
+{
+    uint64_t dt = gi_now_ns() - t0;
+    __atomic_fetch_add(&g.call_ns[call], dt, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&g.call_count[call], 1, __ATOMIC_RELAXED);
 }
 
 /* ---- messages --------------------------------------------------------- */
@@ -276,21 +289,32 @@ static void write_status_locked(void)
     FILE *f = fopen(tmp, "w");
     if (!f)
         return;
-    size_t passes = 0;
+    size_t passes = 0, batch = 0;
+    uint64_t windows = 0;
     const char *replay = "none";
-    for (int i = 0; i < GI_MAX_DEVICES; i++)
-        if (g.devices[i].setup_ok && g.pass == GI_PASS_COUNTERS) {
+    const gm_counters_meta *meta = NULL;
+    for (int i = 0; i < GI_MAX_DEVICES; i++) {
+        windows += g.devices[i].windows;
+        if (g.devices[i].meta.device_name[0] && !meta)
+            meta = &g.devices[i].meta;
+        if (g.devices[i].setup_ok && g.pass == GI_PASS_COUNTERS && !passes) {
             passes = g.devices[i].passes;
+            batch = g.devices[i].batch_max;
             replay = g.devices[i].replay == CUPTI_KernelReplay ? "kernel" : "user";
-            break;
         }
+    }
     fprintf(f,
             "# gpuq collector status v1\n"
             "pid: %ld\n"
             "pass: %s\n"
             "output: %s\n"
+            "device_name: %s\n"
+            "sm_count: %d\n"
+            "compute_capability: %d.%d\n"
             "replay: %s\n"
             "passes: %zu\n"
+            "batch: %zu\n"
+            "windows: %" PRIu64 "\n"
             "launches_seen: %" PRIu64 "\n"
             "profiled_launches: %" PRIu64 "\n"
             "rows_written: %" PRIu64 "\n"
@@ -304,7 +328,9 @@ static void write_status_locked(void)
             "error_kind: %s\n"
             "error: %s\n",
             (long)g.pid, g.pass == GI_PASS_SASS ? "sass" : "counters",
-            g.out_path_used[0] ? g.out_path_used : g.out_path, replay, passes, g.launches_seen,
+            g.out_path_used[0] ? g.out_path_used : g.out_path, meta ? meta->device_name : "",
+            meta ? meta->sm_count : 0, meta ? meta->cc_major : 0, meta ? meta->cc_minor : 0,
+            replay, passes, batch, windows, g.launches_seen,
             g.profiled, g.rows_written, g.filtered_out, g.graph_launches, g.captured_launches,
             g.failed_launches, g.range_mismatches, g.cubins_saved, g.drained,
             error_kind_name(g.error_kind), g.error);
@@ -342,12 +368,17 @@ int gi_device_fill_meta(gi_device *dev)
     return 1;
 }
 
+static void preload_join(void);
+
 static int profiler_initialize(void)
 {
     if (g.profiler_initialized)
         return 1;
+    preload_join();
     CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL};
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiProfilerInitialize(&p);
+    gi_call_done(GI_CALL_PROFILER_INIT, t0);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerInitialize", rc);
     g.profiler_initialized = 1;
@@ -360,7 +391,14 @@ static void device_setup(gi_device *dev, CUcontext ctx)
     if (dev->setup_done)
         return;
     dev->setup_done = 1;
-    if (!gi_device_fill_meta(dev) || !profiler_initialize())
+    if (!gi_device_fill_meta(dev))
+        return;
+    /* gpuq reads the device from here to load its calibration table while
+     * the program runs: written before the slow part of the set-up. */
+    pthread_mutex_lock(&g.lock);
+    write_status_locked();
+    pthread_mutex_unlock(&g.lock);
+    if (!profiler_initialize())
         return;
     int ok = g.pass == GI_PASS_COUNTERS ? gi_range_device_setup(dev, ctx) : gi_sass_device_setup(dev);
     dev->setup_ok = ok && !g.disabled;
@@ -413,6 +451,8 @@ static void on_context_created(CUcontext ctx)
 {
     if (g.disabled)
         return;
+    if (!g.first_context_ns)
+        g.first_context_ns = gi_now_ns();
     gi_device *dev = device_of(ctx);
     if (!dev)
         return;
@@ -424,6 +464,8 @@ static void on_context_created(CUcontext ctx)
     device_setup(dev, ctx);
     if (dev->setup_ok && !g.disabled && g.pass == GI_PASS_SASS)
         gi_sass_context_ready(dev, ctx);
+    if (!g.setup_done_ns)
+        g.setup_done_ns = gi_now_ns();
     pthread_mutex_unlock(&dev->lock);
 }
 
@@ -551,15 +593,91 @@ static int stream_is_capturing(CUstream stream)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* An unprofiled kernel is about to run on dev (device lock held): the next
- * profiling window waits for it. */
+/* An unprofiled kernel is about to run on dev (device lock held): the open
+ * window closes first, so that the kernel does not fall into it, and the
+ * next window waits for the kernel. */
 static void mark_unprofiled(gi_device *dev)
 {
+    if (g.pass == GI_PASS_COUNTERS && dev->window_open)
+        gi_range_flush(dev);
     dev->dirty = 1;
 }
 
-static _Thread_local int tls_depth;
+static int is_capture_begin(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz;
+}
+
+/* A stream capture is about to begin: the window closes now, while its
+ * Decode may still synchronize (inside a capture that would invalidate
+ * the capture). */
+static void capture_begin(const CUpti_CallbackData *cb)
+{
+    if (g.disabled || g.pass != GI_PASS_COUNTERS || !cb->context)
+        return;
+    uint32_t id = 0;
+    if (cuptiGetDeviceId(cb->context, &id) != CUPTI_SUCCESS || id >= GI_MAX_DEVICES)
+        return;
+    gi_device *dev = &g.devices[id];
+    pthread_mutex_lock(&dev->lock);
+    if (dev->window_open)
+        gi_range_flush(dev);
+    pthread_mutex_unlock(&dev->lock);
+}
+
+/* Read by the fatal-signal handler too: initial-exec, so that reading it
+ * there never allocates. */
+static _Thread_local int tls_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local gi_launch tls_launch;
+
+/* The counters pass names each kernel it profiles in
+ * GPUQ_CUBIN_DIR/kernels.txt at its first launch, so that gpuq can
+ * disassemble its code while the program still runs (the disassembler
+ * takes about 0.3 s whatever the size of the code). */
+static void note_kernel_name(const char *mangled)
+{
+    if (g.pass != GI_PASS_COUNTERS || !g.cubin_dir[0])
+        return;
+    pthread_mutex_lock(&g.lock);
+    for (size_t i = 0; i < g.n_kernel_names; i++)
+        if (strcmp(g.kernel_names[i], mangled) == 0) {
+            pthread_mutex_unlock(&g.lock);
+            return;
+        }
+    char **grown = realloc(g.kernel_names, (g.n_kernel_names + 1) * sizeof *grown);
+    char *copy = strdup(mangled);
+    if (grown)
+        g.kernel_names = grown;
+    if (!grown || !copy) {
+        free(copy);
+        pthread_mutex_unlock(&g.lock);
+        return;
+    }
+    g.kernel_names[g.n_kernel_names++] = copy;
+    pthread_mutex_unlock(&g.lock);
+    char path[GI_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/kernels.txt", g.cubin_dir);
+    if (mkdir(g.cubin_dir, 0755) != 0 && errno != EEXIST)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    size_t n = strlen(mangled);
+    char *line = malloc(n + 2);
+    if (line) {
+        memcpy(line, mangled, n);
+        line[n] = '\n';
+        ssize_t w = write(fd, line, n + 1); /* one write: lines of two threads do not mix */
+        (void)w;
+        free(line);
+    }
+    close(fd);
+}
 
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -642,6 +760,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         mark_unprofiled(dev);
         return;
     }
+    note_kernel_name(mangled);
     if (!name)
         name = demangle(mangled);
 
@@ -669,6 +788,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
     L->action = GI_ACTION_PROFILE;
     L->entered_ns = gi_now_ns();
+    if (!g.first_launch_ns)
+        g.first_launch_ns = L->entered_ns;
 }
 
 static void launch_exit(const CUpti_CallbackData *cb)
@@ -707,8 +828,14 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
         if (cb->callbackSite == CUPTI_API_ENTER) {
             /* A launch made while this thread is inside one (by CUPTI or by
              * the collector) is not the program's: pass it through. */
-            if (tls_depth++ == 0)
-                launch_enter(cbid, cb);
+            if (tls_depth++ == 0) {
+                if (is_capture_begin(cbid)) {
+                    tls_launch.action = GI_ACTION_NONE;
+                    capture_begin(cb);
+                } else {
+                    launch_enter(cbid, cb);
+                }
+            }
         } else if (tls_depth > 0 && --tls_depth == 0) {
             launch_exit(cb);
         }
@@ -725,7 +852,9 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
         on_context_destroy(rd->context);
         break;
     case CUPTI_CBID_RESOURCE_MODULE_LOADED:
-        if (g.pass == GI_PASS_SASS && !g.disabled && rd->resourceDescriptor)
+        /* The counters pass keeps cubins only when gpuq asks (for the
+         * opcode split from the disassembly). */
+        if (g.cubin_dir[0] && !g.disabled && rd->resourceDescriptor)
             gi_sass_module_loaded(rd->resourceDescriptor);
         break;
     default:
@@ -745,6 +874,53 @@ static int lock_with_timeout(pthread_mutex_t *m)
     return pthread_mutex_timedlock(m, &t) == 0;
 }
 
+/* GPUQ_DEBUG=1: the timeline of the process as the collector saw it and
+ * the time of each CUPTI call, so that the cost of profiling can be taken
+ * apart (docs/profile.md quotes it). */
+static void debug_report(uint64_t drain_end_ns)
+{
+    static const char *const call_names[GI_CALL_COUNT] = {
+        "subscribe", "profiler init", "device support", "counter availability", "host init",
+        "add metrics", "config image", "num passes", "range profiler enable", "image init",
+        "set config", "first start", "start", "stop", "decode", "counter data info",
+        "evaluate", "write row", "ctx synchronize", "range profiler disable", "host deinit",
+        "profiler deinit", "sass setup", "sass enable", "sass flush", "save cubin",
+        "nvperf preload (thread)", "nvperf preload wait"};
+    uint64_t windows = 0;
+    for (int i = 0; i < GI_MAX_DEVICES; i++)
+        windows += g.devices[i].windows;
+#define GI_SINCE(t) ((t) ? ((double)(t) - (double)g.init_ns) / 1e6 : -1.0)
+    gi_note("[debug] timeline (ms since InitializeInjection): first context %.1f, device set up "
+            "%.1f, first profiled launch %.1f, drain %.1f to %.1f; %" PRIu64 " launches profiled "
+            "in %" PRIu64 " windows (GPUQ_BATCH %zu)",
+            GI_SINCE(g.first_context_ns), GI_SINCE(g.setup_done_ns), GI_SINCE(g.first_launch_ns),
+            GI_SINCE(g.drain_start_ns), GI_SINCE(drain_end_ns), g.profiled, windows, g.batch);
+#undef GI_SINCE
+    if (g.t0_ns) {
+#define GI_FROM0(t) ((t) ? ((double)(t) - (double)g.t0_ns) / 1e6 : -1.0)
+        gi_note("[debug] timeline (ms since gpuq started the program): InitializeInjection %.1f, "
+                "ready %.1f, first context %.1f, device set up %.1f, first profiled launch %.1f, "
+                "drain %.1f to %.1f",
+                GI_FROM0(g.init_ns), GI_FROM0(g.ready_ns), GI_FROM0(g.first_context_ns),
+                GI_FROM0(g.setup_done_ns), GI_FROM0(g.first_launch_ns), GI_FROM0(g.drain_start_ns),
+                GI_FROM0(drain_end_ns));
+#undef GI_FROM0
+    }
+    double total = 0;
+    for (int c = 0; c < GI_CALL_COUNT; c++)
+        total += (double)g.call_ns[c];
+    gi_note("[debug] %-24s %7s %10s %10s", "call", "count", "total ms", "mean ms");
+    for (int c = 0; c < GI_CALL_COUNT; c++)
+        if (g.call_count[c])
+            gi_note("[debug] %-24s %7" PRIu64 " %10.3f %10.4f", call_names[c], g.call_count[c],
+                    (double)g.call_ns[c] / 1e6,
+                    (double)g.call_ns[c] / 1e6 / (double)g.call_count[c]);
+    gi_note("[debug] %-24s %7s %10.3f", "all timed calls", "", total / 1e6);
+}
+
+/* Closes every window, writes what was measured and releases CUPTI's
+ * objects.  Runs once: at exit, at the first context's destruction in a
+ * fork child (never), or in the flush thread after a fatal signal. */
 static void drain(void)
 {
     if (getpid() != g.pid)
@@ -756,6 +932,7 @@ static void drain(void)
     }
     g.drained = 1;
     g.disabled = 1;
+    g.drain_start_ns = gi_now_ns();
     pthread_mutex_unlock(&g.lock);
 
     for (int i = 0; i < GI_MAX_DEVICES; i++) {
@@ -780,7 +957,9 @@ static void drain(void)
     }
     if (g.profiler_initialized) {
         CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, NULL};
+        uint64_t t0 = gi_now_ns();
         cuptiProfilerDeInitialize(&p);
+        gi_call_done(GI_CALL_PROFILER_DEINIT, t0);
         g.profiler_initialized = 0;
     }
     pthread_mutex_lock(&g.lock);
@@ -805,10 +984,105 @@ static void drain(void)
                              dev->phase_ns[p] / 1e3 / (double)dev->phase_launches);
         gi_verbose("%s", line);
     }
+    if (g.debug)
+        debug_report(gi_now_ns());
+}
+
+/* ---- fatal signals ---------------------------------------------------- */
+
+/* A window holds up to GPUQ_BATCH launches whose rows are not written yet.
+ * exit() drains through atexit; a fatal signal (Ctrl-C, kill, abort(), a
+ * crash) would lose them, so the collector handles the signals whose
+ * default action ends the process, where the program left that default:
+ * the handler wakes the flush thread, which drains (CUPTI calls are not
+ * async-signal-safe, and the interrupted thread may hold any lock), waits
+ * for it at most GI_SIGNAL_FLUSH_MS, then restores the default action and
+ * re-raises the signal, so the program ends as it would have. */
+#define GI_SIGNAL_FLUSH_MS 5000
+
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
+                                    SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+static void on_fatal_signal(int sig)
+{
+    int saved_errno = errno;
+    /* Only the first signal flushes, and not from inside a launch callback
+     * (that thread holds the device lock the flush needs). */
+    if (getpid() == g.pid && !g.signal_seen && tls_depth == 0) {
+        g.signal_seen = 1;
+        char byte = (char)sig;
+        if (write(g.signal_pipe[1], &byte, 1) == 1) {
+            struct pollfd done = {g.flushed_pipe[0], POLLIN, 0};
+            poll(&done, 1, GI_SIGNAL_FLUSH_MS);
+        }
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    /* Pending until this handler returns; then the default action. */
+    raise(sig);
+    errno = saved_errno;
+}
+
+static void *flush_thread(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    char byte = 0;
+    ssize_t n;
+    while ((n = read(g.signal_pipe[0], &byte, 1)) < 0 && errno == EINTR)
+        ;
+    if (n == 1) {
+        gi_verbose("signal %d: writing the open window's launches", (int)byte);
+        drain();
+        n = write(g.flushed_pipe[1], &byte, 1);
+        (void)n;
+    }
+    return NULL;
+}
+
+static void install_signal_flush(void)
+{
+    if (pipe(g.signal_pipe) != 0 || pipe(g.flushed_pipe) != 0) {
+        gi_verbose("no pipe for the signal flush (%s): a fatal signal loses the open window",
+                   strerror(errno));
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        fcntl(g.signal_pipe[i], F_SETFD, FD_CLOEXEC);
+        fcntl(g.flushed_pipe[i], F_SETFD, FD_CLOEXEC);
+    }
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&thread, &attr, flush_thread, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        gi_verbose("no flush thread (%s): a fatal signal loses the open window", strerror(rc));
+        return;
+    }
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction old;
+        if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue; /* the program's own handler, or ignored: left alone */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
+    g.signal_flush_ready = 1;
 }
 
 static void before_fork(void)
 {
+    preload_join();
     /* No row is half-written in the stdio buffer when the child is made. */
     pthread_mutex_lock(&g.lock);
 }
@@ -880,6 +1154,22 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_REPLAY='%s' is not auto, user or kernel", v);
         return 0;
     }
+    v = getenv("GPUQ_BATCH");
+    if (v && v[0]) {
+        gm_error berr = {{0}};
+        uint64_t batch = 0;
+        if (gi_parse_count("GPUQ_BATCH", v, 1, &batch, &berr) != GM_OK || batch < 1 ||
+            batch > GI_MAX_BATCH) {
+            gi_stand_down(GI_ERROR_CONFIG, "GPUQ_BATCH='%s' is not a count of 1 to %d", v,
+                          GI_MAX_BATCH);
+            return 0;
+        }
+        g.batch = (size_t)batch;
+    } else {
+        g.batch = GI_DEFAULT_BATCH;
+    }
+    v = getenv("GPUQ_DEBUG");
+    g.debug = v && v[0] && strcmp(v, "0") != 0;
     v = getenv("GPUQ_SASS_METRIC");
     snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_DEFAULT_METRIC);
     v = getenv("GPUQ_COMMAND");
@@ -901,6 +1191,7 @@ static int read_config(void)
  * loader's search path does not have it. */
 static void preload_nvperf(void)
 {
+    uint64_t t0 = gi_now_ns();
     static const char *const libs[] = {"libnvperf_host.so", "libnvperf_target.so"};
     for (size_t i = 0; i < 2; i++) {
         if (dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL))
@@ -913,6 +1204,43 @@ static void preload_nvperf(void)
 #endif
         gi_verbose("%s not found by the loader; CUPTI may fail to evaluate metrics", libs[i]);
     }
+    gi_call_done(GI_CALL_PRELOAD, t0);
+}
+
+/* Loading the two NVIDIA perf libraries takes about 0.1 s (H200), which a
+ * thread does while the program's cuInit returns and its first context is
+ * made; the first device set-up waits for it (preload_join). */
+static pthread_t preload_thread;
+static int preload_running;
+static pthread_mutex_t preload_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *preload_main(void *arg)
+{
+    (void)arg;
+    preload_nvperf();
+    return NULL;
+}
+
+static void preload_start(void)
+{
+    if (pthread_create(&preload_thread, NULL, preload_main, NULL) == 0)
+        preload_running = 1;
+    else
+        preload_nvperf();
+}
+
+/* Also before fork(): a child must not inherit the loader's lock held by a
+ * thread that does not exist in it. */
+static void preload_join(void)
+{
+    pthread_mutex_lock(&preload_lock);
+    if (preload_running) {
+        uint64_t t0 = gi_now_ns();
+        pthread_join(preload_thread, NULL);
+        preload_running = 0;
+        gi_call_done(GI_CALL_PRELOAD_WAIT, t0);
+    }
+    pthread_mutex_unlock(&preload_lock);
 }
 
 static const CUpti_CallbackId launch_cbids[] = {
@@ -927,18 +1255,28 @@ static const CUpti_CallbackId launch_cbids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    /* Not launches: a capture closes the counters window before it begins. */
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
 };
 
 static void initialize_once(void)
 {
+    g.init_ns = gi_now_ns();
     g.pid = getpid();
     for (int i = 0; i < GI_MAX_DEVICES; i++) {
         pthread_mutex_init(&g.devices[i].lock, NULL);
         g.devices[i].ordinal = i;
     }
+    const char *t0_env = getenv("GPUQ_T0_NS");
+    if (t0_env)
+        g.t0_ns = strtoull(t0_env, NULL, 10);
     if (!read_config())
         return;
-    preload_nvperf();
 
     /* Only the driver API domain: the runtime's launches reach cuLaunchKernel
      * too, and subscribing to both would count them twice. */
@@ -949,6 +1287,7 @@ static void initialize_once(void)
     sp.subscriberName = "gpuq";
     sp.oldSubscriberName = old_name;
     sp.oldSubscriberSize = sizeof old_name;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiSubscribe_v2(&g.subscriber, on_callback, NULL, &sp);
     if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         gi_stand_down(GI_ERROR_BUSY,
@@ -974,10 +1313,24 @@ static void initialize_once(void)
             return;
         }
     }
+    gi_call_done(GI_CALL_SUBSCRIBE, t0);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    preload_start();
     atexit(drain);
+    if (g.pass == GI_PASS_COUNTERS && g.batch > 1)
+        install_signal_flush();
+    g.ready_ns = gi_now_ns();
     gi_verbose("collector ready: pass %s, output '%s'", g.pass == GI_PASS_SASS ? "sass" : "counters",
                g.out_path);
+}
+
+/* GPUQ_DEBUG: the end of the timeline (what the program's teardown costs
+ * after the drain). */
+__attribute__((destructor)) static void debug_unloaded(void)
+{
+    if (g.debug && g.t0_ns && getpid() == g.pid)
+        gi_note("[debug] collector unloaded at %.1f ms since gpuq started the program",
+                ((double)gi_now_ns() - (double)g.t0_ns) / 1e6);
 }
 
 /* Called by libcuda inside the program's cuInit, before any context exists,

@@ -13,6 +13,7 @@
 #define GPUQ_COLLECTOR_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -31,6 +32,12 @@
 #define GI_MAX_DEVICES 64
 #define GI_MAX_CONTEXTS 256
 #define GI_PATH_MAX 4096
+/* Launches per range profiler window unless GPUQ_BATCH says otherwise
+ * (docs/profile.md: on GH100 Start costs about 1 ms more per range the
+ * window holds on its first call, and a window saves about 2.5 ms per launch
+ * after the first; a crash loses at most the open window). */
+#define GI_DEFAULT_BATCH 16
+#define GI_MAX_BATCH 4096
 
 typedef enum gi_pass {
     GI_PASS_COUNTERS = 0, /* hardware counters through the range profiler */
@@ -64,6 +71,43 @@ typedef enum gi_phase {
 
 uint64_t gi_now_ns(void);
 
+/* CUPTI and driver calls whose time GPUQ_DEBUG=1 reports at exit (count,
+ * total and mean): where the cost of a profiled launch goes, call by call. */
+typedef enum gi_call {
+    GI_CALL_SUBSCRIBE = 0,      /* cuptiSubscribe + enabling the callbacks */
+    GI_CALL_PROFILER_INIT,      /* cuptiProfilerInitialize */
+    GI_CALL_DEVICE_SUPPORT,     /* cuptiDeviceGetChipName + cuptiProfilerDeviceSupported */
+    GI_CALL_AVAILABILITY,       /* cuptiProfilerGetCounterAvailability (both calls) */
+    GI_CALL_HOST_INIT,          /* cuptiProfilerHostInitialize */
+    GI_CALL_ADD_METRICS,        /* cuptiProfilerHostConfigAddMetrics */
+    GI_CALL_CONFIG_IMAGE,       /* cuptiProfilerHostGetConfigImage(Size) */
+    GI_CALL_NUM_PASSES,         /* cuptiProfilerHostGetNumOfPasses */
+    GI_CALL_RP_ENABLE,          /* cuptiRangeProfilerEnable + GetCounterDataSize */
+    GI_CALL_IMAGE_INIT,         /* cuptiRangeProfilerCounterDataImageInitialize */
+    GI_CALL_SET_CONFIG,         /* cuptiRangeProfilerSetConfig */
+    GI_CALL_FIRST_START,        /* cuptiRangeProfilerStart, the device's first */
+    GI_CALL_START,              /* cuptiRangeProfilerStart, later ones */
+    GI_CALL_STOP,               /* cuptiRangeProfilerStop */
+    GI_CALL_DECODE,             /* cuptiRangeProfilerDecodeData (waits for the kernels) */
+    GI_CALL_DATA_INFO,          /* cuptiRangeProfilerGetCounterDataInfo */
+    GI_CALL_EVALUATE,           /* cuptiProfilerHostEvaluateToGpuValues, per range */
+    GI_CALL_WRITE_ROW,          /* formatting, appending and flushing one row */
+    GI_CALL_CTX_SYNC,           /* cuCtxSynchronize before a window or after a sass launch */
+    GI_CALL_RP_DISABLE,         /* cuptiRangeProfilerDisable */
+    GI_CALL_HOST_DEINIT,        /* cuptiProfilerHostDeinitialize */
+    GI_CALL_PROFILER_DEINIT,    /* cuptiProfilerDeInitialize */
+    GI_CALL_SASS_SETUP,         /* cuptiSassMetricsGetProperties + SetConfig */
+    GI_CALL_SASS_ENABLE,        /* cuptiSassMetricsEnable (lazy patching) */
+    GI_CALL_SASS_FLUSH,         /* cuptiSassMetricsGetDataProperties + FlushData */
+    GI_CALL_SAVE_CUBIN,         /* cuptiGetCubinCrc + writing the cubin */
+    GI_CALL_PRELOAD,            /* loading libnvperf_host/target (a thread of its own) */
+    GI_CALL_PRELOAD_WAIT,       /* waiting for that thread at the first device set-up */
+    GI_CALL_COUNT
+} gi_call;
+
+/* Adds the time since t0 (gi_now_ns) to call's total. */
+void gi_call_done(gi_call call, uint64_t t0);
+
 typedef struct gi_device {
     pthread_mutex_t lock;
     int ordinal;
@@ -88,6 +132,18 @@ typedef struct gi_device {
     CUpti_RangeProfiler_Object *rp;
     uint8_t *counter_data;
     size_t counter_data_size;
+
+    /* Batching (counters pass): one Start..Stop window holds up to
+     * batch_max launches, each its own auto range, in launch order (the
+     * device lock serializes launches and CUPTI's auto range serializes
+     * their kernels).  Their rows are written when the window closes:
+     * when it is full, before unprofiled work, a context switch or a stream
+     * capture, at context destruction, at exit and on a fatal signal. */
+    size_t batch_max;                /* launches per window (GPUQ_BATCH; 1 after a mismatch) */
+    size_t range_capacity;           /* ranges a window holds (GPUQ_BATCH) */
+    gm_launch_counters *pending;     /* the open window's launches, batch_max of them */
+    size_t n_pending;
+    uint64_t windows;                /* windows opened (Start calls) */
 
     /* SASS metrics (sass pass) */
     int sass_configured;
@@ -133,6 +189,20 @@ typedef struct gi_collector {
     char command[512];
     int forced_replay;          /* 0 auto, else a CUpti_ProfilerReplayMode */
     char sass_metric[128];      /* GPUQ_SASS_METRIC (default in collector_sass.c) */
+    size_t batch;               /* GPUQ_BATCH: launches per range profiler window */
+    int debug;                  /* GPUQ_DEBUG: per-call timings and window contents on stderr */
+    uint64_t init_ns;           /* when InitializeInjection ran (timeline for GPUQ_DEBUG) */
+    uint64_t first_context_ns, setup_done_ns, first_launch_ns, drain_start_ns;
+    uint64_t t0_ns;             /* GPUQ_T0_NS: when gpuq started the program (GPUQ_DEBUG timeline) */
+    uint64_t ready_ns;          /* InitializeInjection finished */
+
+    uint64_t call_ns[GI_CALL_COUNT], call_count[GI_CALL_COUNT];
+    int signal_pipe[2];         /* a fatal signal's handler asks the flush thread ... */
+    int flushed_pipe[2];        /* ... and waits for its answer here */
+    int signal_flush_ready;     /* the flush thread runs and the handlers are installed */
+    char **kernel_names;        /* kernels named in GPUQ_CUBIN_DIR/kernels.txt so far */
+    size_t n_kernel_names;
+    volatile sig_atomic_t signal_seen;
     gi_filter filter;
     FILE *out;
     int out_failed;
@@ -184,6 +254,9 @@ int gi_device_chip_and_support(gi_device *dev, CUpti_Profiler_API api);
 int gi_range_device_setup(gi_device *dev, CUcontext ctx);
 int gi_range_begin(gi_device *dev, CUcontext ctx);
 int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok);
+/* Closes the open window (dev->lock held): Stop, Decode, one row per
+ * launch in it.  Returns 0 when the collector stood down. */
+int gi_range_flush(gi_device *dev);
 void gi_range_context_gone(gi_device *dev, CUcontext ctx);
 
 void gi_range_device_teardown(gi_device *dev);
@@ -197,6 +270,9 @@ int gi_sass_begin(gi_device *dev, CUcontext ctx);
 int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok);
 void gi_sass_context_gone(gi_context *c);
 void gi_sass_device_teardown(gi_device *dev);
+/* Saves a loaded cubin into g.cubin_dir once (both passes: the counters
+ * pass keeps them for the split from the disassembly); the sass pass also
+ * records it in its file. */
 void gi_sass_module_loaded(const CUpti_ModuleResourceData *module);
 
 #endif

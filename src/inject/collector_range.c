@@ -1,9 +1,18 @@
 /* The counters pass: the paper's Table 1 quantities (Sec. 3.3), as Hopper
  * names them in gm_metric_table[], through CUPTI's range profiler.
  *
- * One range per kernel (AutoRange).  The window of one launch is opened at
- * its API ENTER (SetConfig + Start) and closed at its EXIT (Stop, Decode,
- * Evaluate), under the device lock, so exactly one kernel falls into it.
+ * One range per kernel (AutoRange).  A window (SetConfig + Start) opens at
+ * the API ENTER of a profiled launch and stays open for up to GPUQ_BATCH
+ * launches: Start costs 6-8 ms on GH100 whatever the window holds
+ * (docs/profile.md), so it is paid once per batch, not once per launch.
+ * Each launch of the window is its own auto range, in launch order: the
+ * device lock serializes the launch calls and the auto range serializes the
+ * kernels.  The window closes (Stop, Decode, Evaluate per range, one row
+ * per launch) when it is full, and before anything that must not fall into
+ * it: an unprofiled launch, a graph launch, a stream capture, another
+ * context; and at context destruction, exit and fatal signals.  The number
+ * of ranges must equal the number of launches; if not, the window's rows
+ * get no counters and later windows hold one launch each.
  * The hardware metrics fit in one pass on GH100, which UserReplay collects
  * without replaying anything; if the chip needs more passes, KernelReplay
  * replays each kernel inside its launch (saving and restoring memory).
@@ -21,9 +30,6 @@
 
 #define g g_collector
 
-/* Ranges the counter data image holds: the launch's own, plus room for a
- * stray one (reported as a mismatch, not an overflow). */
-#define GI_MAX_RANGES 2
 
 /* The `_sass_` metrics are instrumented, not counted by hardware, and
  * always take a pass of their own: the sass pass provides them. */
@@ -40,10 +46,55 @@ static int host_init(gi_device *dev, CUpti_Profiler_Host_Object **host)
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = dev->chip;
     p.pCounterAvailabilityImage = dev->availability;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiProfilerHostInitialize(&p);
+    gi_call_done(GI_CALL_HOST_INIT, t0);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerHostInitialize", rc);
     *host = p.pHostObject;
+    return 1;
+}
+
+static int read_availability(gi_device *dev, CUcontext ctx)
+{
+    CUpti_Profiler_GetCounterAvailability_Params ap;
+    memset(&ap, 0, sizeof ap);
+    ap.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    ap.ctx = ctx;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerGetCounterAvailability(&ap);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerGetCounterAvailability", rc);
+    dev->availability = malloc(ap.counterAvailabilityImageSize);
+    if (!dev->availability) {
+        gi_stand_down(GI_ERROR_IO, "out of memory");
+        return 0;
+    }
+    ap.pCounterAvailabilityImage = dev->availability;
+    rc = cuptiProfilerGetCounterAvailability(&ap);
+    gi_call_done(GI_CALL_AVAILABILITY, t0);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerGetCounterAvailability", rc);
+    return 1;
+}
+
+static void host_deinit(CUpti_Profiler_Host_Object *host);
+
+/* Whether CUPTI knows the chip well enough to make a host object and add
+ * gpuq's metrics without a counter availability image. */
+static int host_works_without_availability(gi_device *dev)
+{
+    CUpti_Profiler_Host_Initialize_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = dev->chip;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerHostInitialize(&p);
+    gi_call_done(GI_CALL_HOST_INIT, t0);
+    if (rc != CUPTI_SUCCESS)
+        return 0;
+    host_deinit(p.pHostObject);
     return 1;
 }
 
@@ -53,7 +104,9 @@ static void host_deinit(CUpti_Profiler_Host_Object *host)
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
     p.pHostObject = host;
+    uint64_t t0 = gi_now_ns();
     cuptiProfilerHostDeinitialize(&p);
+    gi_call_done(GI_CALL_HOST_DEINIT, t0);
 }
 
 static CUptiResult add_metrics(CUpti_Profiler_Host_Object *host, const char **names, size_t n)
@@ -64,12 +117,17 @@ static CUptiResult add_metrics(CUpti_Profiler_Host_Object *host, const char **na
     p.pHostObject = host;
     p.ppMetricNames = names;
     p.numMetrics = n;
-    return cuptiProfilerHostConfigAddMetrics(&p);
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerHostConfigAddMetrics(&p);
+    gi_call_done(GI_CALL_ADD_METRICS, t0);
+    return rc;
 }
 
 /* Chooses the metrics of gm_metric_table[] this chip knows.  All at once
- * first; if the chip rejects the set, each metric alone on a scratch host
- * object, so that one unknown name costs that metric (NaN), not the run. */
+ * first, on the host object that is then kept (dev->host); if the chip
+ * rejects the set, each metric alone on a scratch host object, so that one
+ * unknown name costs that metric (NaN), not the run, and dev->host is made
+ * afresh with the ones kept. */
 static int choose_metrics(gi_device *dev)
 {
     dev->n_metrics = 0;
@@ -83,9 +141,11 @@ static int choose_metrics(gi_device *dev)
     if (!host_init(dev, &host))
         return 0;
     CUptiResult rc = add_metrics(host, dev->metric_names, dev->n_metrics);
-    host_deinit(host);
-    if (rc == CUPTI_SUCCESS)
+    if (rc == CUPTI_SUCCESS) {
+        dev->host = host;
         return 1;
+    }
+    host_deinit(host);
     if (rc != CUPTI_ERROR_INVALID_PARAMETER && rc != CUPTI_ERROR_INVALID_METRIC_NAME)
         return gi_cupti_failed("cuptiProfilerHostConfigAddMetrics", rc);
     size_t kept = 0;
@@ -108,6 +168,10 @@ static int choose_metrics(gi_device *dev)
         gi_stand_down(GI_ERROR_UNSUPPORTED, "none of gpuq's metrics exists on chip %s", dev->chip);
         return 0;
     }
+    if (!host_init(dev, &dev->host))
+        return 0;
+    if ((rc = add_metrics(dev->host, dev->metric_names, dev->n_metrics)) != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerHostConfigAddMetrics", rc);
     return 1;
 }
 
@@ -137,6 +201,7 @@ int gi_device_chip_and_support(gi_device *dev, CUpti_Profiler_API api)
     memset(&cn, 0, sizeof cn);
     cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
     cn.deviceIndex = (size_t)dev->ordinal;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiDeviceGetChipName(&cn);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiDeviceGetChipName", rc);
@@ -148,6 +213,7 @@ int gi_device_chip_and_support(gi_device *dev, CUpti_Profiler_API api)
     sp.cuDevice = (CUdevice)dev->ordinal;
     sp.api = api;
     rc = cuptiProfilerDeviceSupported(&sp);
+    gi_call_done(GI_CALL_DEVICE_SUPPORT, t0);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerDeviceSupported", rc);
     if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
@@ -166,9 +232,27 @@ static void describe_source(gi_device *dev)
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     snprintf(dev->meta.source, sizeof dev->meta.source,
-             "gpuq profile %s, CUPTI range profiler (auto range, %s replay, %zu pass%s) on %s, %s",
+             "gpuq profile %s, CUPTI range profiler (auto range, %s replay, %zu pass%s, "
+             "%zu launch%s per window) on %.80s, %s",
              GPUQ_VERSION, dev->replay == CUPTI_KernelReplay ? "kernel" : "user", dev->passes,
-             dev->passes == 1 ? "" : "es", dev->meta.device_name, date);
+             dev->passes == 1 ? "" : "es", dev->batch_max, dev->batch_max == 1 ? "" : "es",
+             dev->meta.device_name, date);
+}
+
+/* Launches per window: GPUQ_BATCH, except with kernel replay, where each
+ * launch keeps its own window as before (CUPTI replays inside the launch;
+ * batching was not tried there). */
+static void choose_batch(gi_device *dev)
+{
+    dev->batch_max = g.batch ? g.batch : 1;
+    if (dev->replay == CUPTI_KernelReplay && dev->batch_max > 1) {
+        gi_verbose("kernel replay: one launch per window (GPUQ_BATCH=%zu ignored)", g.batch);
+        dev->batch_max = 1;
+    }
+    /* Exactly the launches: Start's first call costs about 1 ms per range
+     * of capacity on GH100 (docs/profile.md).  A kernel that was not
+     * expected in a full window shows as a dropped range, a mismatch. */
+    dev->range_capacity = dev->batch_max;
 }
 
 int gi_range_device_setup(gi_device *dev, CUcontext ctx)
@@ -176,34 +260,22 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     if (!gi_device_chip_and_support(dev, CUPTI_PROFILER_RANGE_PROFILING))
         return 0;
 
-    /* Availability is read before any session exists on the device: it
-     * may fail while one is active, and it is where missing permissions
-     * show first. */
-    CUpti_Profiler_GetCounterAvailability_Params ap;
-    memset(&ap, 0, sizeof ap);
-    ap.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
-    ap.ctx = ctx;
-    CUptiResult rc = cuptiProfilerGetCounterAvailability(&ap);
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiProfilerGetCounterAvailability", rc);
-    dev->availability = malloc(ap.counterAvailabilityImageSize);
-    if (!dev->availability) {
-        gi_stand_down(GI_ERROR_IO, "out of memory");
+    /* The counter availability image is needed only for chips newer than
+     * this CUPTI ("required for future chip support", CUpti_Profiler_Host_
+     * Initialize_Params) and reading it costs about 115 ms on GH100, so it is
+     * read only when the host object cannot be made without it.  It must be
+     * read before any session exists on the device. */
+    if (!host_works_without_availability(dev) && !read_availability(dev, ctx))
         return 0;
-    }
-    ap.pCounterAvailabilityImage = dev->availability;
-    if ((rc = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiProfilerGetCounterAvailability", rc);
-
-    if (!choose_metrics(dev) || !host_init(dev, &dev->host))
+    if (!choose_metrics(dev))
         return 0;
-    if ((rc = add_metrics(dev->host, dev->metric_names, dev->n_metrics)) != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiProfilerHostConfigAddMetrics", rc);
 
     CUpti_Profiler_Host_GetConfigImageSize_Params sz;
     memset(&sz, 0, sizeof sz);
     sz.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
     sz.pHostObject = dev->host;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc;
     if ((rc = cuptiProfilerHostGetConfigImageSize(&sz)) != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerHostGetConfigImageSize", rc);
     dev->config_size = sz.configImageSize;
@@ -218,7 +290,9 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     ci.pHostObject = dev->host;
     ci.configImageSize = dev->config_size;
     ci.pConfigImage = dev->config;
-    if ((rc = cuptiProfilerHostGetConfigImage(&ci)) != CUPTI_SUCCESS)
+    rc = cuptiProfilerHostGetConfigImage(&ci);
+    gi_call_done(GI_CALL_CONFIG_IMAGE, t0);
+    if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerHostGetConfigImage", rc);
 
     CUpti_Profiler_Host_GetNumOfPasses_Params np;
@@ -226,7 +300,10 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
     np.configImageSize = dev->config_size;
     np.pConfigImage = dev->config;
-    if ((rc = cuptiProfilerHostGetNumOfPasses(&np)) != CUPTI_SUCCESS)
+    t0 = gi_now_ns();
+    rc = cuptiProfilerHostGetNumOfPasses(&np);
+    gi_call_done(GI_CALL_NUM_PASSES, t0);
+    if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerHostGetNumOfPasses", rc);
     dev->passes = np.numOfPasses;
 
@@ -247,6 +324,7 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
         gi_note("the metrics need %zu passes on %s: kernel replay (each profiled kernel runs %zu "
                 "times, device memory saved and restored)",
                 dev->passes, dev->chip, dev->passes);
+    choose_batch(dev);
     describe_source(dev);
     gi_verbose("device %d: chip %s, %zu metrics, %zu pass(es), %s replay, config image %zu bytes",
                dev->ordinal, dev->chip, dev->n_metrics, dev->passes,
@@ -262,42 +340,41 @@ static int init_counter_data(gi_device *dev)
     p.pRangeProfilerObject = dev->rp;
     p.counterDataSize = dev->counter_data_size;
     p.pCounterData = dev->counter_data;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiRangeProfilerCounterDataImageInitialize(&p);
+    gi_call_done(GI_CALL_IMAGE_INIT, t0);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerCounterDataImageInitialize", rc);
     return 1;
 }
 
-/* Closes a window left open by a failure between Start and Stop. */
-static int stop_window(gi_device *dev)
+/* The launches of a window that never got counters (a failure between
+ * Start and Decode): their memory goes, no row is written. */
+static void drop_pending(gi_device *dev)
 {
-    if (!dev->window_open)
-        return 1;
-    dev->window_open = 0;
-    CUpti_RangeProfiler_Stop_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-    sp.pRangeProfilerObject = dev->rp;
-    CUptiResult rc = cuptiRangeProfilerStop(&sp);
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerStop", rc);
-    return init_counter_data(dev);
+    for (size_t i = 0; i < dev->n_pending; i++)
+        gm_launch_counters_clear(&dev->pending[i]);
+    dev->n_pending = 0;
 }
 
 static void disable_profiler(gi_device *dev)
 {
     if (!dev->rp)
         return;
-    stop_window(dev);
+    gi_range_flush(dev);
+    drop_pending(dev); /* left only if the flush failed */
     CUpti_RangeProfiler_Disable_Params p;
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
     p.pRangeProfilerObject = dev->rp;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiRangeProfilerDisable(&p);
+    gi_call_done(GI_CALL_RP_DISABLE, t0);
     if (rc != CUPTI_SUCCESS)
         gi_verbose("cuptiRangeProfilerDisable returned %d", (int)rc);
     dev->rp = NULL;
     dev->rp_ctx = NULL;
+    dev->window_open = 0;
     free(dev->counter_data);
     dev->counter_data = NULL;
     dev->counter_data_size = 0;
@@ -315,28 +392,39 @@ static int set_config(gi_device *dev)
     sc.pCounterDataImage = dev->counter_data;
     sc.range = CUPTI_AutoRange;
     sc.replayMode = dev->replay;
-    sc.maxRangesPerPass = GI_MAX_RANGES;
+    sc.maxRangesPerPass = dev->range_capacity;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiRangeProfilerSetConfig(&sc);
+    gi_call_done(GI_CALL_SET_CONFIG, t0);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerSetConfig", rc);
     return 1;
 }
 
 /* The range profiler is enabled on one context of a device at a time:
- * switching contexts disables the previous one first. */
+ * switching contexts flushes and disables the previous one first. */
 static int enable_profiler(gi_device *dev, CUcontext ctx)
 {
     if (dev->rp_ctx == ctx && dev->rp)
         return 1;
     disable_profiler(dev);
+    if (!dev->pending) {
+        choose_batch(dev);
+        dev->pending = calloc(dev->batch_max, sizeof *dev->pending);
+        if (!dev->pending) {
+            gi_stand_down(GI_ERROR_IO, "out of memory");
+            return 0;
+        }
+    }
     CUpti_RangeProfiler_Enable_Params ep;
     memset(&ep, 0, sizeof ep);
     ep.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
     ep.ctx = ctx;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiRangeProfilerEnable(&ep);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerEnable", rc);
@@ -349,11 +437,11 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     sz.pRangeProfilerObject = dev->rp;
     sz.pMetricNames = dev->metric_names;
     sz.numMetrics = dev->n_metrics;
-    /* Room for two ranges although one is expected: a stray kernel in the
-     * window is then counted as a mismatch, not an overflow. */
-    sz.maxNumOfRanges = GI_MAX_RANGES;
-    sz.maxNumRangeTreeNodes = GI_MAX_RANGES;
-    if ((rc = cuptiRangeProfilerGetCounterDataSize(&sz)) != CUPTI_SUCCESS)
+    sz.maxNumOfRanges = dev->range_capacity;
+    sz.maxNumRangeTreeNodes = (uint32_t)dev->range_capacity;
+    rc = cuptiRangeProfilerGetCounterDataSize(&sz);
+    gi_call_done(GI_CALL_RP_ENABLE, t0);
+    if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerGetCounterDataSize", rc);
     dev->counter_data_size = sz.counterDataSize;
     dev->counter_data = calloc(1, dev->counter_data_size);
@@ -361,8 +449,9 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
         gi_stand_down(GI_ERROR_IO, "out of memory");
         return 0;
     }
-    gi_verbose("range profiler enabled on device %d, counter data %zu bytes", dev->ordinal,
-               dev->counter_data_size);
+    gi_verbose("range profiler enabled on device %d: up to %zu launches per window, counter "
+               "data %zu bytes for %zu ranges", dev->ordinal, dev->batch_max,
+               dev->counter_data_size, dev->range_capacity);
     return init_counter_data(dev);
 }
 
@@ -372,27 +461,31 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
     if (!enable_profiler(dev, ctx))
         return 0;
     if (dev->dirty) {
-        /* An unprofiled kernel may still run; wait, so that the counters
-         * of the window see only the profiled one. */
+        /* An unprofiled kernel may still run (its launch closed the last
+         * window); wait, so that the new window sees only profiled ones. */
+        uint64_t ts = gi_now_ns();
         CUresult cr = cuCtxSynchronize();
+        gi_call_done(GI_CALL_CTX_SYNC, ts);
         if (cr != CUDA_SUCCESS)
             return gi_cuda_failed("cuCtxSynchronize", cr);
         dev->dirty = 0;
     }
     uint64_t t1 = gi_now_ns();
-    /* Start per launch: it costs about 6 ms on GH100 (docs/profile.md), but
-     * DecodeData without Stop returns no range, so a window cannot stay open
-     * across launches. */
-    if (!set_config(dev))
-        return 0;
-    CUpti_RangeProfiler_Start_Params st;
-    memset(&st, 0, sizeof st);
-    st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-    st.pRangeProfilerObject = dev->rp;
-    CUptiResult rc = cuptiRangeProfilerStart(&st);
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerStart", rc);
-    dev->window_open = 1;
+    if (!dev->window_open) {
+        if (!set_config(dev))
+            return 0;
+        CUpti_RangeProfiler_Start_Params st;
+        memset(&st, 0, sizeof st);
+        st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+        st.pRangeProfilerObject = dev->rp;
+        uint64_t ts = gi_now_ns();
+        CUptiResult rc = cuptiRangeProfilerStart(&st);
+        gi_call_done(dev->windows == 0 ? GI_CALL_FIRST_START : GI_CALL_START, ts);
+        if (rc != CUPTI_SUCCESS)
+            return gi_cupti_failed("cuptiRangeProfilerStart", rc);
+        dev->window_open = 1;
+        dev->windows++;
+    }
     uint64_t t2 = gi_now_ns();
     dev->phase_ns[GI_PHASE_SYNC] += t1 - t0;
     dev->phase_ns[GI_PHASE_BEGIN] += t2 - t1;
@@ -401,29 +494,94 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
 
 int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
 {
+    if (launch_ok) {
+        /* The row waits in the window; it takes over the launch's strings. */
+        dev->pending[dev->n_pending++] = launch->k;
+        gm_launch_counters_init(&launch->k);
+    }
+    /* Full, or the last launch -c allows (after it no launch takes the
+     * device lock, so nothing would close the window before exit). */
+    if (dev->n_pending >= dev->batch_max || gi_filter_exhausted(&g.filter))
+        return gi_range_flush(dev);
+    return 1;
+}
+
+/* GPUQ_DEBUG: what one closed window held. */
+static void debug_window(const gi_device *dev, size_t ranges, size_t dropped)
+{
+    char names[768];
+    size_t used = 0;
+    names[0] = '\0';
+    for (size_t r = 0; r < ranges && used + 32 < sizeof names; r++) {
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri;
+        memset(&ri, 0, sizeof ri);
+        ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
+        ri.pCounterDataImage = dev->counter_data;
+        ri.counterDataImageSize = dev->counter_data_size;
+        ri.rangeIndex = r;
+        ri.rangeDelimiter = "/";
+        const char *name = cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS &&
+                                   ri.rangeName
+                               ? ri.rangeName
+                               : "?";
+        int w = snprintf(names + used, sizeof names - used, "%s%.40s", r ? " " : "", name);
+        if (w > 0)
+            used += (size_t)w;
+    }
+    gi_note("[debug] device %d window %llu: %zu launches, %zu ranges (%zu dropped): %s%s",
+            dev->ordinal, (unsigned long long)dev->windows, dev->n_pending, ranges, dropped,
+            names, used + 32 >= sizeof names ? " ..." : "");
+}
+
+/* Closing a window from a thread whose current context is another one (the
+ * flush thread of a fatal signal): the profiler's context is made current. */
+static int push_profiler_context(gi_device *dev)
+{
+    CUcontext current = NULL;
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == dev->rp_ctx)
+        return 0;
+    return cuCtxPushCurrent(dev->rp_ctx) == CUDA_SUCCESS;
+}
+
+int gi_range_flush(gi_device *dev)
+{
+    if (!dev->window_open) {
+        drop_pending(dev);
+        return 1;
+    }
+    dev->window_open = 0;
+    int pushed = push_profiler_context(dev);
+    int ok = 0;
     uint64_t t0 = gi_now_ns();
     CUpti_RangeProfiler_Stop_Params sp;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
     sp.pRangeProfilerObject = dev->rp;
     CUptiResult rc = cuptiRangeProfilerStop(&sp);
-    dev->window_open = 0;
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerStop", rc);
+    gi_call_done(GI_CALL_STOP, t0);
+    if (rc != CUPTI_SUCCESS) {
+        gi_cupti_failed("cuptiRangeProfilerStop", rc);
+        goto out;
+    }
     if (!sp.isAllPassSubmitted) {
         gi_stand_down(GI_ERROR_UNSUPPORTED,
-                      "the range profiler asks for another pass after one launch (%zu passes, "
+                      "the range profiler asks for another pass after a window (%zu passes, "
                       "%s replay): an unmodified program cannot be replayed",
                       dev->passes, dev->replay == CUPTI_KernelReplay ? "kernel" : "user");
-        return 0;
+        goto out;
     }
-    /* Decode waits for the kernel (it synchronizes the context). */
+    /* Decode waits for the window's kernels (it synchronizes the context). */
     CUpti_RangeProfiler_DecodeData_Params dp;
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dp.pRangeProfilerObject = dev->rp;
-    if ((rc = cuptiRangeProfilerDecodeData(&dp)) != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerDecodeData", rc);
+    uint64_t td = gi_now_ns();
+    rc = cuptiRangeProfilerDecodeData(&dp);
+    gi_call_done(GI_CALL_DECODE, td);
+    if (rc != CUPTI_SUCCESS) {
+        gi_cupti_failed("cuptiRangeProfilerDecodeData", rc);
+        goto out;
+    }
     uint64_t t1 = gi_now_ns();
 
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
@@ -431,20 +589,45 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
     ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
     ip.pCounterDataImage = dev->counter_data;
     ip.counterDataImageSize = dev->counter_data_size;
-    if ((rc = cuptiRangeProfilerGetCounterDataInfo(&ip)) != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerGetCounterDataInfo", rc);
+    td = gi_now_ns();
+    rc = cuptiRangeProfilerGetCounterDataInfo(&ip);
+    gi_call_done(GI_CALL_DATA_INFO, td);
+    if (rc != CUPTI_SUCCESS) {
+        gi_cupti_failed("cuptiRangeProfilerGetCounterDataInfo", rc);
+        goto out;
+    }
+    if (g.debug)
+        debug_window(dev, ip.numTotalRanges, dp.numOfRangeDropped);
 
-    if (launch_ok && (ip.numTotalRanges != 1 || dp.numOfRangeDropped != 0)) {
+    /* Range i is launch i.  A single launch in its own window keeps the
+     * rule of one-launch windows: a stray range is reported and the last
+     * range used.  In a longer window a stray range would shift every
+     * later launch: none gets counters (NaN), and the rest of the run uses
+     * one-launch windows. */
+    size_t n = dev->n_pending;
+    int exact = ip.numTotalRanges == n && dp.numOfRangeDropped == 0;
+    size_t first_range = 0;
+    int usable = exact;
+    if (!exact && n == 1 && ip.numTotalRanges >= 1) {
+        first_range = ip.numTotalRanges - 1;
+        usable = 1;
+    }
+    if (!exact && n > 0) {
         pthread_mutex_lock(&g.lock);
-        int first = g.range_mismatches++ == 0;
+        int first = g.range_mismatches == 0;
+        g.range_mismatches += n;
         pthread_mutex_unlock(&g.lock);
         if (first)
-            gi_note("launch %llu of %s: %zu ranges in its window (%zu dropped) instead of 1; "
-                    "its counters use the last (reported as range_mismatches)",
-                    (unsigned long long)launch->launch_id, launch->k.kernel, ip.numTotalRanges,
-                    dp.numOfRangeDropped);
+            gi_note("a window of %zu launch%s (from launch %llu of %s) holds %zu ranges (%zu "
+                    "dropped): %s (reported as range_mismatches)",
+                    n, n == 1 ? "" : "es", (unsigned long long)dev->pending[0].launch_id,
+                    dev->pending[0].kernel, ip.numTotalRanges, dp.numOfRangeDropped,
+                    usable ? "its counters use the last range"
+                           : "these launches get no counters; one launch per window from now on");
+        if (!usable)
+            dev->batch_max = 1;
     }
-    if (launch_ok && ip.numTotalRanges >= 1) {
+    for (size_t i = 0; usable && i < n; i++) {
         double values[GM_METRIC_COUNT];
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
         memset(&ev, 0, sizeof ev);
@@ -452,28 +635,43 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
         ev.pHostObject = dev->host;
         ev.pCounterDataImage = dev->counter_data;
         ev.counterDataImageSize = dev->counter_data_size;
-        ev.rangeIndex = ip.numTotalRanges - 1;
+        ev.rangeIndex = first_range + i;
         ev.ppMetricNames = dev->metric_names;
         ev.numMetrics = dev->n_metrics;
         ev.pMetricValues = values;
-        if ((rc = cuptiProfilerHostEvaluateToGpuValues(&ev)) != CUPTI_SUCCESS)
-            return gi_cupti_failed("cuptiProfilerHostEvaluateToGpuValues", rc);
-        for (size_t i = 0; i < dev->n_metrics; i++)
-            launch->k.metric[dev->metric_ids[i]] = values[i];
+        uint64_t te = gi_now_ns();
+        rc = cuptiProfilerHostEvaluateToGpuValues(&ev);
+        gi_call_done(GI_CALL_EVALUATE, te);
+        if (rc != CUPTI_SUCCESS) {
+            gi_cupti_failed("cuptiProfilerHostEvaluateToGpuValues", rc);
+            goto out;
+        }
+        for (size_t m = 0; m < dev->n_metrics; m++)
+            dev->pending[i].metric[dev->metric_ids[m]] = values[m];
     }
     uint64_t t2 = gi_now_ns();
     if (!init_counter_data(dev))
-        return 0;
+        goto out;
     uint64_t t3 = gi_now_ns();
-    if (launch_ok)
-        gi_write_row(dev, &launch->k);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t tw = gi_now_ns();
+        gi_write_row(dev, &dev->pending[i]);
+        gi_call_done(GI_CALL_WRITE_ROW, tw);
+    }
     uint64_t t4 = gi_now_ns();
     dev->phase_ns[GI_PHASE_STOP] += t1 - t0;
     dev->phase_ns[GI_PHASE_EVALUATE] += t2 - t1;
     dev->phase_ns[GI_PHASE_RESET] += t3 - t2;
     dev->phase_ns[GI_PHASE_WRITE] += t4 - t3;
-    dev->phase_launches++;
-    return 1;
+    dev->phase_launches += n;
+    ok = 1;
+out:
+    drop_pending(dev);
+    if (pushed) {
+        CUcontext popped;
+        cuCtxPopCurrent(&popped);
+    }
+    return ok;
 }
 
 void gi_range_context_gone(gi_device *dev, CUcontext ctx)
@@ -485,6 +683,8 @@ void gi_range_context_gone(gi_device *dev, CUcontext ctx)
 void gi_range_device_teardown(gi_device *dev)
 {
     disable_profiler(dev);
+    free(dev->pending);
+    dev->pending = NULL;
     if (dev->host) {
         host_deinit(dev->host);
         dev->host = NULL;

@@ -52,6 +52,7 @@ int gi_sass_device_setup(gi_device *dev)
     gp.pMetricName = g.sass_metric;
     if (g.verbose > 1)
         list_sass_metrics(dev->chip);
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiSassMetricsGetProperties(&gp);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiSassMetricsGetProperties", rc);
@@ -65,7 +66,9 @@ int gi_sass_device_setup(gi_device *dev)
     sc.numOfMetricConfig = 1;
     sc.pConfigs = &config;
     sc.deviceIndex = (uint32_t)dev->ordinal;
-    if ((rc = cuptiSassMetricsSetConfig(&sc)) != CUPTI_SUCCESS)
+    rc = cuptiSassMetricsSetConfig(&sc);
+    gi_call_done(GI_CALL_SASS_SETUP, t0);
+    if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiSassMetricsSetConfig", rc);
     dev->sass_configured = 1;
     snprintf(dev->meta.source, sizeof dev->meta.source, "gpuq profile sass pass on %s",
@@ -85,7 +88,9 @@ int gi_sass_context_enable(gi_device *dev, gi_context *c)
     ep.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
     ep.ctx = c->ctx;
     ep.enableLazyPatching = 1;
+    uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiSassMetricsEnable(&ep);
+    gi_call_done(GI_CALL_SASS_ENABLE, t0);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiSassMetricsEnable", rc);
     c->sass_enabled = 1;
@@ -134,6 +139,7 @@ static int flush_records(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t l
                          size_t *written)
 {
     *written = 0;
+    uint64_t t0 = gi_now_ns();
     CUpti_SassMetricsGetDataProperties_Params dp;
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
@@ -164,6 +170,7 @@ static int flush_records(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t l
     fp.numOfInstances = instances;
     fp.pMetricsData = data;
     rc = cuptiSassMetricsFlushData(&fp);
+    gi_call_done(GI_CALL_SASS_FLUSH, t0);
     if (rc != CUPTI_SUCCESS) {
         free(data);
         free(values);
@@ -222,7 +229,9 @@ int gi_sass_begin(gi_device *dev, CUcontext ctx)
     if (dev->dirty) {
         /* Counts accumulate per instruction until flushed: drop those of
          * the unprofiled launches since the last window. */
+        uint64_t ts = gi_now_ns();
         CUresult cr = cuCtxSynchronize();
+        gi_call_done(GI_CALL_CTX_SYNC, ts);
         if (cr != CUDA_SUCCESS)
             return gi_cuda_failed("cuCtxSynchronize", cr);
         size_t dropped;
@@ -238,6 +247,7 @@ int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok)
 {
     uint64_t t0 = gi_now_ns();
     CUresult cr = cuCtxSynchronize();
+    gi_call_done(GI_CALL_CTX_SYNC, t0);
     if (cr != CUDA_SUCCESS)
         return gi_cuda_failed("cuCtxSynchronize", cr);
     uint64_t t1 = gi_now_ns();
@@ -321,13 +331,15 @@ static int same_file_content(const char *path, const char *data, size_t size)
     return same && off == size;
 }
 
-/* Saves each distinct cubin once and records it with its CRC.  The CRC is
- * not unique: PyTorch loads cubins of the same size that share one (seen
- * on GH100), so files are <crc>-<k>.cubin and compared byte for byte. */
+/* Saves each distinct cubin once; the sass pass records it with its CRC.
+ * The CRC is not unique: PyTorch loads cubins of the same size that share
+ * one (seen on GH100), so files are <crc>-<k>.cubin and compared byte for
+ * byte. */
 void gi_sass_module_loaded(const CUpti_ModuleResourceData *module)
 {
     if (!module->pCubin || module->cubinSize == 0)
         return;
+    uint64_t t0 = gi_now_ns();
     CUpti_GetCubinCrcParams cp;
     memset(&cp, 0, sizeof cp);
     cp.size = CUpti_GetCubinCrcParamsSize;
@@ -363,10 +375,13 @@ void gi_sass_module_loaded(const CUpti_ModuleResourceData *module)
         gi_stand_down(GI_ERROR_IO, "cannot save the cubin '%s' (%s)", path, strerror(errno));
         return;
     }
-    char line[GI_PATH_MAX + 128];
-    snprintf(line, sizeof line, "cubin,%" PRIx64 ",%s\n", cp.cubinCrc, path);
-    gi_write_sass_text(line);
+    if (g.pass == GI_PASS_SASS) {
+        char line[GI_PATH_MAX + 128];
+        snprintf(line, sizeof line, "cubin,%" PRIx64 ",%s\n", cp.cubinCrc, path);
+        gi_write_sass_text(line);
+    }
     pthread_mutex_lock(&g.lock);
     g.cubins_saved++;
     pthread_mutex_unlock(&g.lock);
+    gi_call_done(GI_CALL_SAVE_CUBIN, t0);
 }

@@ -158,6 +158,57 @@ gm_status gi_find_disassembler(char *path, size_t path_len, gm_error *err);
 gm_status gi_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
                          gm_error *err);
 
+/* ---- the split from the disassembly alone ------------------------------
+ *
+ * The hardware counts the CAS (N_c, dot_cas) and the rest (N_f, dot_alu) of
+ * a launch's shared atomics.  When the kernel's code holds non-CAS ATOMS of
+ * a single class only (ATOMS.ADD, or POPC.INC, or "other"), every one of
+ * the N_f is of that class: the split follows without the second,
+ * instrumented run.  It does not when the code has several classes, calls
+ * (a callee's atomics are not in the function's code) or generic ATOM/RED
+ * (they may reach shared memory and would count as "other"). */
+
+/* What one function's code holds, from its disassembly. */
+typedef struct gi_function_ops {
+    unsigned classes;       /* bit (1u << gi_op_class) for each ATOMS class present */
+    int calls;              /* CALL instructions */
+    int generic_atomics;    /* ATOM/RED (or another ATOM.../RED... that is not ATOMS/ATOMG/REDG) */
+    size_t instructions;    /* instruction lines read */
+} gi_function_ops;
+
+/* Reads a disassembly (nvdisasm or cuobjdump text, raw or per function)
+ * into ops; every instruction line counts, whatever function it is in. */
+void gi_function_ops_scan(const char *disassembly, gi_function_ops *ops);
+/* Merges what another copy of the function holds (the same kernel in
+ * several cubins). */
+void gi_function_ops_merge(gi_function_ops *into, const gi_function_ops *other);
+
+/* The split of launch k from its hardware counters and its function's
+ * code.  Returns 1 and fills split (valid) when the code settles it, else 0
+ * and why (a short phrase, for GPUQ_DEBUG and the notes). */
+int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_opcode_split *split,
+                    const char **why);
+
+/* Finds the code of a kernel in a cubin (an ELF64 image): the section
+ * ".text.<mangled>".  Returns 1 with its offset and size, 0 when the cubin
+ * has no such section, -1 when the data is not a well-formed ELF64. */
+int gi_cubin_function(const uint8_t *elf, size_t size, const char *mangled, size_t *offset,
+                      size_t *length);
+
+/* Calls fn for each kernel's code in a cubin (every ".text.NAME" section:
+ * NAME, offset, size).  Returns the number of calls, -1 when the data is
+ * not a well-formed ELF64. */
+int gi_cubin_each_function(const uint8_t *elf, size_t size,
+                           void (*fn)(void *ctx, const char *name, size_t offset, size_t length),
+                           void *ctx);
+
+/* Disassembles raw instruction bytes (the code of one function, as
+ * gi_cubin_function finds it) with `nvdisasm -b ARCH FILE`; arch is
+ * nvdisasm's name of the architecture ("SM90").  Fails (GM_ERR_UNSUPPORTED)
+ * when tool is not nvdisasm. */
+gm_status gi_disassemble_raw(const char *tool, const char *raw_file, const char *arch, char **text,
+                             gm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include "gpuq/table.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -58,21 +60,6 @@ static void write_text(const char *path, const char *text)
     assert_non_null(f);
     fputs(text, f);
     assert_int_equal(fclose(f), 0);
-}
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
 }
 
 /* Synthetic T for the test tables: T = 100 + 10 n + 3 e + 7 c, with
@@ -945,7 +932,7 @@ static void test_write_load_round_trip_exact(void **state)
     char path2[300];
     tmp_path(path2, sizeof path2, "round2.csv");
     assert_int_equal(gm_table_write_file(path2, back, &err), GM_OK);
-    char *a = read_text(path), *b = read_text(path2);
+    char *a = test_read_file(path), *b = test_read_file(path2);
     assert_string_equal(a, b);
     /* compact: a plain value is written without 17 digits */
     assert_non_null(strstr(a, "add,same_address,single_shot,1,1,0,113,112,115,"));
@@ -1011,11 +998,11 @@ static void test_write_failure_keeps_old_file(void **state)
     gm_table *t = synth_table(2, 2);
     gm_error err = {{0}};
     assert_int_equal(gm_table_write_file(path, t, &err), GM_OK);
-    char *before = read_text(path);
+    char *before = test_read_file(path);
     /* An invalid table fails after the temporary file was created. */
     gm_series_cell(&t->series[0], 2, 1, 1)->t_min = -5;
     assert_int_equal(gm_table_write_file(path, t, &err), GM_ERR_RANGE);
-    char *after = read_text(path);
+    char *after = test_read_file(path);
     assert_string_equal(before, after);
     assert_int_equal(count_tmp_files(), 0);
     free(before);
@@ -1067,12 +1054,12 @@ static void test_write_unwritable_directory(void **state)
     gm_table *t = synth_table(2, 2);
     gm_error err = {{0}};
     assert_int_equal(gm_table_write_file(path, t, &err), GM_OK);
-    char *before = read_text(path);
+    char *before = test_read_file(path);
     chmod(dir, 0555);
     gm_series_cell(&t->series[0], 1, 1, 0)->t_median = 113.5;
     assert_int_equal(gm_table_write_file(path, t, &err), GM_ERR_IO);
     chmod(dir, 0755);
-    char *after = read_text(path);
+    char *after = test_read_file(path);
     assert_string_equal(before, after);
     free(before);
     free(after);

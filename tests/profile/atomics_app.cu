@@ -31,6 +31,9 @@
  *   --fork           fork a child that exits through exit() (collector test)
  *   --exit N         exit with status N after the work
  *   --abort          abort() after the work (a crash after measurements)
+ *   --abort-early    abort() right after the first six launches, with no
+ *                    unprofiled launch or exit() after them (the collector's
+ *                    signal path must save their counters)
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -173,6 +176,8 @@ static void *second_thread(void *arg)
     return NULL;
 }
 
+static int abort_early;
+
 static void run_sequence(const app_buffers *b)
 {
     k_no_atomics<<<grid, block>>>(b->lanes, b->out, NO_ATOMICS_ITERS);
@@ -183,6 +188,8 @@ static void run_sequence(const app_buffers *b)
     k_mixed<<<grid, block>>>(b->zeros, b->lanes, b->out, ATOMS_ITERS);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
+    if (abort_early)
+        abort();
 
     /* Two streams in flight at once. */
     cudaStream_t s1, s2;
@@ -258,9 +265,11 @@ int main(int argc, char **argv)
             exit_code = atoi(argv[++i]);
         else if (strcmp(argv[i], "--abort") == 0)
             do_abort = 1;
+        else if (strcmp(argv[i], "--abort-early") == 0)
+            abort_early = 1;
         else {
             fprintf(stderr, "usage: atomics_app [--probe] [--expect FILE] [--repeat N] [--fork] "
-                            "[--exit N] [--abort]\n");
+                            "[--exit N] [--abort] [--abort-early]\n");
             return 1;
         }
     }

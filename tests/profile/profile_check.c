@@ -433,9 +433,46 @@ static int check_filter(const char *gpuq, const char *app, const char *dir)
         if (!k->split.valid)
             fail("launch %zu has no opcode split", i);
     }
-    gm_counters_set_clear(&set);
+    if (!file_has(errs, "follows from the hardware counters and the disassembly"))
+        fail("-k -s 2 -c 3: k_add_same has one non-CAS ATOMS opcode, but the split did not come "
+             "from the disassembly");
     if (failures == 0)
         printf("ok: -k -s 2 -c 3 selected cas, add, cas\n");
+
+    /* The split from the disassembly equals the one the second run
+     * measures, launch by launch. */
+    char counters2[512];
+    path_in(counters2, sizeof counters2, dir, "filter.rerun.counters.csv");
+    char *argv_rerun[] = {(char *)gpuq, "profile", "-k", "^k_(add_same|cas_distinct)\\(", "-s",
+                          "2", "-c", "3", "--always-rerun", "--keep-counters", counters2,
+                          "--table", table, "--force", "-o", "/dev/null", "--", (char *)app,
+                          NULL};
+    rc = run(argv_rerun, "/dev/null", errs);
+    show_file(errs);
+    gm_counters_set rerun;
+    if (rc != 0 || !file_has(errs, "running the program again"))
+        fail("--always-rerun: exit %d, or no second run", rc);
+    else if (load_counters(counters2, &rerun)) {
+        if (rerun.count != set.count)
+            fail("--always-rerun: %zu launches, %zu without", rerun.count, set.count);
+        for (size_t i = 0; i < set.count && i < rerun.count; i++) {
+            const gm_opcode_split *a = &set.launches[i].split, *b = &rerun.launches[i].split;
+            if (!a->valid || !b->valid || a->add != b->add || a->cas != b->cas ||
+                a->popc_inc != b->popc_inc || a->other != b->other)
+                fail("launch %zu: split from the disassembly %g/%g/%g/%g, from the second run "
+                     "%g/%g/%g/%g (add/cas/popc_inc/other)", i, a->add, a->cas, a->popc_inc,
+                     a->other, b->add, b->cas, b->popc_inc, b->other);
+            if (!(rerun.launches[i].metric[GM_M_N_ATOM_SASS] ==
+                  set.launches[i].metric[GM_M_N_ATOM]))
+                fail("launch %zu: SASS N %g, hardware N %g", i,
+                     rerun.launches[i].metric[GM_M_N_ATOM_SASS],
+                     set.launches[i].metric[GM_M_N_ATOM]);
+        }
+        gm_counters_set_clear(&rerun);
+        if (failures == 0)
+            printf("ok: the split from the disassembly equals the second run's\n");
+    }
+    gm_counters_set_clear(&set);
 
     /* Only CAS kernels: the hardware counters settle the split, no second
      * run. */
@@ -494,13 +531,17 @@ static int check_exit(const char *gpuq, const char *app, const char *dir)
     path_in(table, sizeof table, dir, "synthetic.table.csv");
     if (!write_synthetic_table(table))
         return 1;
+    /* --abort-early aborts with the first six launches still in the
+     * collector's open window: its signal path must write them. */
     static const struct {
         const char *arg, *arg2, *says;
+        size_t launches;
     } cases[] = {
-        {"--abort", NULL, "was killed by signal 6"},
-        {"--exit", "5", "exited with status 5"},
+        {"--abort", NULL, "was killed by signal 6", 10},
+        {"--exit", "5", "exited with status 5", 10},
+        {"--abort-early", NULL, "was killed by signal 6", 6},
     };
-    for (size_t c = 0; c < 2; c++) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char *argv[] = {(char *)gpuq, "profile", "--no-opcode-split", "--keep-counters", counters,
                         "--table", table, "--force", "-o", report, "--", (char *)app,
                         (char *)cases[c].arg, (char *)cases[c].arg2, NULL};
@@ -513,8 +554,12 @@ static int check_exit(const char *gpuq, const char *app, const char *dir)
         if (!file_has(errs, cases[c].says))
             fail("%s: stderr does not say '%s'", cases[c].arg, cases[c].says);
         if (load_counters(counters, &set)) {
-            if (set.count != 10)
-                fail("%s: %zu launches saved, expected 10", cases[c].arg, set.count);
+            if (set.count != cases[c].launches)
+                fail("%s: %zu launches saved, expected %zu", cases[c].arg, set.count,
+                     cases[c].launches);
+            for (size_t i = 0; i < set.count; i++)
+                if (!(set.launches[i].metric[GM_M_N_ATOM] >= 0))
+                    fail("%s: launch %zu has no counters", cases[c].arg, i);
             gm_counters_set_clear(&set);
         }
         if (!file_has(report, "k_add_same"))

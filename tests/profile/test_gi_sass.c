@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include "gi_sass.h"
 #include "gpuq/counters.h"
 
@@ -22,21 +24,6 @@
 /* Known counts of atomics_app (tests/profile/atomics_app.cu): 256 blocks x
  * 8 warps x 2048 iterations per opcode and launch. */
 #define PER_LAUNCH 4194304.0
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static void test_classify_opcode(void **state)
 {
@@ -157,7 +144,7 @@ static const struct {
 
 static void check_recorded_disasm(const char *file)
 {
-    char *text = slurp(file);
+    char *text = test_read_file(file);
     gi_disasm d;
     gm_error err = {{0}};
     assert_int_equal(gi_disasm_parse(text, &d, &err), GM_OK);
@@ -192,7 +179,7 @@ static void test_recorded_cuobjdump(void **state)
 
 static gi_disasm load_disasm(void)
 {
-    char *text = slurp(DATA "gh100_atomics_app.nvdisasm.txt");
+    char *text = test_read_file(DATA "gh100_atomics_app.nvdisasm.txt");
     gi_disasm d;
     gm_error err = {{0}};
     assert_int_equal(gi_disasm_parse(text, &d, &err), GM_OK);
@@ -487,7 +474,7 @@ static void test_disassemble_runs_the_tool(void **state)
     fclose(f);
     chmod(objdump, 0755);
     assert_int_equal(gi_disassemble(tool, cubin, "_Z1av,_Z1bv", &text, &err), GM_OK);
-    char *fun = slurp(fun_file);
+    char *fun = test_read_file(fun_file);
     assert_string_equal(fun, "_Z1av,_Z1bv\n");
     free(fun);
     assert_non_null(strstr(text, "ATOMS.CAS"));
