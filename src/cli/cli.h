@@ -58,4 +58,31 @@ int cli_write_report(const char *cmd, const char *path, const gm_report *rep, gm
 /* 1 when stdout/stderr is a terminal (progress bars, colour). */
 int cli_isatty(FILE *f);
 
+/* The report options gpuq model and gpuq profile share: --table, --force,
+ * -m/--model, -f/--format, --summary, -o/--output.  CLI_REPORT_LONG_OPTIONS
+ * goes into a command's getopt_long table (its short-option string holds
+ * "m:f:o:"); cli_report_option takes the options it knows. */
+typedef struct cli_report_opts {
+    const char *table;
+    int force;
+    const char *model;
+    gm_format format;
+    int summary;
+    const char *output;
+} cli_report_opts;
+
+enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY };
+
+#define CLI_REPORT_LONG_OPTIONS                                                              \
+    {"table", required_argument, NULL, CLI_OPT_TABLE},                                       \
+        {"force", no_argument, NULL, CLI_OPT_FORCE}, {"model", required_argument, NULL, 'm'}, \
+        {"format", required_argument, NULL, 'f'}, {"summary", no_argument, NULL, CLI_OPT_SUMMARY}, \
+        {"output", required_argument, NULL, 'o'}
+
+/* Defaults: model "default", text format. */
+void cli_report_opts_init(cli_report_opts *r);
+/* 1: opt was a report option and is taken; 0: not one; -1: bad value
+ * (the usage error is printed). */
+int cli_report_option(const char *cmd, int opt, const char *arg, cli_report_opts *r);
+
 #endif

@@ -112,3 +112,39 @@ int cli_write_report(const char *cmd, const char *path, const gm_report *rep, gm
     }
     return GPUQ_EXIT_OK;
 }
+
+void cli_report_opts_init(cli_report_opts *r)
+{
+    memset(r, 0, sizeof *r);
+    r->model = "default";
+    r->format = GM_FORMAT_TEXT;
+}
+
+int cli_report_option(const char *cmd, int opt, const char *arg, cli_report_opts *r)
+{
+    switch (opt) {
+    case CLI_OPT_TABLE:
+        r->table = arg;
+        return 1;
+    case CLI_OPT_FORCE:
+        r->force = 1;
+        return 1;
+    case CLI_OPT_SUMMARY:
+        r->summary = 1;
+        return 1;
+    case 'm':
+        r->model = arg;
+        return 1;
+    case 'o':
+        r->output = arg;
+        return 1;
+    case 'f':
+        if (gm_format_parse(arg, &r->format) != GM_OK) {
+            cli_usage_error(cmd, "--format must be text, csv or json, not '%s'", arg);
+            return -1;
+        }
+        return 1;
+    default:
+        return 0;
+    }
+}

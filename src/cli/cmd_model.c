@@ -50,36 +50,25 @@ static void print_help(void)
 }
 
 typedef struct model_opts {
+    cli_report_opts r; /* --table --force -m -f --summary -o */
     const char *counters;
     const char *ncu_csv;
-    const char *table;
-    const char *model;
-    const char *output;
-    gm_format format;
-    int summary;
-    int force;
 } model_opts;
 
-enum { OPT_NCU_CSV = 256, OPT_TABLE, OPT_FORCE, OPT_SUMMARY, OPT_METRICS };
+enum { OPT_NCU_CSV = 256, OPT_METRICS };
 
 /* 0 ok, 1 done already (help or metric list shown), -1 usage error printed. */
 static int parse_options(int argc, char **argv, model_opts *o)
 {
     static const struct option opts[] = {
         {"ncu-csv", required_argument, NULL, OPT_NCU_CSV},
-        {"table", required_argument, NULL, OPT_TABLE},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"model", required_argument, NULL, 'm'},
-        {"format", required_argument, NULL, 'f'},
-        {"summary", no_argument, NULL, OPT_SUMMARY},
-        {"output", required_argument, NULL, 'o'},
+        CLI_REPORT_LONG_OPTIONS,
         {"metrics", no_argument, NULL, OPT_METRICS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->model = "default";
-    o->format = GM_FORMAT_TEXT;
+    cli_report_opts_init(&o->r);
     optind = 1;
     opterr = 0;
     int c;
@@ -95,33 +84,18 @@ static int parse_options(int argc, char **argv, model_opts *o)
         case OPT_NCU_CSV:
             o->ncu_csv = optarg;
             break;
-        case OPT_TABLE:
-            o->table = optarg;
-            break;
-        case OPT_FORCE:
-            o->force = 1;
-            break;
-        case OPT_SUMMARY:
-            o->summary = 1;
-            break;
-        case 'm':
-            o->model = optarg;
-            break;
-        case 'f':
-            if (gm_format_parse(optarg, &o->format) != GM_OK) {
-                cli_usage_error(CMD, "--format must be text, csv or json, not '%s'", optarg);
-                return -1;
-            }
-            break;
-        case 'o':
-            o->output = optarg;
-            break;
         case ':':
             cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
             return -1;
-        default:
+        default: {
+            int taken = cli_report_option(CMD, c, optarg, &o->r);
+            if (taken < 0)
+                return -1;
+            if (taken)
+                break;
             cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
             return -1;
+        }
         }
     }
     if (optind < argc)
@@ -139,7 +113,7 @@ static int parse_options(int argc, char **argv, model_opts *o)
         cli_usage_error(CMD, "give a counters file or --ncu-csv FILE, not both");
         return -1;
     }
-    if (o->force && !o->table) {
+    if (o->r.force && !o->r.table) {
         cli_usage_error(CMD, "--force only makes sense with --table");
         return -1;
     }
@@ -155,8 +129,8 @@ int cmd_model(int argc, char **argv)
         return parsed > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
 
     gm_model_options model;
-    if (gm_model_by_name(o.model, &model) != GM_OK)
-        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.model, gm_model_names());
+    if (gm_model_by_name(o.r.model, &model) != GM_OK)
+        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.r.model, gm_model_names());
 
     gm_error err = {{0}};
     gm_counters_set set;
@@ -168,16 +142,16 @@ int cmd_model(int argc, char **argv)
     int rc = GPUQ_EXIT_OK;
     gm_table *table = NULL;
     char table_path[4096];
-    st = cli_table_resolve(o.table, set.meta.device_name, set.meta.sm_count, o.force, &table,
+    st = cli_table_resolve(o.r.table, set.meta.device_name, set.meta.sm_count, o.r.force, &table,
                            table_path, sizeof table_path, &err);
     if (st != GM_OK) {
         rc = cli_fail(CMD, st, &err);
         goto done;
     }
-    if (o.table && !set.meta.device_name[0])
+    if (o.r.table && !set.meta.device_name[0])
         cli_error(CMD, "warning: the counters do not name their GPU; %s used unchecked",
                   table_path);
-    else if (o.table && o.force &&
+    else if (o.r.table && o.r.force &&
              cli_table_check(table, table_path, set.meta.device_name, set.meta.sm_count,
                              NULL) != GM_OK)
         cli_error(CMD, "warning: --force: %s was measured on %s with %d SMs, the counters come "
@@ -190,8 +164,8 @@ int cmd_model(int argc, char **argv)
         rc = cli_fail(CMD, st, &err);
         goto done;
     }
-    rep.summary = o.summary;
-    rc = cli_write_report(CMD, o.output, &rep, o.format);
+    rep.summary = o.r.summary;
+    rc = cli_write_report(CMD, o.r.output, &rep, o.r.format);
     gm_report_free(&rep);
 done:
     gm_table_free(table);

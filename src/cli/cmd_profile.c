@@ -99,21 +99,16 @@ static void print_help(void)
 }
 
 typedef struct profile_opts {
+    cli_report_opts r; /* --table --force -m -f --summary -o */
     const char *regex;
     long skip, count;
-    const char *table;
-    int force;
-    const char *model;
-    const char *output;
-    gm_format format;
-    int summary;
     int no_split;
     int always_rerun;
     const char *counters;
     char **program; /* argv of the profiled program, NULL-terminated */
 } profile_opts;
 
-enum { OPT_TABLE = 256, OPT_FORCE, OPT_SUMMARY, OPT_NO_SPLIT, OPT_KEEP, OPT_ALWAYS_RERUN };
+enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN };
 
 /* 0 ok, 1 help shown, -1 usage error printed. */
 static int parse_options(int argc, char **argv, profile_opts *o)
@@ -122,12 +117,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         {"kernel-name", required_argument, NULL, 'k'},
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
-        {"table", required_argument, NULL, OPT_TABLE},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"model", required_argument, NULL, 'm'},
-        {"format", required_argument, NULL, 'f'},
-        {"summary", no_argument, NULL, OPT_SUMMARY},
-        {"output", required_argument, NULL, 'o'},
+        CLI_REPORT_LONG_OPTIONS,
         {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
         {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
         {"keep-counters", required_argument, NULL, OPT_KEEP},
@@ -135,8 +125,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->model = "default";
-    o->format = GM_FORMAT_TEXT;
+    cli_report_opts_init(&o->r);
     o->counters = DEFAULT_COUNTERS;
     optind = 1;
     opterr = 0;
@@ -158,27 +147,6 @@ static int parse_options(int argc, char **argv, profile_opts *o)
             if ((o->count = cli_parse_count(CMD, "--launch-count", optarg, 0, LONG_MAX)) < 0)
                 return -1;
             break;
-        case OPT_TABLE:
-            o->table = optarg;
-            break;
-        case OPT_FORCE:
-            o->force = 1;
-            break;
-        case 'm':
-            o->model = optarg;
-            break;
-        case 'f':
-            if (gm_format_parse(optarg, &o->format) != GM_OK) {
-                cli_usage_error(CMD, "--format must be text, csv or json, not '%s'", optarg);
-                return -1;
-            }
-            break;
-        case OPT_SUMMARY:
-            o->summary = 1;
-            break;
-        case 'o':
-            o->output = optarg;
-            break;
         case OPT_NO_SPLIT:
             o->no_split = 1;
             break;
@@ -191,9 +159,15 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         case ':':
             cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
             return -1;
-        default:
+        default: {
+            int taken = cli_report_option(CMD, c, optarg, &o->r);
+            if (taken < 0)
+                return -1;
+            if (taken)
+                break;
             cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
             return -1;
+        }
         }
     }
     if (optind >= argc) {
@@ -205,7 +179,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         cli_usage_error(CMD, "--always-rerun and --no-opcode-split contradict each other");
         return -1;
     }
-    if (o->force && !o->table) {
+    if (o->r.force && !o->r.table) {
         cli_usage_error(CMD, "--force only makes sense with --table");
         return -1;
     }
@@ -1241,10 +1215,10 @@ static gm_table *take_prefetched(table_prefetch *tp, const profile_opts *o,
 {
     if (!tp || !tp->table)
         return NULL;
-    if (o->table) {
+    if (o->r.table) {
         /* cli_table_resolve's check of an explicit table, unless --force */
         gm_error err = {{0}};
-        if (!o->force && cli_table_check(tp->table, tp->path, set->meta.device_name,
+        if (!o->r.force && cli_table_check(tp->table, tp->path, set->meta.device_name,
                                          set->meta.sm_count, &err) != GM_OK)
             return NULL;
     } else if (strcmp(tp->table->meta.gpu_name, set->meta.device_name) != 0 ||
@@ -1267,8 +1241,8 @@ static int report(const profile_opts *o, const gm_counters_set *set,
     char table_path[PATH_MAX];
     gm_table *table = take_prefetched(prefetch, o, set, table_path, sizeof table_path);
     gm_status st = table ? GM_OK
-                         : cli_table_resolve(o->table, set->meta.device_name, set->meta.sm_count,
-                                             o->force, &table, table_path, sizeof table_path,
+                         : cli_table_resolve(o->r.table, set->meta.device_name, set->meta.sm_count,
+                                             o->r.force, &table, table_path, sizeof table_path,
                                              &err);
     if (st != GM_OK) {
         int rc = cli_fail(CMD, st, &err);
@@ -1276,7 +1250,7 @@ static int report(const profile_opts *o, const gm_counters_set *set,
                   "once a table is at hand", o->counters, o->counters);
         return rc;
     }
-    if (o->table && o->force &&
+    if (o->r.table && o->r.force &&
         cli_table_check(table, table_path, set->meta.device_name, set->meta.sm_count, NULL) !=
             GM_OK)
         cli_error(CMD, "warning: --force: %s was measured on %s with %d SMs, the counters come "
@@ -1288,8 +1262,8 @@ static int report(const profile_opts *o, const gm_counters_set *set,
     if (st != GM_OK) {
         rc = cli_fail(CMD, st, &err);
     } else {
-        rep.summary = o->summary;
-        rc = cli_write_report(CMD, o->output, &rep, o->format);
+        rep.summary = o->r.summary;
+        rc = cli_write_report(CMD, o->r.output, &rep, o->r.format);
         gm_report_free(&rep);
     }
     gm_table_free(table);
@@ -1386,8 +1360,8 @@ int cmd_profile(int argc, char **argv)
     if (parsed != 0)
         return parsed > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
     gm_model_options model;
-    if (gm_model_by_name(o.model, &model) != GM_OK)
-        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.model, gm_model_names());
+    if (gm_model_by_name(o.r.model, &model) != GM_OK)
+        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.r.model, gm_model_names());
     int rc = check_program(o.program[0]);
     if (rc != GPUQ_EXIT_OK)
         return rc;
@@ -1428,7 +1402,7 @@ int cmd_profile(int argc, char **argv)
     install_signal_handlers(&old_int, &old_term);
     table_prefetch prefetch;
     memset(&prefetch, 0, sizeof prefetch);
-    prefetch.explicit_path = o.table;
+    prefetch.explicit_path = o.r.table;
     prefetch.status_path = status1;
     static disasm_spec spec; /* large: not on the stack */
     memset(&spec, 0, sizeof spec);
