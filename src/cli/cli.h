@@ -61,7 +61,7 @@ int cli_isatty(FILE *f);
 /* The report options gpuq model and gpuq profile share: --table, --force,
  * -m/--model, -f/--format, --summary, -o/--output.  CLI_REPORT_LONG_OPTIONS
  * goes into a command's getopt_long table (its short-option string holds
- * "m:f:o:"); cli_report_option takes the options it knows. */
+ * "m:f:o:"); cli_take_report_option handles them. */
 typedef struct cli_report_opts {
     const char *table;
     int force;
@@ -81,8 +81,10 @@ enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY };
 
 /* Defaults: model "default", text format. */
 void cli_report_opts_init(cli_report_opts *r);
-/* 1: opt was a report option and is taken; 0: not one; -1: bad value
- * (the usage error is printed). */
-int cli_report_option(const char *cmd, int opt, const char *arg, cli_report_opts *r);
+/* Takes getopt_long's result opt when it is a report option (0).  Anything
+ * else is a usage error, printed (-1): a bad value, a missing value (':'),
+ * an unknown option; given is the option as written (argv[optind - 1]). */
+int cli_take_report_option(const char *cmd, int opt, const char *arg, const char *given,
+                           cli_report_opts *r);
 
 #endif

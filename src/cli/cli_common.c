@@ -120,31 +120,35 @@ void cli_report_opts_init(cli_report_opts *r)
     r->format = GM_FORMAT_TEXT;
 }
 
-int cli_report_option(const char *cmd, int opt, const char *arg, cli_report_opts *r)
+int cli_take_report_option(const char *cmd, int opt, const char *arg, const char *given,
+                           cli_report_opts *r)
 {
     switch (opt) {
     case CLI_OPT_TABLE:
         r->table = arg;
-        return 1;
+        return 0;
     case CLI_OPT_FORCE:
         r->force = 1;
-        return 1;
+        return 0;
     case CLI_OPT_SUMMARY:
         r->summary = 1;
-        return 1;
+        return 0;
     case 'm':
         r->model = arg;
-        return 1;
+        return 0;
     case 'o':
         r->output = arg;
-        return 1;
-    case 'f':
-        if (gm_format_parse(arg, &r->format) != GM_OK) {
-            cli_usage_error(cmd, "--format must be text, csv or json, not '%s'", arg);
-            return -1;
-        }
-        return 1;
-    default:
         return 0;
+    case 'f':
+        if (gm_format_parse(arg, &r->format) == GM_OK)
+            return 0;
+        cli_usage_error(cmd, "--format must be text, csv or json, not '%s'", arg);
+        return -1;
+    case ':':
+        cli_usage_error(cmd, "option '%s' needs a value", given);
+        return -1;
+    default:
+        cli_usage_error(cmd, "unknown option '%s'", given);
+        return -1;
     }
 }

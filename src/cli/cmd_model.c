@@ -84,18 +84,10 @@ static int parse_options(int argc, char **argv, model_opts *o)
         case OPT_NCU_CSV:
             o->ncu_csv = optarg;
             break;
-        case ':':
-            cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
-            return -1;
-        default: {
-            int taken = cli_report_option(CMD, c, optarg, &o->r);
-            if (taken < 0)
+        default: /* a report option, or a usage error */
+            if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)
                 return -1;
-            if (taken)
-                break;
-            cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
-            return -1;
-        }
+            break;
         }
     }
     if (optind < argc)

@@ -156,18 +156,10 @@ static int parse_options(int argc, char **argv, profile_opts *o)
         case OPT_KEEP:
             o->counters = optarg;
             break;
-        case ':':
-            cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
-            return -1;
-        default: {
-            int taken = cli_report_option(CMD, c, optarg, &o->r);
-            if (taken < 0)
+        default: /* a report option, or a usage error */
+            if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)
                 return -1;
-            if (taken)
-                break;
-            cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
-            return -1;
-        }
+            break;
         }
     }
     if (optind >= argc) {
@@ -351,9 +343,10 @@ static void set_count_env(const char *name, long v)
  *  - the disassembler takes about 0.3 s per call, whatever the size of the
  *    code.  The collector names each profiled kernel in
  *    cubins-counters/kernels.txt at its first launch; as soon as a saved
- *    cubin holds that kernel's code, `nvdisasm -b` starts on it in the
- *    background (at most GPUQ_SPEC_MAX of them).  The split from the
- *    disassembly uses the results, and disassembles what is missing. */
+ *    cubin holds that kernel's code, it is read: at once by the Hopper
+ *    reader (gi_decode_sm90.c) when it knows every instruction, else by
+ *    `nvdisasm -b` in the background (at most GPUQ_SPEC_MAX of them).  The
+ *    split from the code uses the results, and reads what is missing. */
 typedef struct table_prefetch {
     const char *explicit_path;
     const char *status_path;
@@ -624,18 +617,35 @@ static void index_new_cubins(disasm_spec *sp)
     free_list(cubins, n);
 }
 
+/* length bytes at offset of file path (malloc'ed), or NULL. */
+static uint8_t *read_range(const char *path, size_t offset, size_t length)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return NULL;
+    uint8_t *buf = malloc(length ? length : 1);
+    if (buf && (fseek(in, (long)offset, SEEK_SET) != 0 || fread(buf, 1, length, in) != length)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(in);
+    return buf;
+}
+
 /* Copies length bytes at offset of file src into a new file dst. */
 static int copy_code(const char *src, size_t offset, size_t length, const char *dst)
 {
-    FILE *in = fopen(src, "rb");
-    if (!in)
-        return 0;
-    uint8_t *buf = malloc(length ? length : 1);
-    int ok = buf && fseek(in, (long)offset, SEEK_SET) == 0 && fread(buf, 1, length, in) == length;
-    fclose(in);
-    ok = ok && write_code(dst, buf, length);
+    uint8_t *buf = read_range(src, offset, length);
+    int ok = buf && write_code(dst, buf, length);
     free(buf);
     return ok;
+}
+
+/* Whether kernels' code for arch ("SM90") is read by gpuq's Hopper reader
+ * (GPUQ_NO_DECODER leaves it to the disassembler). */
+static int use_decoder(const char *arch)
+{
+    return strcmp(arch, "SM90") == 0 && !getenv("GPUQ_NO_DECODER");
 }
 
 /* Reads a kernel's code with the built-in Hopper reader when the device is
@@ -644,15 +654,10 @@ static int copy_code(const char *src, size_t offset, size_t length, const char *
 static int decode_code(const char *cubin, size_t offset, size_t length, const char *arch,
                        gi_function_ops *ops)
 {
-    if (strcmp(arch, "SM90") != 0 || getenv("GPUQ_NO_DECODER"))
+    if (!use_decoder(arch))
         return 0;
-    FILE *in = fopen(cubin, "rb");
-    if (!in)
-        return 0;
-    uint8_t *code = malloc(length ? length : 1);
-    int ok = code && fseek(in, (long)offset, SEEK_SET) == 0 && fread(code, 1, length, in) == length &&
-             gi_sm90_function_ops(code, length, ops);
-    fclose(in);
+    uint8_t *code = read_range(cubin, offset, length);
+    int ok = code && gi_sm90_function_ops(code, length, ops);
     free(code);
     return ok;
 }
@@ -1095,8 +1100,7 @@ static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, co
             continue;
         }
         found++;
-        if (strcmp(arch, "SM90") == 0 && !getenv("GPUQ_NO_DECODER") &&
-            gi_sm90_function_ops(elf + off, len, &one)) {
+        if (use_decoder(arch) && gi_sm90_function_ops(elf + off, len, &one)) {
             free(elf);
             (*decoded)++;
             gi_function_ops_merge(ops, &one);

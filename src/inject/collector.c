@@ -191,6 +191,14 @@ int gi_cuda_failed(const char *call, CUresult rc)
     return 0;
 }
 
+int gi_ctx_synchronize(void)
+{
+    uint64_t t0 = gi_now_ns();
+    CUresult rc = cuCtxSynchronize();
+    gi_call_done(GI_CALL_CTX_SYNC, t0);
+    return rc == CUDA_SUCCESS ? 1 : gi_cuda_failed("cuCtxSynchronize", rc);
+}
+
 /* ---- output files ----------------------------------------------------- */
 
 /* Opens the output for this process.  The path is claimed with O_EXCL: when

@@ -238,6 +238,8 @@ void gi_stand_down(gi_error_kind kind, const char *fmt, ...) __attribute__((form
  * write `return gi_cupti_failed(...)`. */
 int gi_cupti_failed(const char *call, CUptiResult rc);
 int gi_cuda_failed(const char *call, CUresult rc);
+/* cuCtxSynchronize, timed; stands down and returns 0 when it fails. */
+int gi_ctx_synchronize(void);
 
 /* Per-device properties for the counters file header. */
 int gi_device_fill_meta(gi_device *dev);

@@ -463,11 +463,8 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
     if (dev->dirty) {
         /* An unprofiled kernel may still run (its launch closed the last
          * window); wait, so that the new window sees only profiled ones. */
-        uint64_t ts = gi_now_ns();
-        CUresult cr = cuCtxSynchronize();
-        gi_call_done(GI_CALL_CTX_SYNC, ts);
-        if (cr != CUDA_SUCCESS)
-            return gi_cuda_failed("cuCtxSynchronize", cr);
+        if (!gi_ctx_synchronize())
+            return 0;
         dev->dirty = 0;
     }
     uint64_t t1 = gi_now_ns();

@@ -229,11 +229,8 @@ int gi_sass_begin(gi_device *dev, CUcontext ctx)
     if (dev->dirty) {
         /* Counts accumulate per instruction until flushed: drop those of
          * the unprofiled launches since the last window. */
-        uint64_t ts = gi_now_ns();
-        CUresult cr = cuCtxSynchronize();
-        gi_call_done(GI_CALL_CTX_SYNC, ts);
-        if (cr != CUDA_SUCCESS)
-            return gi_cuda_failed("cuCtxSynchronize", cr);
+        if (!gi_ctx_synchronize())
+            return 0;
         size_t dropped;
         if (!flush_records(dev, ctx, NULL, 0, &dropped))
             return 0;
@@ -246,10 +243,8 @@ int gi_sass_begin(gi_device *dev, CUcontext ctx)
 int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok)
 {
     uint64_t t0 = gi_now_ns();
-    CUresult cr = cuCtxSynchronize();
-    gi_call_done(GI_CALL_CTX_SYNC, t0);
-    if (cr != CUDA_SUCCESS)
-        return gi_cuda_failed("cuCtxSynchronize", cr);
+    if (!gi_ctx_synchronize())
+        return 0;
     uint64_t t1 = gi_now_ns();
     if (!launch_ok) {
         size_t dropped;
