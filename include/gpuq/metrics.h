@@ -1,0 +1,65 @@
+/* The metric table: every hardware counter any registered model reads, by
+ * its CUPTI / Nsight Compute name.  One table (src/model/metrics.c), read by
+ * the CUPTI collector (which gathers the union the selected models declare),
+ * the ncu CSV importer and the counters file (v2 has one column per metric,
+ * named by the metric).  A new metric is one row there; a model names the
+ * metrics it needs in its unit row (gpuq/unit.h) and finds each one's index
+ * with gm_metric_find() once.
+ *
+ * gm_launch_counters.metric[] is indexed by row; NaN = not collected.
+ */
+#ifndef GPUQ_METRICS_H
+#define GPUQ_METRICS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Room in gm_launch_counters.metric[]; a test checks the table fits. */
+#define GM_METRIC_MAX 160
+
+typedef struct gm_metric_desc {
+    const char *name;    /* CUPTI / ncu metric name ("sm__cycles_active.sum") */
+    const char *column;  /* short name of the v1 counters file and of reports ("cycles_sum") */
+    const char *meaning; /* one line for --help and docs */
+} gm_metric_desc;
+
+/* The table and its length (<= GM_METRIC_MAX). */
+extern const gm_metric_desc gm_metric_table[];
+size_t gm_metric_count(void);
+
+/* Row of a metric given its metric name or its short column name; -1 when
+ * the table has no such metric. */
+int gm_metric_find(const char *name);
+
+/* The shared-atomic model's metrics are the table's first rows, in this
+ * order (paper 000, Table 1); its code indexes them by these names.  Other
+ * models look their metrics up by name. */
+typedef enum gm_metric_id {
+    GM_M_N_ATOM_SASS = 0, /* smsp__sass_inst_executed_op_shared_atom.sum      N (instrumented) */
+    GM_M_N_ATOM,          /* smsp__inst_executed_op_shared_atom.sum           N (hardware) */
+    GM_M_N_CAS,           /* smsp__inst_executed_op_shared_atom_dot_cas.sum   N_c */
+    GM_M_N_ALU,           /* smsp__inst_executed_op_shared_atom_dot_alu.sum   N_f (non-CAS) */
+    GM_M_O_WAVEFRONTS,    /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum   O */
+    GM_M_CYCLES_SUM,      /* sm__cycles_active.sum   T summed over SMs */
+    GM_M_CYCLES_AVG,      /* sm__cycles_active.avg */
+    GM_M_CYCLES_MIN,      /* sm__cycles_active.min */
+    GM_M_CYCLES_MAX,      /* sm__cycles_active.max */
+    GM_M_OCCUPANCY_PCT,   /* sm__warps_active.avg.pct_of_peak_sustained_active   o (percent) */
+    GM_M_DURATION_NS,     /* gpu__time_duration.sum */
+    GM_M_SHARED_PENDING,  /* sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum   queue-length integral */
+    GM_M_SHARED_INST,     /* sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum  LDS+LDSM+ATOMS */
+    GM_M_ATOMIC_ROWS      /* rows of the shared-atomic model */
+} gm_metric_id;
+
+/* The metric names of a set of rows, comma-separated, for `ncu --metrics`
+ * (rows NULL: every row of the table).  Written into buf; returns buf, or
+ * NULL when it does not fit. */
+char *gm_metric_list(const int *rows, size_t n_rows, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,143 @@
+/* Models as registered units (design.md): each paper's model is one row of
+ * the unit table (src/model/units.c).  A unit names the metrics and the
+ * machine data it needs, turns one launch's counters into its result, and
+ * describes that result as a list of fields, from which one report writer
+ * makes the text, CSV and JSON of its section.  Units are pure C: no CUDA,
+ * no CUPTI, testable anywhere.
+ *
+ * Adding a model (docs/architecture.md has the worked example, the shared-
+ * atomic unit in src/model/unit_atomics.c):
+ *   1. its equations in a pure-C module named after the paper
+ *      (src/model/<paper>.c, include/gpuq/<paper>.h), with CPU tests;
+ *   2. src/model/unit_<name>.c: a `const gm_unit gm_unit_<name>` that
+ *      fills the rows below;
+ *   3. one row in gm_units[] (src/model/units.c), its metrics as rows of
+ *      gm_metric_table (src/model/metrics.c) if new, and the file in
+ *      src/model/CMakeLists.txt;
+ *   4. a section in docs/ with its validation.
+ */
+#ifndef GPUQ_UNIT_H
+#define GPUQ_UNIT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "gpuq/counters.h"
+#include "gpuq/mdata.h"
+#include "gpuq/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gm_table; /* gpuq/table.h: the shared-atomic table */
+
+#define GM_MACHINE_MAX_FILES 16
+
+/* The machine data of one GPU, as found for a report.  Suites whose file
+ * is missing are listed in `missing` (one line each, with the command that
+ * measures them); the units that need them are skipped, the rest report. */
+typedef struct gm_machine {
+    char gpu_name[128];
+    int sm_count;
+    struct gm_table *atomics;      /* suite "atomics" (own format); NULL when missing */
+    char atomics_path[4096];
+    size_t n_files;
+    struct {
+        char suite[32];
+        char path[4096];
+        gm_mdata *md;              /* owned */
+    } files[GM_MACHINE_MAX_FILES];
+    size_t n_missing;
+    char missing[GM_MACHINE_MAX_FILES][256];
+} gm_machine;
+
+/* The generic machine data of `suite`, NULL when it was not found. */
+const gm_mdata *gm_machine_suite(const gm_machine *m, const char *suite);
+/* 1 when every suite the NULL-terminated list names was found. */
+int gm_machine_has(const gm_machine *m, const char *const *suites);
+
+/* Fills m for (gpu_name, sm_count): every suite named in `suites`
+ * (NULL-terminated) is looked up with gm_mdata_find, or taken from an
+ * explicit path (overrides: "suite=path" strings, e.g. from --table; checked
+ * against the GPU unless force).  A suite not found is a line in m->missing,
+ * not an error; a file found but invalid is an error. */
+gm_status gm_machine_load(gm_machine *m, const char *gpu_name, int sm_count,
+                          const char *const *suites, const char *const *overrides, int force,
+                          gm_error *err);
+void gm_machine_free(gm_machine *m);
+
+/* One field of a unit's result: the unit describes its result as fields,
+ * the report writes them (text columns, CSV columns "<unit>.<name>", JSON
+ * keys inside the section's object). */
+typedef enum gm_field_kind {
+    GM_FIELD_NUM = 0, /* a real number (NaN: not available) */
+    GM_FIELD_PCT,     /* a fraction, shown in text as a percentage */
+    GM_FIELD_TEXT     /* text (NULL: empty) */
+} gm_field_kind;
+
+typedef struct gm_field {
+    const char *name;     /* CSV / JSON key inside the section ("U") */
+    gm_field_kind kind;
+    double num;
+    const char *text;     /* valid until the result is freed */
+    int width;            /* > 0: a column of the text table this wide; 0: CSV/JSON only */
+    const char *heading;  /* text column heading; NULL: name */
+} gm_field;
+
+#define GM_UNIT_MAX_FIELDS 96
+
+/* The verdict of one section for one launch: how much this section says the
+ * kernel is held up (0 nothing .. 1 fully; NaN undecided) and one line. */
+typedef struct gm_unit_verdict {
+    double severity;
+    char text[192];       /* "shared-memory atomics are the bottleneck (U = 97%)" */
+} gm_unit_verdict;
+
+typedef struct gm_unit {
+    const char *name;           /* key: --section NAME, CSV prefix, JSON key ("atomics") */
+    const char *title;          /* section heading ("shared atomics") */
+    const char *paper;          /* "Dong & Pai, GPGPU 2025 (paper 000)" */
+    const char *const *metrics; /* NULL-terminated metric names it reads (gpuq/metrics.h) */
+    const char *const *suites;  /* NULL-terminated machine-data suites it needs */
+    const char *variants;       /* comma-separated variant names, the default first; "" none */
+    size_t result_size;         /* bytes of one result (the report allocates them) */
+
+    /* Once per report: reads the machine data into the unit's state.
+     * variant: one of `variants`, or NULL for the default. */
+    gm_status (*prepare)(const gm_machine *m, const char *variant, void **state,
+                         gm_error *err);
+    void (*release)(void *state);
+
+    /* One launch (or, with --summary, one kernel's launches summed).  A
+     * launch the unit cannot take (a counter missing) still gets a result
+     * whose verdict says why; only invalid arguments fail. */
+    gm_status (*apply)(const void *state, const gm_counters_meta *meta,
+                       const gm_launch_counters *k, void *result, gm_error *err);
+    void (*free_result)(void *result); /* may be NULL */
+
+    /* The result as fields (at most GM_UNIT_MAX_FIELDS); the same names in
+     * the same order for every result of a report. */
+    size_t (*fields)(const void *state, const void *result, gm_field *out, size_t max);
+    void (*verdict)(const void *state, const void *result, gm_unit_verdict *out);
+
+    /* Optional: "  - ..." lines under the section heading in text (the
+     * approximations in use, given every result of the report). */
+    void (*text_notes)(FILE *out, const void *state, const void *const *results, size_t n);
+    /* Optional: more JSON members inside the section's object (nested data
+     * such as per-SM values), each starting with ",\n". */
+    void (*json_extra)(FILE *out, int indent, const void *state, const void *result);
+} gm_unit;
+
+/* The registry (src/model/units.c), in report order. */
+extern const gm_unit *const gm_units[];
+size_t gm_unit_count(void);
+const gm_unit *gm_unit_find(const char *name);
+/* The union of the metrics of the given units (all when units == NULL), as
+ * rows of gm_metric_table, each once; returns the count (<= max).  The
+ * collector gathers exactly these. */
+size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *rows, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
