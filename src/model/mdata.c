@@ -682,19 +682,42 @@ static int existing_file(char *path, size_t len, const char *dir, const char *su
     return 0;
 }
 
-/* Looks through the GPU folders under dir; 1 and path set on a match. */
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Looks through the GPU folders under dir, in name order (the answer must
+ * not depend on the file system's order); 1 and path set on a match. */
 static int find_in(const char *dir, const char *gpu_name, int sm_count, const char *suite,
                    const char *file, char *path, size_t len)
 {
     DIR *d = opendir(dir);
     if (!d)
         return 0;
-    int found = 0;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
     struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
+    while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        if (!existing_file(path, len, dir, e->d_name, file))
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 16;
+            char **grown = realloc(names, c * sizeof *grown);
+            if (!grown)
+                break;
+            names = grown;
+            cap = c;
+        }
+        if ((names[n] = dup_text(e->d_name)) != NULL)
+            n++;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(names, n, sizeof *names, compare_names);
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++) {
+        if (!existing_file(path, len, dir, names[i], file))
             continue;
         gm_mdata_meta meta;
         if (gm_mdata_read_meta(path, &meta, NULL) != GM_OK)
@@ -702,7 +725,9 @@ static int find_in(const char *dir, const char *gpu_name, int sm_count, const ch
         found = strcmp(meta.gpu_name, gpu_name) == 0 &&
                 (sm_count == 0 || meta.sm_count == sm_count) && strcmp(meta.suite, suite) == 0;
     }
-    closedir(d);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
     return found;
 }
 
