@@ -33,7 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "collector_internal.h"
+#include "collector_range.h"
+#include "collector_sass.h"
 #include "gi_sass.h"
 
 gi_collector g_collector = {
@@ -41,10 +43,6 @@ gi_collector g_collector = {
     .contexts_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 #define g g_collector
-
-/* The C++ runtime's demangler (libstdc++), declared here so that the
- * collector stays C. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
 uint64_t gi_now_ns(void)
 {
@@ -58,294 +56,6 @@ void gi_call_done(gi_call call, uint64_t t0)
     uint64_t dt = gi_now_ns() - t0;
     __atomic_fetch_add(&g.call_ns[call], dt, __ATOMIC_RELAXED);
     __atomic_fetch_add(&g.call_count[call], 1, __ATOMIC_RELAXED);
-}
-
-/* ---- messages --------------------------------------------------------- */
-
-static void emit(const char *prefix, const char *fmt, va_list ap)
-{
-    /* One write per message, so lines from several threads do not mix. */
-    char line[1024];
-    int n = snprintf(line, sizeof line, "gpuq-collector: %s", prefix);
-    if (n < 0)
-        return;
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, len);
-    (void)w;
-}
-
-void gi_note(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    emit("", fmt, ap);
-    va_end(ap);
-}
-
-void gi_verbose(const char *fmt, ...)
-{
-    if (!g.verbose)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    emit("[verbose] ", fmt, ap);
-    va_end(ap);
-}
-
-static void write_status_locked(void);
-
-/* Records the first reason and stops profiling; g.lock is held. */
-static void stand_down_locked_v(gi_error_kind kind, const char *fmt, va_list ap)
-{
-    int first = g.error_kind == GI_ERROR_NONE;
-    if (first) {
-        vsnprintf(g.error, sizeof g.error, fmt, ap);
-        g.error_kind = kind;
-    }
-    g.disabled = 1;
-    if (first) {
-        gi_note("%s; profiling stopped, the program continues", g.error);
-        write_status_locked();
-    }
-}
-
-static void stand_down_locked(gi_error_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void stand_down_locked(gi_error_kind kind, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    stand_down_locked_v(kind, fmt, ap);
-    va_end(ap);
-}
-
-void gi_stand_down(gi_error_kind kind, const char *fmt, ...)
-{
-    pthread_mutex_lock(&g.lock);
-    va_list ap;
-    va_start(ap, fmt);
-    stand_down_locked_v(kind, fmt, ap);
-    va_end(ap);
-    pthread_mutex_unlock(&g.lock);
-}
-
-int gi_cupti_failed(const char *call, CUptiResult rc)
-{
-    const char *name = NULL;
-    if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || !name)
-        name = "unknown CUPTI error";
-    switch (rc) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        gi_stand_down(GI_ERROR_PERMISSION,
-                      "%s failed (%s): this user may not read the GPU performance counters; "
-                      "run as root or with CAP_PERFMON (CAP_SYS_ADMIN before driver R565), or load "
-                      "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
-                      "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)",
-                      call, name);
-        break;
-    case CUPTI_ERROR_HARDWARE_BUSY:
-        gi_stand_down(GI_ERROR_BUSY,
-                      "%s failed (%s): another profiler holds the GPU performance counters "
-                      "(Nsight Compute, DCGM profiling: 'dcgmi profile --pause', another CUPTI tool)",
-                      call, name);
-        break;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-        gi_stand_down(GI_ERROR_BUSY,
-                      "%s failed (%s): another CUPTI tool is attached to this program "
-                      "(Nsight Systems, Nsight Compute, the PyTorch profiler...)",
-                      call, name);
-        break;
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-        gi_stand_down(GI_ERROR_UNSUPPORTED,
-                      "%s failed (%s): CUPTI cannot profile a MIG instance here; "
-                      "profile on a GPU without MIG", call, name);
-        break;
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_INVALID_CHIP_NAME:
-        gi_stand_down(GI_ERROR_UNSUPPORTED, "%s failed (%s): this GPU or setup cannot be profiled",
-                      call, name);
-        break;
-    default:
-        gi_stand_down(GI_ERROR_CUPTI, "%s failed (%s, CUPTI error %d)", call, name, (int)rc);
-        break;
-    }
-    return 0;
-}
-
-int gi_cuda_failed(const char *call, CUresult rc)
-{
-    const char *name = NULL;
-    if (cuGetErrorName(rc, &name) != CUDA_SUCCESS || !name)
-        name = "unknown CUDA error";
-    gi_stand_down(GI_ERROR_CUDA, "%s failed (%s, CUDA error %d)", call, name, (int)rc);
-    return 0;
-}
-
-int gi_ctx_synchronize(void)
-{
-    uint64_t t0 = gi_now_ns();
-    CUresult rc = cuCtxSynchronize();
-    gi_call_done(GI_CALL_CTX_SYNC, t0);
-    return rc == CUDA_SUCCESS ? 1 : gi_cuda_failed("cuCtxSynchronize", rc);
-}
-
-/* ---- output files ----------------------------------------------------- */
-
-/* Opens the output for this process.  The path is claimed with O_EXCL: when
- * another process of the same run (a child that also uses CUDA) got there
- * first, this one writes PATH.<pid> instead, so that no file is written by
- * two processes. */
-static FILE *open_output(void)
-{
-    int fd = open(g.out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", g.out_path);
-    if (fd < 0 && errno == EEXIST) {
-        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld", g.out_path, (long)getpid());
-        fd = open(g.out_path_used, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd >= 0)
-            gi_note("'%s' is taken by another process of this run; process %ld writes '%s'",
-                    g.out_path, (long)getpid(), g.out_path_used);
-    }
-    if (fd < 0) {
-        int e = errno;
-        g.out_failed = 1;
-        stand_down_locked(GI_ERROR_IO, "cannot create '%s' (%s)", g.out_path_used, strerror(e));
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        g.out_failed = 1;
-    }
-    return f;
-}
-
-/* Called with g.lock held: opens the output on first use. */
-static int output_ready_locked(void)
-{
-    if (!g.out && !g.out_failed)
-        g.out = open_output();
-    return g.out && !g.out_failed;
-}
-
-void gi_write_row(gi_device *dev, const gm_launch_counters *k)
-{
-    pthread_mutex_lock(&g.lock);
-    gm_error err = {{0}};
-    int fresh = !g.out;
-    if (!output_ready_locked())
-        goto done;
-    if (fresh && gm_counters_write_header(g.out, &dev->meta, &err) != GM_OK) {
-        g.out_failed = 1;
-        stand_down_locked(GI_ERROR_IO, "cannot write the counters header to '%s' (%s)",
-                          g.out_path_used, err.msg);
-        goto done;
-    }
-    if (gm_counters_append_row(g.out, k, &err) != GM_OK || fflush(g.out) != 0) {
-        g.out_failed = 1;
-        stand_down_locked(GI_ERROR_IO, "cannot append to '%s' (%s)", g.out_path_used,
-                          err.msg[0] ? err.msg : strerror(errno));
-        goto done;
-    }
-    g.rows_written++;
-done:
-    pthread_mutex_unlock(&g.lock);
-}
-
-void gi_write_sass_text(const char *text)
-{
-    pthread_mutex_lock(&g.lock);
-    int fresh = !g.out;
-    if (!output_ready_locked())
-        goto done;
-    if ((fresh && fprintf(g.out, "%s\nmetric,%s\n", GI_SASS_FILE_MAGIC, g.sass_metric) < 0) ||
-        fputs(text, g.out) < 0 ||
-        fflush(g.out) != 0) {
-        g.out_failed = 1;
-        stand_down_locked(GI_ERROR_IO, "cannot append to '%s' (%s)", g.out_path_used,
-                          strerror(errno));
-    }
-done:
-    pthread_mutex_unlock(&g.lock);
-}
-
-static const char *error_kind_name(gi_error_kind kind)
-{
-    static const char *const names[] = {"none",  "config", "permission", "busy",
-                                        "unsupported", "cupti", "cuda", "io"};
-    return (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
-}
-
-/* Status file for gpuq profile: what was profiled, what was not, and why the
- * collector stood down.  Rewritten whole (temporary file + rename). */
-static void write_status_locked(void)
-{
-    if (!g.status_path[0] || getpid() != g.pid)
-        return;
-    char tmp[GI_PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", g.status_path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    size_t passes = 0, batch = 0;
-    uint64_t windows = 0;
-    const char *replay = "none";
-    const gm_counters_meta *meta = NULL;
-    for (int i = 0; i < GI_MAX_DEVICES; i++) {
-        windows += g.devices[i].windows;
-        if (g.devices[i].meta.device_name[0] && !meta)
-            meta = &g.devices[i].meta;
-        if (g.devices[i].setup_ok && g.pass == GI_PASS_COUNTERS && !passes) {
-            passes = g.devices[i].passes;
-            batch = g.devices[i].batch_max;
-            replay = g.devices[i].replay == CUPTI_KernelReplay ? "kernel" : "user";
-        }
-    }
-    fprintf(f,
-            "# gpuq collector status v1\n"
-            "pid: %ld\n"
-            "pass: %s\n"
-            "output: %s\n"
-            "device_name: %s\n"
-            "sm_count: %d\n"
-            "compute_capability: %d.%d\n"
-            "replay: %s\n"
-            "passes: %zu\n"
-            "batch: %zu\n"
-            "windows: %" PRIu64 "\n"
-            "launches_seen: %" PRIu64 "\n"
-            "profiled_launches: %" PRIu64 "\n"
-            "rows_written: %" PRIu64 "\n"
-            "filtered_out_launches: %" PRIu64 "\n"
-            "graph_launches: %" PRIu64 "\n"
-            "captured_launches: %" PRIu64 "\n"
-            "failed_launches: %" PRIu64 "\n"
-            "range_mismatches: %" PRIu64 "\n"
-            "cubins_saved: %" PRIu64 "\n"
-            "drained: %d\n"
-            "error_kind: %s\n"
-            "error: %s\n",
-            (long)g.pid, g.pass == GI_PASS_SASS ? "sass" : "counters",
-            g.out_path_used[0] ? g.out_path_used : g.out_path, meta ? meta->device_name : "",
-            meta ? meta->sm_count : 0, meta ? meta->cc_major : 0, meta ? meta->cc_minor : 0,
-            replay, passes, batch, windows, g.launches_seen,
-            g.profiled, g.rows_written, g.filtered_out, g.graph_launches, g.captured_launches,
-            g.failed_launches, g.range_mismatches, g.cubins_saved, g.drained,
-            error_kind_name(g.error_kind), g.error);
-    if (fclose(f) == 0)
-        rename(tmp, g.status_path);
-    else
-        unlink(tmp);
 }
 
 /* ---- devices and contexts --------------------------------------------- */
@@ -376,13 +86,11 @@ int gi_device_fill_meta(gi_device *dev)
     return 1;
 }
 
-static void preload_join(void);
-
 static int profiler_initialize(void)
 {
     if (g.profiler_initialized)
         return 1;
-    preload_join();
+    gi_preload_join();
     CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL};
     uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiProfilerInitialize(&p);
@@ -394,7 +102,7 @@ static int profiler_initialize(void)
 }
 
 /* Called with dev->lock held. */
-static void device_setup(gi_device *dev, CUcontext ctx)
+void gi_device_setup(gi_device *dev, CUcontext ctx)
 {
     if (dev->setup_done)
         return;
@@ -404,7 +112,7 @@ static void device_setup(gi_device *dev, CUcontext ctx)
     /* gpuq reads the device from here to load its calibration table while
      * the program runs: written before the slow part of the set-up. */
     pthread_mutex_lock(&g.lock);
-    write_status_locked();
+    gi_write_status_locked();
     pthread_mutex_unlock(&g.lock);
     if (!profiler_initialize())
         return;
@@ -415,7 +123,7 @@ static void device_setup(gi_device *dev, CUcontext ctx)
                    dev->chip, g.pass == GI_PASS_SASS ? "sass" : "counters");
 }
 
-static gi_device *device_of(CUcontext ctx)
+gi_device *gi_device_of(CUcontext ctx)
 {
     uint32_t id = 0;
     CUptiResult rc = cuptiGetDeviceId(ctx, &id);
@@ -455,13 +163,13 @@ static void context_forget(CUcontext ctx)
     pthread_mutex_unlock(&g.contexts_lock);
 }
 
-static void on_context_created(CUcontext ctx)
+void gi_on_context_created(CUcontext ctx)
 {
     if (g.disabled)
         return;
     if (!g.first_context_ns)
         g.first_context_ns = gi_now_ns();
-    gi_device *dev = device_of(ctx);
+    gi_device *dev = gi_device_of(ctx);
     if (!dev)
         return;
     pthread_mutex_lock(&dev->lock);
@@ -469,7 +177,7 @@ static void on_context_created(CUcontext ctx)
     /* Counter availability must be read before any range profiler session
      * is enabled on the device, so the device is set up here, at its first
      * context, not at its first launch. */
-    device_setup(dev, ctx);
+    gi_device_setup(dev, ctx);
     if (dev->setup_ok && !g.disabled && g.pass == GI_PASS_SASS)
         gi_sass_context_ready(dev, ctx);
     if (!g.setup_done_ns)
@@ -477,7 +185,7 @@ static void on_context_created(CUcontext ctx)
     pthread_mutex_unlock(&dev->lock);
 }
 
-static void on_context_destroy(CUcontext ctx)
+void gi_on_context_destroy(CUcontext ctx)
 {
     if (g.drained)
         return;
@@ -496,380 +204,9 @@ static void on_context_destroy(CUcontext ctx)
     context_forget(ctx);
     pthread_mutex_unlock(&dev->lock);
     pthread_mutex_lock(&g.lock);
-    write_status_locked();
+    gi_write_status_locked();
     pthread_mutex_unlock(&g.lock);
 }
-
-/* ---- kernel launches -------------------------------------------------- */
-
-static char *demangle(const char *mangled)
-{
-    if (strncmp(mangled, "_Z", 2) == 0) {
-        int status = -1;
-        char *d = __cxa_demangle(mangled, NULL, NULL, &status);
-        if (status == 0 && d)
-            return d;
-        free(d);
-    }
-    return strdup(mangled);
-}
-
-typedef struct launch_geometry {
-    CUfunction f;
-    CUstream stream;
-    unsigned grid[3], block[3];
-    unsigned dynamic_shared;
-} launch_geometry;
-
-static int is_graph_launch(CUpti_CallbackId cbid)
-{
-    return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-}
-
-/* cuLaunch, cuLaunchGrid(Async): deprecated, and the block shape set by
- * cuFuncSetBlockShape cannot be read back. */
-static int is_legacy_launch(CUpti_CallbackId cbid)
-{
-    return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunch ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync;
-}
-
-static void read_geometry(CUpti_CallbackId cbid, const void *params, launch_geometry *geo)
-{
-    memset(geo, 0, sizeof *geo);
-    switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
-        /* The cooperative variants share the leading fields. */
-        const cuLaunchKernel_params *p = params;
-        geo->f = p->f;
-        geo->stream = p->hStream;
-        geo->grid[0] = p->gridDimX, geo->grid[1] = p->gridDimY, geo->grid[2] = p->gridDimZ;
-        geo->block[0] = p->blockDimX, geo->block[1] = p->blockDimY, geo->block[2] = p->blockDimZ;
-        geo->dynamic_shared = p->sharedMemBytes;
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-        const cuLaunchKernelEx_params *p = params;
-        geo->f = p->f;
-        if (p->config) {
-            const CUlaunchConfig *c = p->config;
-            geo->stream = c->hStream;
-            geo->grid[0] = c->gridDimX, geo->grid[1] = c->gridDimY, geo->grid[2] = c->gridDimZ;
-            geo->block[0] = c->blockDimX, geo->block[1] = c->blockDimY, geo->block[2] = c->blockDimZ;
-            geo->dynamic_shared = c->sharedMemBytes;
-        }
-        break;
-    }
-    default:
-        break;
-    }
-}
-
-/* Registers and static shared memory of the launched function.  Since CUDA
- * 12 the runtime may pass a CUkernel where a CUfunction is expected; the
- * function of the current context is looked up then. */
-static void function_resources(CUfunction f, unsigned dynamic_shared, int *regs, int *shared)
-{
-    *regs = -1;
-    *shared = -1;
-    if (!f)
-        return;
-    int r = 0, s = 0;
-    if (cuFuncGetAttribute(&r, CU_FUNC_ATTRIBUTE_NUM_REGS, f) != CUDA_SUCCESS) {
-        CUfunction fn = NULL;
-        if (cuKernelGetFunction(&fn, (CUkernel)f) != CUDA_SUCCESS || !fn ||
-            cuFuncGetAttribute(&r, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) != CUDA_SUCCESS)
-            return;
-        f = fn;
-    }
-    *regs = r;
-    if (cuFuncGetAttribute(&s, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS)
-        *shared = s + (int)dynamic_shared;
-}
-
-static int stream_is_capturing(CUstream stream)
-{
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS)
-        return 0;
-    return status != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
-/* An unprofiled kernel is about to run on dev (device lock held): the open
- * window closes first, so that the kernel does not fall into it, and the
- * next window waits for the kernel. */
-static void mark_unprofiled(gi_device *dev)
-{
-    if (g.pass == GI_PASS_COUNTERS && dev->window_open)
-        gi_range_flush(dev);
-    dev->dirty = 1;
-}
-
-static int is_capture_begin(CUpti_CallbackId cbid)
-{
-    return cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz;
-}
-
-/* A stream capture is about to begin: the window closes now, while its
- * Decode may still synchronize (inside a capture that would invalidate
- * the capture). */
-static void capture_begin(const CUpti_CallbackData *cb)
-{
-    if (g.disabled || g.pass != GI_PASS_COUNTERS || !cb->context)
-        return;
-    uint32_t id = 0;
-    if (cuptiGetDeviceId(cb->context, &id) != CUPTI_SUCCESS || id >= GI_MAX_DEVICES)
-        return;
-    gi_device *dev = &g.devices[id];
-    pthread_mutex_lock(&dev->lock);
-    if (dev->window_open)
-        gi_range_flush(dev);
-    pthread_mutex_unlock(&dev->lock);
-}
-
-/* Read by the fatal-signal handler too: initial-exec, so that reading it
- * there never allocates. */
-static _Thread_local int tls_depth __attribute__((tls_model("initial-exec")));
-static _Thread_local gi_launch tls_launch;
-
-/* The counters pass names each kernel it profiles in
- * GPUQ_CUBIN_DIR/kernels.txt at its first launch, so that gpuq can
- * disassemble its code while the program still runs (the disassembler
- * takes about 0.3 s whatever the size of the code). */
-static void note_kernel_name(const char *mangled)
-{
-    if (g.pass != GI_PASS_COUNTERS || !g.cubin_dir[0])
-        return;
-    pthread_mutex_lock(&g.lock);
-    for (size_t i = 0; i < g.n_kernel_names; i++)
-        if (strcmp(g.kernel_names[i], mangled) == 0) {
-            pthread_mutex_unlock(&g.lock);
-            return;
-        }
-    char **grown = realloc(g.kernel_names, (g.n_kernel_names + 1) * sizeof *grown);
-    char *copy = strdup(mangled);
-    if (grown)
-        g.kernel_names = grown;
-    if (!grown || !copy) {
-        free(copy);
-        pthread_mutex_unlock(&g.lock);
-        return;
-    }
-    g.kernel_names[g.n_kernel_names++] = copy;
-    pthread_mutex_unlock(&g.lock);
-    char path[GI_PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/kernels.txt", g.cubin_dir);
-    if (mkdir(g.cubin_dir, 0755) != 0 && errno != EEXIST)
-        return;
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    size_t n = strlen(mangled);
-    char *line = malloc(n + 2);
-    if (line) {
-        memcpy(line, mangled, n);
-        line[n] = '\n';
-        ssize_t w = write(fd, line, n + 1); /* one write: lines of two threads do not mix */
-        (void)w;
-        free(line);
-    }
-    close(fd);
-}
-
-static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
-{
-    gi_launch *L = &tls_launch;
-    L->action = GI_ACTION_NONE;
-    if (g.disabled)
-        return;
-    /* Once -c launches were profiled no window opens again: let the rest
-     * of the program run without the device lock.  (Read without g.lock:
-     * the counter only grows, and a stale read just takes the lock.) */
-    if (gi_filter_exhausted(&g.filter) && !is_graph_launch(cbid))
-        return;
-    gi_device *dev = device_of(cb->context);
-    if (!dev)
-        return;
-    pthread_mutex_lock(&dev->lock);
-    L->action = GI_ACTION_HOLD;
-    L->dev = dev;
-    L->ctx = cb->context;
-    if (!dev->setup_done) {
-        dev->ordinal = (int)(dev - g.devices);
-        device_setup(dev, cb->context);
-    }
-    if (g.disabled || !dev->setup_ok)
-        return;
-
-    if (is_graph_launch(cbid)) {
-        /* Only cuGraphLaunch calls back, not its kernel nodes: they cannot
-         * be attributed, so they are counted and reported, not profiled. */
-        mark_unprofiled(dev);
-        pthread_mutex_lock(&g.lock);
-        g.graph_launches++;
-        if (!g.graph_note_printed) {
-            g.graph_note_printed = 1;
-            gi_note("CUDA graph launches are not profiled (their kernels are not attributed); "
-                    "gpuq profile reports how many were skipped");
-            write_status_locked();
-        }
-        pthread_mutex_unlock(&g.lock);
-        return;
-    }
-
-    if (is_legacy_launch(cbid)) {
-        mark_unprofiled(dev);
-        pthread_mutex_lock(&g.lock);
-        g.filtered_out++;
-        if (!g.legacy_note_printed) {
-            g.legacy_note_printed = 1;
-            gi_note("launches through the deprecated cuLaunch/cuLaunchGrid are not profiled");
-        }
-        pthread_mutex_unlock(&g.lock);
-        return;
-    }
-
-    launch_geometry geo;
-    read_geometry(cbid, cb->functionParams, &geo);
-    if (stream_is_capturing(geo.stream)) {
-        /* Captured into a graph, not executed now. */
-        pthread_mutex_lock(&g.lock);
-        g.captured_launches++;
-        pthread_mutex_unlock(&g.lock);
-        return;
-    }
-
-    const char *mangled = cb->symbolName ? cb->symbolName : "(unnamed kernel)";
-    char *name = g.filter.has_regex ? demangle(mangled) : NULL;
-    pthread_mutex_lock(&g.lock);
-    g.launches_seen++;
-    gi_filter_verdict verdict = gi_filter_next(&g.filter, name ? name : mangled);
-    uint64_t launch_id = 0;
-    if (verdict == GI_FILTER_PROFILE) {
-        launch_id = g.next_launch_id++;
-        g.profiled++;
-    } else {
-        g.filtered_out++;
-    }
-    pthread_mutex_unlock(&g.lock);
-    if (verdict != GI_FILTER_PROFILE) {
-        free(name);
-        mark_unprofiled(dev);
-        return;
-    }
-    note_kernel_name(mangled);
-    if (!name)
-        name = demangle(mangled);
-
-    gm_launch_counters *k = &L->k;
-    gm_launch_counters_init(k);
-    if (!name || gm_launch_counters_set_names(k, name, mangled) != GM_OK) {
-        free(name);
-        gm_launch_counters_clear(k);
-        gi_stand_down(GI_ERROR_IO, "out of memory");
-        return;
-    }
-    free(name);
-    k->launch_id = launch_id;
-    k->device = dev->ordinal;
-    memcpy(k->grid, geo.grid, sizeof k->grid);
-    memcpy(k->block, geo.block, sizeof k->block);
-    function_resources(geo.f, geo.dynamic_shared, &k->regs_per_thread, &k->shared_bytes);
-    L->launch_id = launch_id;
-
-    int ok = g.pass == GI_PASS_COUNTERS ? gi_range_begin(dev, cb->context)
-                                        : gi_sass_begin(dev, cb->context);
-    if (!ok) {
-        gm_launch_counters_clear(k);
-        return;
-    }
-    L->action = GI_ACTION_PROFILE;
-    L->entered_ns = gi_now_ns();
-    if (!g.first_launch_ns)
-        g.first_launch_ns = L->entered_ns;
-}
-
-static void launch_exit(const CUpti_CallbackData *cb)
-{
-    gi_launch *L = &tls_launch;
-    if (L->action == GI_ACTION_NONE)
-        return;
-    gi_device *dev = L->dev;
-    if (L->action == GI_ACTION_PROFILE) {
-        dev->phase_ns[GI_PHASE_LAUNCH] += gi_now_ns() - L->entered_ns;
-        const CUresult *rv = cb->functionReturnValue;
-        int launch_ok = !rv || *rv == CUDA_SUCCESS;
-        if (!launch_ok) {
-            pthread_mutex_lock(&g.lock);
-            g.failed_launches++;
-            pthread_mutex_unlock(&g.lock);
-        }
-        if (g.pass == GI_PASS_COUNTERS)
-            gi_range_end(dev, L, launch_ok);
-        else
-            gi_sass_end(dev, L, launch_ok);
-        gm_launch_counters_clear(&L->k);
-    }
-    L->action = GI_ACTION_NONE;
-    pthread_mutex_unlock(&dev->lock);
-}
-
-static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data)
-{
-    (void)userdata;
-    if (getpid() != g.pid)
-        return; /* a forked child: the parent's session is not ours */
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-        const CUpti_CallbackData *cb = data;
-        if (cb->callbackSite == CUPTI_API_ENTER) {
-            /* A launch made while this thread is inside one (by CUPTI or by
-             * the collector) is not the program's: pass it through. */
-            if (tls_depth++ == 0) {
-                if (is_capture_begin(cbid)) {
-                    tls_launch.action = GI_ACTION_NONE;
-                    capture_begin(cb);
-                } else {
-                    launch_enter(cbid, cb);
-                }
-            }
-        } else if (tls_depth > 0 && --tls_depth == 0) {
-            launch_exit(cb);
-        }
-        return;
-    }
-    if (domain != CUPTI_CB_DOMAIN_RESOURCE)
-        return;
-    const CUpti_ResourceData *rd = data;
-    switch (cbid) {
-    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
-        on_context_created(rd->context);
-        break;
-    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
-        on_context_destroy(rd->context);
-        break;
-    case CUPTI_CBID_RESOURCE_MODULE_LOADED:
-        /* The counters pass keeps cubins only when gpuq asks (for the
-         * opcode split from the disassembly). */
-        if (g.cubin_dir[0] && !g.disabled && rd->resourceDescriptor)
-            gi_sass_module_loaded(rd->resourceDescriptor);
-        break;
-    default:
-        break;
-    }
-}
-
 /* ---- end of the process ----------------------------------------------- */
 
 static int lock_with_timeout(pthread_mutex_t *m)
@@ -975,7 +312,7 @@ static void drain(void)
         fclose(g.out);
         g.out = NULL;
     }
-    write_status_locked();
+    gi_write_status_locked();
     pthread_mutex_unlock(&g.lock);
     gi_verbose("drained: %" PRIu64 " launches profiled, %" PRIu64 " rows written", g.profiled,
                g.rows_written);
@@ -1016,7 +353,7 @@ static void on_fatal_signal(int sig)
     int saved_errno = errno;
     /* Only the first signal flushes, and not from inside a launch callback
      * (that thread holds the device lock the flush needs). */
-    if (getpid() == g.pid && !g.signal_seen && tls_depth == 0) {
+    if (getpid() == g.pid && !g.signal_seen && !gi_in_launch_callback()) {
         g.signal_seen = 1;
         char byte = (char)sig;
         if (write(g.signal_pipe[1], &byte, 1) == 1) {
@@ -1090,7 +427,7 @@ static void install_signal_flush(void)
 
 static void before_fork(void)
 {
-    preload_join();
+    gi_preload_join();
     /* No row is half-written in the stdio buffer when the child is made. */
     pthread_mutex_lock(&g.lock);
 }
@@ -1217,7 +554,7 @@ static void preload_nvperf(void)
 
 /* Loading the two NVIDIA perf libraries takes about 0.1 s (H200), which a
  * thread does while the program's cuInit returns and its first context is
- * made; the first device set-up waits for it (preload_join). */
+ * made; the first device set-up waits for it (gi_preload_join). */
 static pthread_t preload_thread;
 static int preload_running;
 static pthread_mutex_t preload_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1239,7 +576,7 @@ static void preload_start(void)
 
 /* Also before fork(): a child must not inherit the loader's lock held by a
  * thread that does not exist in it. */
-static void preload_join(void)
+void gi_preload_join(void)
 {
     pthread_mutex_lock(&preload_lock);
     if (preload_running) {
@@ -1296,7 +633,7 @@ static void initialize_once(void)
     sp.oldSubscriberName = old_name;
     sp.oldSubscriberSize = sizeof old_name;
     uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiSubscribe_v2(&g.subscriber, on_callback, NULL, &sp);
+    CUptiResult rc = cuptiSubscribe_v2(&g.subscriber, gi_on_callback, NULL, &sp);
     if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         gi_stand_down(GI_ERROR_BUSY,
                       "another CUPTI tool (%s) is already attached to this program; gpuq cannot "
@@ -1349,3 +686,4 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     pthread_once(&once, initialize_once);
     return 1;
 }
+

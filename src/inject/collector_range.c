@@ -22,7 +22,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector.h"
+#include "collector_internal.h"
+#include "collector_range.h"
 
 #ifndef GPUQ_VERSION
 #define GPUQ_VERSION "0.0.0-dev"

@@ -12,7 +12,9 @@
 
 #include <cupti_pcsampling.h>
 
-#include "collector.h"
+#include "collector_internal.h"
+#include "collector_range.h"
+#include "collector_sass.h"
 
 #define g g_collector
 

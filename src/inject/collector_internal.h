@@ -1,5 +1,13 @@
-/* Internal interface of the CUPTI collector (libgpuq_inject.so); see
- * collector.c for the overall flow and docs/profile.md for its use.
+/* Internal interface of the CUPTI collector (libgpuq_inject.so): the state
+ * every part shares; see collector.c for the overall flow and
+ * docs/profile.md for its use.  The parts:
+ *   collector.c         entry point, configuration, devices and contexts,
+ *                       the drain at exit and on fatal signals
+ *   collector_output.c  messages, standing down, output and status files
+ *   collector_launch.c  launch tracking (driver API callbacks)
+ *   collector_range.c   the counters pass (range profiler), collector_range.h
+ *   collector_sass.c    the sass pass (SASS metrics), collector_sass.h
+ * This header includes neither part header, so there is no include circle.
  *
  * Locking: g_collector.lock guards the filter, launch ids, the output and
  * status files and the counts; each gi_device.lock is held by the launching
@@ -9,8 +17,8 @@
  * is the unit of serialization).  contexts_lock guards the context list.
  * Order: device lock, then contexts_lock, then g_collector.lock.
  */
-#ifndef GPUQ_COLLECTOR_H
-#define GPUQ_COLLECTOR_H
+#ifndef GPUQ_COLLECTOR_INTERNAL_H
+#define GPUQ_COLLECTOR_INTERNAL_H
 
 #include <pthread.h>
 #include <signal.h>
@@ -249,32 +257,23 @@ void gi_write_row(gi_device *dev, const gm_launch_counters *k);
 /* Writes text lines to the sass pass file (opening it first). */
 void gi_write_sass_text(const char *text);
 
-/* Chip name and cuptiProfilerDeviceSupported for one API (collector_range.c). */
-int gi_device_chip_and_support(gi_device *dev, CUpti_Profiler_API api);
+/* Writes the status file gpuq profile reads (g.lock held). */
+void gi_write_status_locked(void);
 
-/* Range profiler (collector_range.c). */
-int gi_range_device_setup(gi_device *dev, CUcontext ctx);
-int gi_range_begin(gi_device *dev, CUcontext ctx);
-int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok);
-/* Closes the open window (dev->lock held): Stop, Decode, one row per
- * launch in it.  Returns 0 when the collector stood down. */
-int gi_range_flush(gi_device *dev);
-void gi_range_context_gone(gi_device *dev, CUcontext ctx);
+/* Devices and contexts (collector.c). */
+gi_device *gi_device_of(CUcontext ctx);
+/* Sets the device up at its first context or launch (dev->lock held). */
+void gi_device_setup(gi_device *dev, CUcontext ctx);
+void gi_on_context_created(CUcontext ctx);
+void gi_on_context_destroy(CUcontext ctx);
+/* Waits for the thread that loads the perf libraries (also before fork). */
+void gi_preload_join(void);
 
-void gi_range_device_teardown(gi_device *dev);
-
-/* SASS metrics (collector_sass.c). */
-int gi_sass_device_setup(gi_device *dev);
-int gi_sass_context_enable(gi_device *dev, gi_context *c);
-/* Enables SASS patching on ctx unless done (contexts_lock taken inside). */
-int gi_sass_context_ready(gi_device *dev, CUcontext ctx);
-int gi_sass_begin(gi_device *dev, CUcontext ctx);
-int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok);
-void gi_sass_context_gone(gi_context *c);
-void gi_sass_device_teardown(gi_device *dev);
-/* Saves a loaded cubin into g.cubin_dir once (both passes: the counters
- * pass keeps them for the split from the disassembly); the sass pass also
- * records it in its file. */
-void gi_sass_module_loaded(const CUpti_ModuleResourceData *module);
+/* Launch tracking (collector_launch.c): the CUPTI callback, and whether
+ * this thread is inside one of its launch callbacks (read by the fatal
+ * signal handler: a thread-local of the initial-exec model, no allocation). */
+void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                             const void *data);
+int gi_in_launch_callback(void);
 
 #endif

@@ -1,0 +1,172 @@
+/* gpuq profile, split by job (the command itself is cmd_profile.c):
+ *   profile_options.c   options, help, checks of the program and collector
+ *   profile_run.c       running one pass under the collector, its status
+ *                       file, signals, the temporary directory
+ *   profile_prefetch.c  work done while the program runs (table, code
+ *                       reading) and the file helpers the split shares
+ *   profile_split.c     the ATOMS opcode split
+ *   profile_report.c    the report, and why nothing was measured
+ * This header only declares; it includes no profile_*.c's header. */
+#ifndef GPUQ_CLI_PROFILE_H
+#define GPUQ_CLI_PROFILE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <limits.h>
+
+#include "cli.h"
+#include "gi_sass.h"
+#include "gpuq/counters.h"
+#include "gpuq/model.h"
+
+#define CMD "profile"
+#define DEFAULT_COUNTERS "gpuq-profile.counters.csv"
+
+typedef struct profile_opts {
+    cli_report_opts r; /* --table --force -m -f --summary -o */
+    const char *regex;
+    long skip, count;
+    int no_split;
+    int always_rerun;
+    const char *counters;
+    char **program; /* argv of the profiled program, NULL-terminated */
+} profile_opts;
+
+typedef struct pass_env {
+    const char *pass;
+    const char *out;
+    const char *status;
+    const char *cubin_dir;
+} pass_env;
+
+typedef struct run_result {
+    int exited, code, signaled, sig;
+} run_result;
+
+/* ---- work done while the program runs ---------------------------------- */
+
+/* While pass 1 runs, gpuq would only wait; two slow parts of its own work
+ * are done then instead of after it:
+ *  - the calibration table (gzip, 5 MB) takes 0.4-0.5 s to load.  With
+ *    --table the file is known at once; otherwise the GPU model named in
+ *    /proc/driver/nvidia (when the machine has one model) picks a shipped
+ *    table, failing that the device the collector names in its status file
+ *    once it has set the device up.  report() uses it only if it is the
+ *    table cli_table_resolve would give for the counters.
+ *  - the disassembler takes about 0.3 s per call, whatever the size of the
+ *    code.  The collector names each profiled kernel in
+ *    cubins-counters/kernels.txt at its first launch; as soon as a saved
+ *    cubin holds that kernel's code, it is read: at once by the Hopper
+ *    reader (gi_decode_sm90.c) when it knows every instruction, else by
+ *    `nvdisasm -b` in the background (at most GPUQ_SPEC_MAX of them).  The
+ *    split from the code uses the results, and reads what is missing. */
+typedef struct table_prefetch {
+    const char *explicit_path;
+    const char *status_path;
+    int done;                 /* tried (loaded, or failed: then report() tries again) */
+    gm_table *table;
+    char path[PATH_MAX];
+    char device_name[128];    /* from the status file */
+    int sm_count, cc_major, cc_minor, have_device;
+    char proc_model[128];     /* from /proc/driver/nvidia, when there is one model */
+    int used;                 /* report() took it */
+    double load_ms, ready_ms; /* GPUQ_DEBUG: load time, and when it was ready in the run */
+} table_prefetch;
+
+#define GPUQ_SPEC_MAX 16
+
+typedef struct spec_job {
+    char name[512];           /* mangled kernel name */
+    char cubin[PATH_MAX];
+    char code[PATH_MAX + 32], out[PATH_MAX + 32];
+    pid_t pid;                /* running while > 0 */
+    int ok;                   /* finished, and ops holds its code */
+    int decoded;              /* read by gi_sm90_function_ops, no process */
+    gi_function_ops ops;
+} spec_job;
+
+/* Where a kernel's code is: the cubins pass 1 saved, indexed once each. */
+typedef struct spec_code {
+    char *name;
+    size_t cubin;             /* index into cubins */
+    size_t offset, length;
+} spec_code;
+
+typedef struct disasm_spec {
+    int enabled;
+    const char *cubin_dir;    /* cubins and kernels.txt of pass 1 */
+    const char *work_dir;     /* code and disassembly files */
+    char tool[PATH_MAX];
+    int tool_state;           /* 0 not looked for, 1 nvdisasm, -1 none (no speculation) */
+    long names_read;          /* bytes of kernels.txt consumed */
+    char pending[GPUQ_SPEC_MAX][512]; /* named, code not found yet */
+    size_t n_pending;
+    char **cubins;            /* cubins indexed so far */
+    size_t n_cubins;
+    spec_code *code;
+    size_t n_code, cap_code;
+    spec_job jobs[GPUQ_SPEC_MAX];
+    size_t n_jobs;
+    double wait_ms;           /* GPUQ_DEBUG: waited for them after the run */
+} disasm_spec;
+
+/* What the collector reported (its status file, "key: value" lines). */
+typedef struct collector_status {
+    int present;
+    long long launches_seen, profiled, rows, filtered, graphs;
+    long long passes;
+    char replay[16];
+    char error_kind[32];
+    char error[512];
+} collector_status;
+
+/* the signal that interrupted gpuq (Ctrl-C, kill), 0 if none */
+extern volatile sig_atomic_t prof_interrupted_by;
+
+/* profile_options.c */
+int prof_parse_options(int argc, char **argv, profile_opts *o); /* 0 ok, 1 help, -1 usage */
+int prof_check_program(const char *name);
+int prof_find_collector(char *path, size_t len);
+int prof_absolute_path(const char *path, char *out, size_t len);
+
+/* profile_run.c */
+int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
+                  table_prefetch *prefetch, disasm_spec *spec, run_result *res);
+void prof_read_status(const char *path, collector_status *s);
+int prof_collector_failed(const collector_status *s);
+void prof_describe_exit(const run_result *r, char *buf, size_t len);
+void prof_remove_temp_dir(const char *dir);
+int prof_make_temp_dir(char *dir, size_t len);
+void prof_install_signal_handlers(struct sigaction *old_int, struct sigaction *old_term);
+
+/* profile_prefetch.c */
+double prof_ms_since(const struct timespec *t0);
+void prof_prefetch_free(table_prefetch *tp);
+void prof_spec_finish(disasm_spec *sp);
+int prof_while_running(table_prefetch *tp, disasm_spec *sp, pid_t pid, int *status,
+                       const struct timespec *start);
+uint8_t *prof_read_whole(const char *path, size_t *size);
+size_t prof_list_cubins(const char *dir, char ***out);
+void prof_free_list(char **list, size_t n);
+int prof_write_code(const char *path, const uint8_t *code, size_t len);
+uint8_t *prof_read_range(const char *path, size_t offset, size_t length);
+int prof_use_decoder(const char *arch);
+
+/* profile_split.c */
+int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why, size_t len);
+int prof_split_from_hardware(gm_counters_set *set);
+int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
+                                const char *raw_path, const disasm_spec *sp,
+                                size_t *speculated, size_t *decoded, char *why, size_t why_len);
+int prof_save_counters(const char *path, const gm_counters_set *set);
+
+/* profile_report.c */
+int prof_report(const profile_opts *o, const gm_counters_set *set,
+                const gm_model_options *model, table_prefetch *prefetch);
+void prof_explain_nothing_measured(const profile_opts *o, const collector_status *st,
+                                   const run_result *run, const char *collector);
+
+#endif

@@ -1,0 +1,238 @@
+/* gpuq profile: its options and help text, and the checks of what they
+ * name (the program, the collector library, the counters path). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpuq/model.h"
+#include "profile.h"
+
+#define INJECT_LIB "libgpuq_inject.so"
+
+static void print_help(void)
+{
+    printf("usage: gpuq profile [options] [--] PROGRAM [ARGS...]\n"
+           "\n"
+           "Runs PROGRAM under gpuq's CUPTI collector, records the shared-memory atomic\n"
+           "counters of every kernel launch (one row per launch, saved as it runs), and\n"
+           "reports the utilization U of the shared-memory atomic unit per launch with the\n"
+           "model of Dong & Pai (Sec. 3).  The program runs twice: once for the hardware\n"
+           "counters, once for the ATOMS.ADD / CAS / POPC.INC split (instruction counts\n"
+           "and disassembly), unless the hardware counters settle the split (no non-CAS\n"
+           "shared atomics, or a single non-CAS ATOMS opcode in each kernel's code);\n"
+           "--no-opcode-split runs it once.\n"
+           "\n"
+           "which launches:\n"
+           "  -k, --kernel-name REGEX  only kernels whose demangled name matches this POSIX\n"
+           "                           extended regex (searched anywhere; anchor with ^ $)\n"
+           "  -s, --launch-skip N      skip the first N matching launches\n"
+           "  -c, --launch-count N     profile at most N matching launches (0: no limit)\n"
+           "\n"
+           "model and report:\n"
+           "      --table FILE         calibration table (default: the shipped table for the\n"
+           "                           GPU the counters came from)\n"
+           "      --force              use --table even if it was measured on another GPU\n"
+           "  -m, --model NAME         model variant: %s (default: default)\n"
+           "  -f, --format F           text (default), csv or json\n"
+           "      --summary            one row per kernel name instead of per launch\n"
+           "  -o, --output PATH        write the report there instead of stdout\n"
+           "      --keep-counters FILE where the raw counters go (default %s);\n"
+           "                           'gpuq model FILE --table OTHER' recomputes offline\n"
+           "      --no-opcode-split    skip the second run; the model then uses the\n"
+           "                           hardware FAO/CAS split and says so\n"
+           "      --always-rerun       run the program a second time for the split (instruction\n"
+           "                           counts) even when the hardware counters and the kernels'\n"
+           "                           code already settle it\n"
+           "  -h, --help               this text\n"
+           "\n"
+           "The collector needs permission to read GPU performance counters (root,\n"
+           "CAP_PERFMON, or NVreg_RestrictProfilingToAdminUsers=0) and no other profiler\n"
+           "attached.  CUDA graph launches are counted and reported, not profiled.\n"
+           "\n"
+           "exit codes: 0 measured (a failing program is a warning), 1 usage, 2 missing\n"
+           "program or bad input, 3 nothing measured (collector, GPU or permission error),\n"
+           "130 interrupted (what was measured is still reported)\n",
+           gm_model_names(), DEFAULT_COUNTERS);
+}
+
+
+enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN };
+
+/* 0 ok, 1 help shown, -1 usage error printed. */
+int prof_parse_options(int argc, char **argv, profile_opts *o)
+{
+    static const struct option opts[] = {
+        {"kernel-name", required_argument, NULL, 'k'},
+        {"launch-skip", required_argument, NULL, 's'},
+        {"launch-count", required_argument, NULL, 'c'},
+        CLI_REPORT_LONG_OPTIONS,
+        {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
+        {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
+        {"keep-counters", required_argument, NULL, OPT_KEEP},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    cli_report_opts_init(&o->r);
+    o->counters = DEFAULT_COUNTERS;
+    optind = 1;
+    opterr = 0;
+    int c;
+    /* '+': options end at the program's name, so its own options pass. */
+    while ((c = getopt_long(argc, argv, "+:hk:s:c:m:f:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            print_help();
+            return 1;
+        case 'k':
+            o->regex = optarg;
+            break;
+        case 's':
+            if ((o->skip = cli_parse_count(CMD, "--launch-skip", optarg, 0, LONG_MAX)) < 0)
+                return -1;
+            break;
+        case 'c':
+            if ((o->count = cli_parse_count(CMD, "--launch-count", optarg, 0, LONG_MAX)) < 0)
+                return -1;
+            break;
+        case OPT_NO_SPLIT:
+            o->no_split = 1;
+            break;
+        case OPT_ALWAYS_RERUN:
+            o->always_rerun = 1;
+            break;
+        case OPT_KEEP:
+            o->counters = optarg;
+            break;
+        default: /* a report option, or a usage error */
+            if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)
+                return -1;
+            break;
+        }
+    }
+    if (optind >= argc) {
+        cli_usage_error(CMD, "no program to profile (gpuq profile [options] -- PROGRAM [ARGS])");
+        return -1;
+    }
+    o->program = argv + optind;
+    if (o->always_rerun && o->no_split) {
+        cli_usage_error(CMD, "--always-rerun and --no-opcode-split contradict each other");
+        return -1;
+    }
+    if (o->r.force && !o->r.table) {
+        cli_usage_error(CMD, "--force only makes sense with --table");
+        return -1;
+    }
+    if (o->regex) {
+        /* Checked here too, so that a typo is a usage error, not a run
+         * that measures nothing. */
+        regex_t re;
+        int bad = regcomp(&re, o->regex, REG_EXTENDED | REG_NOSUB);
+        if (bad) {
+            char why[256];
+            regerror(bad, &re, why, sizeof why);
+            cli_usage_error(CMD, "-k: '%s' is not a valid regex (%s)", o->regex, why);
+            return -1;
+        }
+        regfree(&re);
+    }
+    if (!o->counters[0]) {
+        cli_usage_error(CMD, "--keep-counters needs a file name");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- files and paths -------------------------------------------------- */
+
+static int is_executable_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Resolves the program like execvp would; exit-2 message when it cannot. */
+int prof_check_program(const char *name)
+{
+    if (strchr(name, '/')) {
+        struct stat sb;
+        if (stat(name, &sb) != 0) {
+            cli_error(CMD, "cannot run '%s' (%s)", name, strerror(errno));
+            return GPUQ_EXIT_INPUT;
+        }
+        if (!S_ISREG(sb.st_mode) || access(name, X_OK) != 0) {
+            cli_error(CMD, "cannot run '%s' (not an executable file)", name);
+            return GPUQ_EXIT_INPUT;
+        }
+        return GPUQ_EXIT_OK;
+    }
+    const char *path = getenv("PATH");
+    char candidate[PATH_MAX];
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        int w = snprintf(candidate, sizeof candidate, "%.*s/%s", (int)(n ? n : 1), n ? p : ".",
+                         name);
+        if (w > 0 && (size_t)w < sizeof candidate && is_executable_file(candidate))
+            return GPUQ_EXIT_OK;
+        p += n + (p[n] == ':');
+    }
+    cli_error(CMD, "cannot run '%s' (no executable of that name in $PATH)", name);
+    return GPUQ_EXIT_INPUT;
+}
+
+/* libgpuq_inject.so sits next to the gpuq executable ($GPUQ_INJECT_LIB
+ * overrides, for installed layouts). */
+int prof_find_collector(char *path, size_t len)
+{
+    const char *forced = getenv("GPUQ_INJECT_LIB");
+    if (forced && forced[0]) {
+        if (access(forced, R_OK) != 0) {
+            cli_error(CMD, "GPUQ_INJECT_LIB='%s' cannot be read (%s)", forced, strerror(errno));
+            return 0;
+        }
+        snprintf(path, len, "%s", forced);
+        return 1;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        cli_error(CMD, "cannot locate the gpuq executable (/proc/self/exe: %s)", strerror(errno));
+        return 0;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    int w = snprintf(path, len, "%s/%s", self, INJECT_LIB);
+    if (w < 0 || (size_t)w >= len || access(path, R_OK) != 0) {
+        if (strcmp(GPUQ_BUILD_CUPTI, "yes") != 0)
+            cli_error(CMD, "this gpuq was built without CUPTI, so it has no collector "
+                      "(rebuild with the CUDA toolkit's CUPTI present)");
+        else
+            cli_error(CMD, "the collector %s is missing next to gpuq (build the gpuq_inject "
+                      "target, or set GPUQ_INJECT_LIB)", path);
+        return 0;
+    }
+    return 1;
+}
+
+/* The collector runs in the program, which may change directory: it gets
+ * absolute paths only. */
+int prof_absolute_path(const char *path, char *out, size_t len)
+{
+    if (path[0] == '/') {
+        snprintf(out, len, "%s", path);
+        return 1;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return 0;
+    int w = snprintf(out, len, "%s/%s", cwd, path);
+    return w > 0 && (size_t)w < len;
+}

@@ -1,0 +1,98 @@
+/* gpuq profile: the report (through the shared report builder) and the
+ * explanation when nothing was measured. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuq/model.h"
+#include "gpuq/report.h"
+#include "profile.h"
+#include "table_lookup.h"
+
+/* The prefetched table when it is the one cli_table_resolve would give for
+ * these counters (it is then handed over), else NULL. */
+static gm_table *take_prefetched(table_prefetch *tp, const profile_opts *o,
+                                 const gm_counters_set *set, char *path, size_t len)
+{
+    if (!tp || !tp->table)
+        return NULL;
+    if (o->r.table) {
+        /* cli_table_resolve's check of an explicit table, unless --force */
+        gm_error err = {{0}};
+        if (!o->r.force && cli_table_check(tp->table, tp->path, set->meta.device_name,
+                                         set->meta.sm_count, &err) != GM_OK)
+            return NULL;
+    } else if (strcmp(tp->table->meta.gpu_name, set->meta.device_name) != 0 ||
+               tp->table->meta.sm_count != set->meta.sm_count) {
+        /* Another device than the one guessed: the first shipped table of
+         * a name is the one cli_table_find gives, so a match is the same. */
+        return NULL;
+    }
+    gm_table *table = tp->table;
+    tp->table = NULL;
+    tp->used = 1;
+    snprintf(path, len, "%s", tp->path);
+    return table;
+}
+
+int prof_report(const profile_opts *o, const gm_counters_set *set,
+                const gm_model_options *model, table_prefetch *prefetch)
+{
+    gm_error err = {{0}};
+    char table_path[PATH_MAX];
+    gm_table *table = take_prefetched(prefetch, o, set, table_path, sizeof table_path);
+    gm_status st = table ? GM_OK
+                         : cli_table_resolve(o->r.table, set->meta.device_name, set->meta.sm_count,
+                                             o->r.force, &table, table_path, sizeof table_path,
+                                             &err);
+    if (st != GM_OK) {
+        int rc = cli_fail(CMD, st, &err);
+        cli_error(CMD, "the counters are kept in %s: 'gpuq model %s --table FILE' reports them "
+                  "once a table is at hand", o->counters, o->counters);
+        return rc;
+    }
+    if (o->r.table && o->r.force &&
+        cli_table_check(table, table_path, set->meta.device_name, set->meta.sm_count, NULL) !=
+            GM_OK)
+        cli_error(CMD, "warning: --force: %s was measured on %s with %d SMs, the counters come "
+                  "from %s with %d SMs", table_path, table->meta.gpu_name, table->meta.sm_count,
+                  set->meta.device_name, set->meta.sm_count);
+    gm_report rep;
+    st = gm_report_build(&rep, set, table, table_path, model, &err);
+    int rc;
+    if (st != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+    } else {
+        rep.summary = o->r.summary;
+        rc = cli_write_report(CMD, o->r.output, &rep, o->r.format);
+        gm_report_free(&rep);
+    }
+    gm_table_free(table);
+    return rc;
+}
+
+/* Explains an empty result: why nothing was measured. */
+void prof_explain_nothing_measured(const profile_opts *o, const collector_status *st,
+                                   const run_result *run, const char *collector)
+{
+    char how[128];
+    prof_describe_exit(run, how, sizeof how);
+    if (!st->present) {
+        cli_error(CMD, "nothing was measured: the collector never started (the program %s "
+                  "without initializing CUDA, or CUDA could not load %s)", how, collector);
+        return;
+    }
+    if (prof_collector_failed(st))
+        cli_error(CMD, "nothing was measured: the collector stopped (%s)", st->error);
+    else if (st->launches_seen == 0)
+        cli_error(CMD, "nothing was measured: the program launched no kernel outside CUDA graphs "
+                  "(%lld graph launches)", st->graphs);
+    else if (o->regex || o->skip)
+        cli_error(CMD, "nothing was measured: none of %lld launches passed -k '%s' -s %ld",
+                  st->launches_seen, o->regex ? o->regex : "", o->skip);
+    else
+        cli_error(CMD, "nothing was measured (%lld launches seen, %lld profiled)",
+                  st->launches_seen, st->profiled);
+    if (run->signaled || run->code != 0)
+        cli_error(CMD, "the program %s", how);
+}

@@ -1,0 +1,219 @@
+/* gpuq profile: running the program under the collector (one pass), what
+ * its status file says, signals, and the temporary directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile.h"
+
+static volatile sig_atomic_t child_pid;
+volatile sig_atomic_t prof_interrupted_by;
+
+static void on_signal(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    prof_interrupted_by = sig;
+    /* Ctrl-C at a terminal reaches the whole foreground process group, the
+     * program included; only a signal sent to gpuq alone (kill: si_code
+     * <= 0) is passed on. */
+    pid_t pid = (pid_t)child_pid;
+    if (pid > 0 && (!si || si->si_code <= 0))
+        kill(pid, sig);
+}
+
+
+static void join_command(char **argv, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; argv[i] && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static void set_count_env(const char *name, long v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%ld", v);
+    setenv(name, text, 1);
+}
+int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
+                  table_prefetch *prefetch, disasm_spec *spec, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    fflush(NULL);
+    struct timespec forked;
+    clock_gettime(CLOCK_MONOTONIC, &forked);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error(CMD, "cannot start '%s' (fork: %s)", o->program[0], strerror(errno));
+        return 0;
+    }
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        char command[512];
+        join_command(o->program, command, sizeof command);
+        setenv("CUDA_INJECTION64_PATH", collector, 1);
+        setenv("GPUQ_PASS", pe->pass, 1);
+        setenv("GPUQ_OUT", pe->out, 1);
+        setenv("GPUQ_STATUS", pe->status, 1);
+        setenv("GPUQ_COMMAND", command, 1);
+        char t0[32];
+        snprintf(t0, sizeof t0, "%lld", (long long)forked.tv_sec * 1000000000LL + forked.tv_nsec);
+        setenv("GPUQ_T0_NS", t0, 1);
+        if (pe->cubin_dir)
+            setenv("GPUQ_CUBIN_DIR", pe->cubin_dir, 1);
+        else
+            unsetenv("GPUQ_CUBIN_DIR");
+        if (o->regex)
+            setenv("GPUQ_KERNEL_REGEX", o->regex, 1);
+        else
+            unsetenv("GPUQ_KERNEL_REGEX");
+        set_count_env("GPUQ_LAUNCH_SKIP", o->skip);
+        set_count_env("GPUQ_LAUNCH_COUNT", o->count);
+        execvp(o->program[0], o->program);
+        fprintf(stderr, "gpuq: %s: cannot run '%s' (%s)\n", CMD, o->program[0], strerror(errno));
+        _exit(127);
+    }
+    child_pid = pid;
+    int status = 0;
+    int reaped = 0;
+    if (prefetch && spec) {
+        struct timespec start;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        reaped = prof_while_running(prefetch, spec, pid, &status, &start);
+    }
+    while (!reaped && waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            cli_error(CMD, "waiting for '%s' failed (%s)", o->program[0], strerror(errno));
+            child_pid = 0;
+            return 0;
+        }
+    }
+    child_pid = 0;
+    if (WIFEXITED(status)) {
+        res->exited = 1;
+        res->code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        res->signaled = 1;
+        res->sig = WTERMSIG(status);
+    }
+    return 1;
+}
+
+/* What the collector reported (its status file, "key: value" lines). */
+void prof_read_status(const char *path, collector_status *s)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    s->present = 1;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *colon = strstr(line, ": ");
+        if (line[0] == '#' || !colon)
+            continue;
+        *colon = '\0';
+        const char *key = line, *value = colon + 2;
+        if (strcmp(key, "launches_seen") == 0)
+            s->launches_seen = atoll(value);
+        else if (strcmp(key, "profiled_launches") == 0)
+            s->profiled = atoll(value);
+        else if (strcmp(key, "rows_written") == 0)
+            s->rows = atoll(value);
+        else if (strcmp(key, "filtered_out_launches") == 0)
+            s->filtered = atoll(value);
+        else if (strcmp(key, "graph_launches") == 0)
+            s->graphs = atoll(value);
+        else if (strcmp(key, "passes") == 0)
+            s->passes = atoll(value);
+        else if (strcmp(key, "replay") == 0)
+            snprintf(s->replay, sizeof s->replay, "%s", value);
+        else if (strcmp(key, "error_kind") == 0)
+            snprintf(s->error_kind, sizeof s->error_kind, "%s", value);
+        else if (strcmp(key, "error") == 0)
+            snprintf(s->error, sizeof s->error, "%s", value);
+    }
+    fclose(f);
+}
+
+int prof_collector_failed(const collector_status *s)
+{
+    return s->present && s->error_kind[0] && strcmp(s->error_kind, "none") != 0;
+}
+
+void prof_describe_exit(const run_result *r, char *buf, size_t len)
+{
+    if (r->signaled)
+        snprintf(buf, len, "was killed by signal %d (%s)", r->sig, strsignal(r->sig));
+    else
+        snprintf(buf, len, "exited with status %d", r->code);
+}
+/* Removes the temporary directory: the files this command and the collector
+ * put there (status files, the sass file, cubins/<crc>.cubin). */
+void prof_remove_temp_dir(const char *dir)
+{
+    char path[PATH_MAX + 64];
+    static const char *const subdirs[] = {"cubins", "cubins-counters", "spec"};
+    for (size_t s = 0; s < sizeof subdirs / sizeof subdirs[0]; s++) {
+        snprintf(path, sizeof path, "%s/%s", dir, subdirs[s]);
+        DIR *d = opendir(path);
+        if (!d)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char file[PATH_MAX + 320];
+            snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+            unlink(file);
+        }
+        closedir(d);
+        rmdir(path);
+    }
+    static const char *const files[] = {"counters.status", "sass.status", "sass.csv",
+                                        "kernel.code"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+int prof_make_temp_dir(char *dir, size_t len)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !base[0])
+        base = "/tmp";
+    int w = snprintf(dir, len, "%s/gpuq-profile.XXXXXX", base);
+    if (w < 0 || (size_t)w >= len || !mkdtemp(dir)) {
+        cli_error(CMD, "cannot create a temporary directory under %s (%s)", base, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+void prof_install_signal_handlers(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}

@@ -1,0 +1,301 @@
+/* The collector's messages, how it stands down, and its files: the
+ * counters (or sass) output and the status file gpuq profile reads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector_internal.h"
+#include "gi_sass.h"
+
+#define g g_collector
+
+/* ---- messages --------------------------------------------------------- */
+
+static void emit(const char *prefix, const char *fmt, va_list ap)
+{
+    /* One write per message, so lines from several threads do not mix. */
+    char line[1024];
+    int n = snprintf(line, sizeof line, "gpuq-collector: %s", prefix);
+    if (n < 0)
+        return;
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
+}
+
+void gi_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit("", fmt, ap);
+    va_end(ap);
+}
+
+void gi_verbose(const char *fmt, ...)
+{
+    if (!g.verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit("[verbose] ", fmt, ap);
+    va_end(ap);
+}
+
+
+/* Records the first reason and stops profiling; g.lock is held. */
+static void stand_down_locked_v(gi_error_kind kind, const char *fmt, va_list ap)
+{
+    int first = g.error_kind == GI_ERROR_NONE;
+    if (first) {
+        vsnprintf(g.error, sizeof g.error, fmt, ap);
+        g.error_kind = kind;
+    }
+    g.disabled = 1;
+    if (first) {
+        gi_note("%s; profiling stopped, the program continues", g.error);
+        gi_write_status_locked();
+    }
+}
+
+static void stand_down_locked(gi_error_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void stand_down_locked(gi_error_kind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    stand_down_locked_v(kind, fmt, ap);
+    va_end(ap);
+}
+
+void gi_stand_down(gi_error_kind kind, const char *fmt, ...)
+{
+    pthread_mutex_lock(&g.lock);
+    va_list ap;
+    va_start(ap, fmt);
+    stand_down_locked_v(kind, fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&g.lock);
+}
+
+int gi_cupti_failed(const char *call, CUptiResult rc)
+{
+    const char *name = NULL;
+    if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || !name)
+        name = "unknown CUPTI error";
+    switch (rc) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+        gi_stand_down(GI_ERROR_PERMISSION,
+                      "%s failed (%s): this user may not read the GPU performance counters; "
+                      "run as root or with CAP_PERFMON (CAP_SYS_ADMIN before driver R565), or load "
+                      "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
+                      "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)",
+                      call, name);
+        break;
+    case CUPTI_ERROR_HARDWARE_BUSY:
+        gi_stand_down(GI_ERROR_BUSY,
+                      "%s failed (%s): another profiler holds the GPU performance counters "
+                      "(Nsight Compute, DCGM profiling: 'dcgmi profile --pause', another CUPTI tool)",
+                      call, name);
+        break;
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+        gi_stand_down(GI_ERROR_BUSY,
+                      "%s failed (%s): another CUPTI tool is attached to this program "
+                      "(Nsight Systems, Nsight Compute, the PyTorch profiler...)",
+                      call, name);
+        break;
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+        gi_stand_down(GI_ERROR_UNSUPPORTED,
+                      "%s failed (%s): CUPTI cannot profile a MIG instance here; "
+                      "profile on a GPU without MIG", call, name);
+        break;
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_INVALID_CHIP_NAME:
+        gi_stand_down(GI_ERROR_UNSUPPORTED, "%s failed (%s): this GPU or setup cannot be profiled",
+                      call, name);
+        break;
+    default:
+        gi_stand_down(GI_ERROR_CUPTI, "%s failed (%s, CUPTI error %d)", call, name, (int)rc);
+        break;
+    }
+    return 0;
+}
+
+int gi_cuda_failed(const char *call, CUresult rc)
+{
+    const char *name = NULL;
+    if (cuGetErrorName(rc, &name) != CUDA_SUCCESS || !name)
+        name = "unknown CUDA error";
+    gi_stand_down(GI_ERROR_CUDA, "%s failed (%s, CUDA error %d)", call, name, (int)rc);
+    return 0;
+}
+
+int gi_ctx_synchronize(void)
+{
+    uint64_t t0 = gi_now_ns();
+    CUresult rc = cuCtxSynchronize();
+    gi_call_done(GI_CALL_CTX_SYNC, t0);
+    return rc == CUDA_SUCCESS ? 1 : gi_cuda_failed("cuCtxSynchronize", rc);
+}
+/* ---- output files ----------------------------------------------------- */
+
+/* Opens the output for this process.  The path is claimed with O_EXCL: when
+ * another process of the same run (a child that also uses CUDA) got there
+ * first, this one writes PATH.<pid> instead, so that no file is written by
+ * two processes. */
+static FILE *open_output(void)
+{
+    int fd = open(g.out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", g.out_path);
+    if (fd < 0 && errno == EEXIST) {
+        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld", g.out_path, (long)getpid());
+        fd = open(g.out_path_used, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            gi_note("'%s' is taken by another process of this run; process %ld writes '%s'",
+                    g.out_path, (long)getpid(), g.out_path_used);
+    }
+    if (fd < 0) {
+        int e = errno;
+        g.out_failed = 1;
+        stand_down_locked(GI_ERROR_IO, "cannot create '%s' (%s)", g.out_path_used, strerror(e));
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        g.out_failed = 1;
+    }
+    return f;
+}
+
+/* Called with g.lock held: opens the output on first use. */
+static int output_ready_locked(void)
+{
+    if (!g.out && !g.out_failed)
+        g.out = open_output();
+    return g.out && !g.out_failed;
+}
+
+void gi_write_row(gi_device *dev, const gm_launch_counters *k)
+{
+    pthread_mutex_lock(&g.lock);
+    gm_error err = {{0}};
+    int fresh = !g.out;
+    if (!output_ready_locked())
+        goto done;
+    if (fresh && gm_counters_write_header(g.out, &dev->meta, &err) != GM_OK) {
+        g.out_failed = 1;
+        stand_down_locked(GI_ERROR_IO, "cannot write the counters header to '%s' (%s)",
+                          g.out_path_used, err.msg);
+        goto done;
+    }
+    if (gm_counters_append_row(g.out, k, &err) != GM_OK || fflush(g.out) != 0) {
+        g.out_failed = 1;
+        stand_down_locked(GI_ERROR_IO, "cannot append to '%s' (%s)", g.out_path_used,
+                          err.msg[0] ? err.msg : strerror(errno));
+        goto done;
+    }
+    g.rows_written++;
+done:
+    pthread_mutex_unlock(&g.lock);
+}
+
+void gi_write_sass_text(const char *text)
+{
+    pthread_mutex_lock(&g.lock);
+    int fresh = !g.out;
+    if (!output_ready_locked())
+        goto done;
+    if ((fresh && fprintf(g.out, "%s\nmetric,%s\n", GI_SASS_FILE_MAGIC, g.sass_metric) < 0) ||
+        fputs(text, g.out) < 0 ||
+        fflush(g.out) != 0) {
+        g.out_failed = 1;
+        stand_down_locked(GI_ERROR_IO, "cannot append to '%s' (%s)", g.out_path_used,
+                          strerror(errno));
+    }
+done:
+    pthread_mutex_unlock(&g.lock);
+}
+
+static const char *error_kind_name(gi_error_kind kind)
+{
+    static const char *const names[] = {"none",  "config", "permission", "busy",
+                                        "unsupported", "cupti", "cuda", "io"};
+    return (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
+
+/* Status file for gpuq profile: what was profiled, what was not, and why the
+ * collector stood down.  Rewritten whole (temporary file + rename). */
+void gi_write_status_locked(void)
+{
+    if (!g.status_path[0] || getpid() != g.pid)
+        return;
+    char tmp[GI_PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", g.status_path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    size_t passes = 0, batch = 0;
+    uint64_t windows = 0;
+    const char *replay = "none";
+    const gm_counters_meta *meta = NULL;
+    for (int i = 0; i < GI_MAX_DEVICES; i++) {
+        windows += g.devices[i].windows;
+        if (g.devices[i].meta.device_name[0] && !meta)
+            meta = &g.devices[i].meta;
+        if (g.devices[i].setup_ok && g.pass == GI_PASS_COUNTERS && !passes) {
+            passes = g.devices[i].passes;
+            batch = g.devices[i].batch_max;
+            replay = g.devices[i].replay == CUPTI_KernelReplay ? "kernel" : "user";
+        }
+    }
+    fprintf(f,
+            "# gpuq collector status v1\n"
+            "pid: %ld\n"
+            "pass: %s\n"
+            "output: %s\n"
+            "device_name: %s\n"
+            "sm_count: %d\n"
+            "compute_capability: %d.%d\n"
+            "replay: %s\n"
+            "passes: %zu\n"
+            "batch: %zu\n"
+            "windows: %" PRIu64 "\n"
+            "launches_seen: %" PRIu64 "\n"
+            "profiled_launches: %" PRIu64 "\n"
+            "rows_written: %" PRIu64 "\n"
+            "filtered_out_launches: %" PRIu64 "\n"
+            "graph_launches: %" PRIu64 "\n"
+            "captured_launches: %" PRIu64 "\n"
+            "failed_launches: %" PRIu64 "\n"
+            "range_mismatches: %" PRIu64 "\n"
+            "cubins_saved: %" PRIu64 "\n"
+            "drained: %d\n"
+            "error_kind: %s\n"
+            "error: %s\n",
+            (long)g.pid, g.pass == GI_PASS_SASS ? "sass" : "counters",
+            g.out_path_used[0] ? g.out_path_used : g.out_path, meta ? meta->device_name : "",
+            meta ? meta->sm_count : 0, meta ? meta->cc_major : 0, meta ? meta->cc_minor : 0,
+            replay, passes, batch, windows, g.launches_seen,
+            g.profiled, g.rows_written, g.filtered_out, g.graph_launches, g.captured_launches,
+            g.failed_launches, g.range_mismatches, g.cubins_saved, g.drained,
+            error_kind_name(g.error_kind), g.error);
+    if (fclose(f) == 0)
+        rename(tmp, g.status_path);
+    else
+        unlink(tmp);
+}
