@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "gpuq/metrics.h"
 #include "gpuq/status.h"
 
 #ifdef __cplusplus
@@ -25,34 +26,6 @@ extern "C" {
 #endif
 
 #define GM_COUNTERS_FORMAT_VERSION 1
-
-/* Index of each collected metric in gm_launch_counters.metric[]. */
-typedef enum gm_metric_id {
-    GM_M_N_ATOM_SASS = 0, /* smsp__sass_inst_executed_op_shared_atom.sum      N (instrumented) */
-    GM_M_N_ATOM,          /* smsp__inst_executed_op_shared_atom.sum           N (hardware) */
-    GM_M_N_CAS,           /* smsp__inst_executed_op_shared_atom_dot_cas.sum   N_c */
-    GM_M_N_ALU,           /* smsp__inst_executed_op_shared_atom_dot_alu.sum   N_f (non-CAS) */
-    GM_M_O_WAVEFRONTS,    /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum   O */
-    GM_M_CYCLES_SUM,      /* sm__cycles_active.sum   T summed over SMs */
-    GM_M_CYCLES_AVG,      /* sm__cycles_active.avg */
-    GM_M_CYCLES_MIN,      /* sm__cycles_active.min */
-    GM_M_CYCLES_MAX,      /* sm__cycles_active.max */
-    GM_M_OCCUPANCY_PCT,   /* sm__warps_active.avg.pct_of_peak_sustained_active   o (percent) */
-    GM_M_DURATION_NS,     /* gpu__time_duration.sum */
-    GM_M_SHARED_PENDING,  /* sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum   queue-length integral */
-    GM_M_SHARED_INST,     /* sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum  LDS+LDSM+ATOMS */
-    GM_METRIC_COUNT
-} gm_metric_id;
-
-typedef struct gm_metric_desc {
-    gm_metric_id id;
-    const char *name;     /* the CUPTI / Nsight Compute metric name */
-    const char *column;   /* short column name in the counters file ("N_atom") */
-    const char *meaning;  /* one line for --help and docs */
-} gm_metric_desc;
-
-/* The metric table, GM_METRIC_COUNT rows in gm_metric_id order. */
-extern const gm_metric_desc gm_metric_table[GM_METRIC_COUNT];
 
 /* Executed ATOMS warp-instructions by opcode, from per-instruction counts and
  * the disassembly (the ADD vs POPC.INC split has no hardware counter). */
@@ -72,7 +45,7 @@ typedef struct gm_launch_counters {
     unsigned grid[3], block[3];
     int regs_per_thread;       /* -1 unknown */
     int shared_bytes;          /* static + dynamic per block; -1 unknown */
-    double metric[GM_METRIC_COUNT]; /* NaN = not collected */
+    double metric[GM_METRIC_MAX]; /* by gm_metric_table row; NaN = not collected */
     gm_opcode_split split;
     /* Per-SM values where a GPU exposes them (not Hopper); NULL otherwise.
      * Each array has n_sm entries. */

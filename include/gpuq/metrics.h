@@ -20,15 +20,25 @@ extern "C" {
 /* Room in gm_launch_counters.metric[]; a test checks the table fits. */
 #define GM_METRIC_MAX 160
 
+/* How --summary adds one kernel's launches into one row. */
+typedef enum gm_metric_sum {
+    GM_SUM_ADD = 0,       /* counts, cycles, durations: totals over launches */
+    GM_SUM_CYCLE_WEIGHTED /* averages over cycles (occupancy): mean weighted by
+                             sm__cycles_active.sum, plain mean where cycles are missing */
+} gm_metric_sum;
+
 typedef struct gm_metric_desc {
     const char *name;    /* CUPTI / ncu metric name ("sm__cycles_active.sum") */
-    const char *column;  /* short name of the v1 counters file and of reports ("cycles_sum") */
+    const char *column;  /* short name: counters v1 column and report column ("cycles_sum") */
     const char *meaning; /* one line for --help and docs */
+    gm_metric_sum sum;   /* 0 (add) unless the metric is an average */
 } gm_metric_desc;
 
 /* The table and its length (<= GM_METRIC_MAX). */
 extern const gm_metric_desc gm_metric_table[];
 size_t gm_metric_count(void);
+/* Rows in use, for loops and checks; arrays are sized GM_METRIC_MAX. */
+#define GM_METRIC_COUNT ((int)gm_metric_count())
 
 /* Row of a metric given its metric name or its short column name; -1 when
  * the table has no such metric. */

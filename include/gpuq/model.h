@@ -170,6 +170,17 @@ gm_status gm_model_apply(const gm_table *table, const gm_model_options *opt,
                          const gm_launch_counters *k, gm_kernel_result *out, gm_error *err);
 void gm_kernel_result_free(gm_kernel_result *r);
 
+/* gm_model_apply for a report: a launch the model cannot take (a counter
+ * missing, no series) keeps a result with U = NaN whose verdict says why;
+ * otherwise the verdict is gm_verdict's.  Only invalid arguments fail. */
+gm_status gm_model_apply_report(const gm_table *table, const gm_model_options *opt,
+                                const gm_launch_counters *k, gm_kernel_result *out,
+                                gm_error *err);
+
+/* The plain verdict for U and the notes ("shared-memory atomics are the
+ * bottleneck (U = 97%)"). */
+void gm_verdict(const gm_kernel_result *r, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

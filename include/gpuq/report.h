@@ -46,10 +46,6 @@ void gm_report_free(gm_report *rep);
 
 gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_error *err);
 
-/* The plain verdict for U and the notes ("shared-memory atomics are the
- * bottleneck (U = 97%)"). */
-void gm_verdict(const gm_kernel_result *r, char *buf, size_t len);
-
 #ifdef __cplusplus
 }
 #endif

@@ -75,6 +75,12 @@ typedef enum gm_field_kind {
     GM_FIELD_TEXT     /* text (NULL: empty) */
 } gm_field_kind;
 
+/* gm_field.flags */
+#define GM_FIELD_TEXT_ONLY 0x1u /* a column of the text table only (a combined display
+                                   of other fields, e.g. "[U lo, hi]") */
+#define GM_FIELD_TEXT_DASH 0x2u /* the text table shows "-" (undefined for this launch,
+                                   e.g. e without atomics); CSV/JSON keep the value */
+
 typedef struct gm_field {
     const char *name;     /* CSV / JSON key inside the section ("U") */
     gm_field_kind kind;
@@ -82,6 +88,7 @@ typedef struct gm_field {
     const char *text;     /* valid until the result is freed */
     int width;            /* > 0: a column of the text table this wide; 0: CSV/JSON only */
     const char *heading;  /* text column heading; NULL: name */
+    unsigned flags;       /* GM_FIELD_* */
 } gm_field;
 
 #define GM_UNIT_MAX_FIELDS 96

@@ -133,8 +133,8 @@ typedef struct gi_device {
     size_t passes;
     CUpti_ProfilerReplayMode replay;
     size_t n_metrics;
-    const char *metric_names[GM_METRIC_COUNT];
-    gm_metric_id metric_ids[GM_METRIC_COUNT];
+    const char *metric_names[GM_METRIC_MAX];
+    gm_metric_id metric_ids[GM_METRIC_MAX];
     CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
     int window_open;                 /* Start called, Stop not yet */
     CUpti_RangeProfiler_Object *rp;

@@ -135,7 +135,7 @@ static int choose_metrics(gi_device *dev)
     for (int i = 0; i < GM_METRIC_COUNT; i++)
         if (is_hardware_metric(gm_metric_table[i].name)) {
             dev->metric_names[dev->n_metrics] = gm_metric_table[i].name;
-            dev->metric_ids[dev->n_metrics] = gm_metric_table[i].id;
+            dev->metric_ids[dev->n_metrics] = (gm_metric_id)i;
             dev->n_metrics++;
         }
     CUpti_Profiler_Host_Object *host = NULL;
@@ -626,7 +626,7 @@ int gi_range_flush(gi_device *dev)
             dev->batch_max = 1;
     }
     for (size_t i = 0; usable && i < n; i++) {
-        double values[GM_METRIC_COUNT];
+        double values[GM_METRIC_MAX];
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
         memset(&ev, 0, sizeof ev);
         ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;

@@ -13,58 +13,6 @@
 #include "gpuq/counters.h"
 
 /* ------------------------------------------------------------------------
- * The metric table: the paper's Table 1 quantities as Hopper counters
- * (shared/notes/hopper-probe.md).  One table, read by the CUPTI collector,
- * the ncu importer and the counters file. */
-
-const gm_metric_desc gm_metric_table[GM_METRIC_COUNT] = {
-    {GM_M_N_ATOM_SASS, "smsp__sass_inst_executed_op_shared_atom.sum", "N_atom_sass",
-     "shared-memory atomic warp-instructions, SASS-instrumented count (N, Table 1)"},
-    {GM_M_N_ATOM, "smsp__inst_executed_op_shared_atom.sum", "N_atom",
-     "shared-memory atomic warp-instructions, hardware count (N, Table 1)"},
-    {GM_M_N_CAS, "smsp__inst_executed_op_shared_atom_dot_cas.sum", "N_cas",
-     "ATOMS.CAS warp-instructions (N_c, Table 1)"},
-    {GM_M_N_ALU, "smsp__inst_executed_op_shared_atom_dot_alu.sum", "N_alu",
-     "non-CAS ATOMS warp-instructions (N_f, Table 1)"},
-    {GM_M_O_WAVEFRONTS, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", "O_wavefronts",
-     "shared atomic wavefronts, serialized passes (O, Table 1)"},
-    {GM_M_CYCLES_SUM, "sm__cycles_active.sum", "cycles_sum",
-     "active SM cycles summed over SMs (T, Table 1)"},
-    {GM_M_CYCLES_AVG, "sm__cycles_active.avg", "cycles_avg", "active cycles of the average SM"},
-    {GM_M_CYCLES_MIN, "sm__cycles_active.min", "cycles_min", "active cycles of the least busy SM"},
-    {GM_M_CYCLES_MAX, "sm__cycles_active.max", "cycles_max", "active cycles of the busiest SM"},
-    {GM_M_OCCUPANCY_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy_pct",
-     "achieved occupancy in percent (o, Table 1)"},
-    {GM_M_DURATION_NS, "gpu__time_duration.sum", "duration_ns", "kernel duration in nanoseconds"},
-    {GM_M_SHARED_PENDING, "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum", "shared_pending",
-     "LSU shared-memory FIFO occupancy summed over cycles (queue-length integral)"},
-    {GM_M_SHARED_INST, "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum", "shared_inst",
-     "LDS, LDSM and ATOMS warp-instructions through that FIFO"},
-};
-
-/* Written out (not built at run time) so that it is a constant the collector
- * can read from any thread; test_counters checks it against the table. */
-static const char metric_list[] =
-    "smsp__sass_inst_executed_op_shared_atom.sum,"
-    "smsp__inst_executed_op_shared_atom.sum,"
-    "smsp__inst_executed_op_shared_atom_dot_cas.sum,"
-    "smsp__inst_executed_op_shared_atom_dot_alu.sum,"
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,"
-    "sm__cycles_active.sum,"
-    "sm__cycles_active.avg,"
-    "sm__cycles_active.min,"
-    "sm__cycles_active.max,"
-    "sm__warps_active.avg.pct_of_peak_sustained_active,"
-    "gpu__time_duration.sum,"
-    "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum,"
-    "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum";
-
-const char *gm_metric_list_csv(void)
-{
-    return metric_list;
-}
-
-/* ------------------------------------------------------------------------
  * Launch counters and the set */
 
 void gm_launch_counters_init(gm_launch_counters *k)
@@ -72,7 +20,7 @@ void gm_launch_counters_init(gm_launch_counters *k)
     memset(k, 0, sizeof *k);
     k->regs_per_thread = -1;
     k->shared_bytes = -1;
-    for (int m = 0; m < GM_METRIC_COUNT; m++)
+    for (int m = 0; m < GM_METRIC_MAX; m++)
         k->metric[m] = NAN;
     k->split.valid = 0;
     k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
@@ -326,41 +274,6 @@ gm_status gm_csv_split(gm_csv_reader *r, gm_error *err)
     return GM_OK;
 }
 
-int gm_csv_write_field(FILE *out, const char *text)
-{
-    if (!text)
-        text = "";
-    size_t len = strlen(text);
-    int needs_quotes = strpbrk(text, ",\"\r\n") != NULL ||
-                       (len > 0 && (isspace((unsigned char)text[0]) ||
-                                    isspace((unsigned char)text[len - 1])));
-    if (!needs_quotes)
-        return fputs(text, out) < 0 ? -1 : 0;
-    if (fputc('"', out) == EOF)
-        return -1;
-    for (const char *p = text; *p; p++) {
-        if (*p == '"' && fputc('"', out) == EOF)
-            return -1;
-        if (fputc(*p, out) == EOF)
-            return -1;
-    }
-    return fputc('"', out) == EOF ? -1 : 0;
-}
-
-void gm_csv_format_double(char *buf, size_t len, double v)
-{
-    if (isnan(v)) {
-        if (len)
-            buf[0] = '\0';
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 int gm_csv_parse_double(const char *text, double *out)
 {
     char *end = NULL;
@@ -402,15 +315,15 @@ static const char *const split_columns[] = {
     "split_valid", "split_add", "split_cas", "split_popc_inc", "split_other",
 };
 enum { N_SPLIT = sizeof split_columns / sizeof split_columns[0] };
-enum { N_COLUMNS = N_LEAD + GM_METRIC_COUNT + N_SPLIT };
+enum { N_COLUMNS = N_LEAD + GM_M_ATOMIC_ROWS + N_SPLIT };
 
 static const char *column_name(size_t i)
 {
     if (i < N_LEAD)
         return lead_columns[i];
-    if (i < N_LEAD + GM_METRIC_COUNT)
+    if (i < N_LEAD + GM_M_ATOMIC_ROWS)
         return gm_metric_table[i - N_LEAD].column;
-    return split_columns[i - N_LEAD - GM_METRIC_COUNT];
+    return split_columns[i - N_LEAD - GM_M_ATOMIC_ROWS];
 }
 
 /* Metadata values are one line each: control characters become spaces. */
@@ -459,7 +372,7 @@ gm_status gm_counters_append_row(FILE *out, const gm_launch_counters *k, gm_erro
     gm_csv_write_field(out, k->mangled ? k->mangled : k->kernel);
     fprintf(out, ",%d,%u,%u,%u,%u,%u,%u,%d,%d", k->device, k->grid[0], k->grid[1], k->grid[2],
             k->block[0], k->block[1], k->block[2], k->regs_per_thread, k->shared_bytes);
-    for (int m = 0; m < GM_METRIC_COUNT; m++)
+    for (int m = 0; m < GM_M_ATOMIC_ROWS; m++)
         put_double(out, k->metric[m]);
     fprintf(out, ",%d", k->split.valid ? 1 : 0);
     if (k->split.valid) {
@@ -667,11 +580,11 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
     if ((st = field_int(f[11], where, "shared_bytes", -1, 1LL << 30, &v, err)) != GM_OK)
         return st;
     k->shared_bytes = (int)v;
-    for (int m = 0; m < GM_METRIC_COUNT; m++)
+    for (int m = 0; m < GM_M_ATOMIC_ROWS; m++)
         if ((st = field_count(f[N_LEAD + m], where, gm_metric_table[m].column, &k->metric[m],
                               err)) != GM_OK)
             return st;
-    const size_t s0 = N_LEAD + GM_METRIC_COUNT;
+    const size_t s0 = N_LEAD + GM_M_ATOMIC_ROWS;
     if ((st = field_int(f[s0], where, "split_valid", 0, 1, &v, err)) != GM_OK)
         return st;
     k->split.valid = (int)v;

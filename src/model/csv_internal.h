@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "gpuq/status.h"
+#include "writer.h"
 
 typedef struct gm_csv_reader {
     FILE *in;
@@ -40,17 +41,6 @@ gm_status gm_csv_next_line(gm_csv_reader *r, int *eof, gm_error *err);
 /* Splits r->raw into r->fields / r->n_fields.  Stray or unterminated quotes
  * give GM_ERR_PARSE with "file:line: ...". */
 gm_status gm_csv_split(gm_csv_reader *r, gm_error *err);
-
-/* Writes one field, quoted when it contains a comma, quote, CR or LF or
- * leading/trailing space (RFC 4180: quotes doubled inside). */
-int gm_csv_write_field(FILE *out, const char *text);
-
-/* Formats a finite double with the fewest digits that read back exactly
- * (the shortest of %.15g, %.16g, %.17g); writes nothing (empty string) for NaN. */
-void gm_csv_format_double(char *buf, size_t len, double v);
-
-/* Writes s as a JSON string (RFC 8259 escapes; NULL as ""), in report.c. */
-void gm_json_write_string(FILE *out, const char *s);
 
 /* Parses the whole of text as a finite double / a decimal integer.  Return 0
  * on success. */

@@ -437,7 +437,7 @@ gm_status gm_table2_sm(const gm_table *table, const gm_model_options *opt, doubl
 /* ---- one kernel launch ----------------------------------------------------- */
 
 /* Short names for verdicts; the full metric names are in counters.h. */
-static const char *const metric_label[GM_METRIC_COUNT] = {
+static const char *const metric_label[GM_M_ATOMIC_ROWS] = {
     [GM_M_N_ATOM_SASS] = "N (smsp__sass_inst_executed_op_shared_atom.sum)",
     [GM_M_N_ATOM] = "N (smsp__inst_executed_op_shared_atom.sum)",
     [GM_M_N_CAS] = "N_c (smsp__inst_executed_op_shared_atom_dot_cas.sum)",

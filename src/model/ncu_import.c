@@ -68,7 +68,7 @@ typedef struct ncu_loader {
     gm_counters_set *set;
     int wide;
     long col[COL_COUNT];            /* column index, -1 if absent */
-    long metric_col[GM_METRIC_COUNT]; /* wide layout: column of each metric, -1 if absent */
+    long metric_col[GM_METRIC_MAX]; /* wide layout: column of each metric, -1 if absent */
     size_t n_columns;
     char **units;                   /* wide layout: unit of each column (owned copies) */
     /* launch rows already seen for each launch (long layout): bit per metric */

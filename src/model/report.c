@@ -30,50 +30,6 @@ const char *gm_format_name(gm_format f)
 }
 
 /* ------------------------------------------------------------------------
- * Verdicts */
-
-void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
-{
-    if (!buf || len == 0)
-        return;
-    buf[0] = '\0';
-    if (!r)
-        return;
-    size_t used = 0;
-#define VERDICT_ADD(...)                                                                   \
-    do {                                                                                   \
-        if (used < len) {                                                                  \
-            int wrote_ = snprintf(buf + used, len - used, __VA_ARGS__);                    \
-            used += wrote_ > 0 ? (size_t)wrote_ : 0;                                       \
-        }                                                                                  \
-    } while (0)
-    double U = r->avg.U;
-    if (r->notes & GM_NOTE_NO_ATOMICS) {
-        VERDICT_ADD("no shared-memory atomics (U = 0)");
-    } else if (isnan(U)) {
-        /* The model said why it could not run (missing counter, no series). */
-        VERDICT_ADD("%s", r->verdict[0] ? r->verdict : "not modelled: model inputs missing");
-        return;
-    } else if (U >= GM_U_BOTTLENECK) {
-        VERDICT_ADD("shared-memory atomics are the bottleneck (U = %.0f%%)", 100 * U);
-    } else if (U >= GM_U_SIGNIFICANT) {
-        VERDICT_ADD("shared-memory atomics are a significant load (U = %.0f%%)", 100 * U);
-    } else {
-        VERDICT_ADD("shared-memory atomics are not the bottleneck (U = %.0f%%)", 100 * U);
-    }
-    if (!(r->notes & GM_NOTE_NO_ATOMICS) && U > 1.0)
-        /* The paper sees U > 100% too and blames the n-hat approximation. */
-        VERDICT_ADD("; U above 100%%: n is probably overestimated (paper Sec. 4.1)");
-    if (r->notes & GM_NOTE_CLAMPED)
-        VERDICT_ADD("; model input clamped to table grid");
-    if (r->notes & GM_NOTE_SPLIT_FALLBACK)
-        VERDICT_ADD("; class split fell back (%s)", r->split_source);
-    else if ((r->notes & GM_NOTE_MISSING_COUNTER) && r->split_source[0])
-        VERDICT_ADD("; %s", r->split_source);
-#undef VERDICT_ADD
-}
-
-/* ------------------------------------------------------------------------
  * Building */
 
 static const char *kernel_name(const gm_launch_counters *k)
@@ -81,37 +37,10 @@ static const char *kernel_name(const gm_launch_counters *k)
     return k->kernel ? k->kernel : "(unnamed kernel)";
 }
 
-/* Applies the model to one launch; a launch the model cannot take keeps a
- * result whose verdict says why.  Only invalid arguments fail. */
 static gm_status apply_one(const gm_table *table, const gm_model_options *opt,
                            const gm_launch_counters *k, gm_kernel_result *r, gm_error *err)
 {
-    gm_error why = {{0}};
-    gm_status st = gm_model_apply(table, opt, k, r, &why);
-    if (st == GM_ERR_INVALID_ARG) {
-        gm_kernel_result_free(r);
-        return gm_fail(err, st, "launch %" PRIu64 " (%s): %s", k->launch_id,
-                       kernel_name(k), why.msg);
-    }
-    if (st != GM_OK) {
-        gm_kernel_result_free(r);
-        unsigned notes = r->notes;
-        char split_source[sizeof r->split_source];
-        memcpy(split_source, r->split_source, sizeof split_source);
-        memset(r, 0, sizeof *r);
-        r->notes = notes;
-        memcpy(r->split_source, split_source, sizeof split_source);
-        r->avg.U = r->U_lo = r->U_hi = NAN;
-        r->n_hat = r->n_measured = NAN;
-        /* The verdict has room for 191 characters: keep the reason's start. */
-        snprintf(r->verdict, sizeof r->verdict, "not modelled: %.140s (%s)",
-                 why.msg[0] ? why.msg : "model failed", gm_strerror(st));
-        return GM_OK;
-    }
-    char verdict[sizeof r->verdict];
-    gm_verdict(r, verdict, sizeof verdict);
-    memcpy(r->verdict, verdict, sizeof verdict);
-    return GM_OK;
+    return gm_model_apply_report(table, opt, k, r, err);
 }
 
 gm_status gm_report_build(gm_report *rep, const gm_counters_set *set, const gm_table *table,
@@ -649,36 +578,6 @@ static void write_csv(FILE *out, const gm_report *rep, const report_rows *rows)
 
 /* ------------------------------------------------------------------------
  * JSON, written by hand: strings escaped per RFC 8259, NaN as null. */
-
-void gm_json_write_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
-            else
-                fputc(*p, out);
-        }
-    }
-    fputc('"', out);
-}
 
 static void json_num(FILE *out, double v)
 {

@@ -21,42 +21,6 @@ static void temp_path(char *buf, size_t len, const char *tag)
     snprintf(buf, len, "%s/test_counters_%ld_%s.csv", GPUQ_BINARY_DIR, (long)getpid(), tag);
 }
 
-static void test_metric_table_is_complete_and_ordered(void **state)
-{
-    (void)state;
-    for (int m = 0; m < GM_METRIC_COUNT; m++) {
-        assert_int_equal(gm_metric_table[m].id, m);
-        assert_non_null(gm_metric_table[m].name);
-        assert_true(strlen(gm_metric_table[m].column) > 0);
-        assert_true(strlen(gm_metric_table[m].meaning) > 10);
-        for (int o = 0; o < m; o++) {
-            assert_string_not_equal(gm_metric_table[m].name, gm_metric_table[o].name);
-            assert_string_not_equal(gm_metric_table[m].column, gm_metric_table[o].column);
-        }
-    }
-    /* The names are the counters of counters.h's comments (hopper-probe.md). */
-    assert_string_equal(gm_metric_table[GM_M_N_ATOM_SASS].name,
-                        "smsp__sass_inst_executed_op_shared_atom.sum");
-    assert_string_equal(gm_metric_table[GM_M_O_WAVEFRONTS].name,
-                        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum");
-    assert_string_equal(gm_metric_table[GM_M_OCCUPANCY_PCT].name,
-                        "sm__warps_active.avg.pct_of_peak_sustained_active");
-    assert_string_equal(gm_metric_table[GM_M_SHARED_INST].name,
-                        "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum");
-}
-
-static void test_metric_list_matches_table(void **state)
-{
-    (void)state;
-    char expect[2048] = "";
-    for (int m = 0; m < GM_METRIC_COUNT; m++) {
-        if (m)
-            strcat(expect, ",");
-        strcat(expect, gm_metric_table[m].name);
-    }
-    assert_string_equal(gm_metric_list_csv(), expect);
-}
-
 static void test_launch_init_marks_everything_unknown(void **state)
 {
     (void)state;
@@ -347,8 +311,6 @@ static void test_write_refuses_unnamed_launch(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_metric_table_is_complete_and_ordered),
-        cmocka_unit_test(test_metric_list_matches_table),
         cmocka_unit_test(test_launch_init_marks_everything_unknown),
         cmocka_unit_test(test_set_names_copies_and_replaces),
         cmocka_unit_test(test_set_push_takes_ownership_and_grows),

@@ -752,10 +752,10 @@ static int check_ncu(const char *gpuq, const char *app, const char *dir)
      * pending integral vary from run to run (tenths of a microsecond on a
      * first or a thread's launch): they must agree as the median over the
      * launches of each kernel. */
-    double worst[GM_METRIC_COUNT] = {0}, worst_median[GM_METRIC_COUNT] = {0};
+    double worst[GM_METRIC_MAX] = {0}, worst_median[GM_METRIC_MAX] = {0};
     size_t pairs = 0;
     enum { MAX_PAIRS = 256 };
-    double ga[MAX_PAIRS][GM_METRIC_COUNT], na[MAX_PAIRS][GM_METRIC_COUNT];
+    double ga[MAX_PAIRS][GM_METRIC_MAX], na[MAX_PAIRS][GM_METRIC_MAX];
     char names[MAX_PAIRS][128];
     for (size_t i = 0; i < g.count && pairs < MAX_PAIRS; i++) {
         char gb[128];

@@ -1,0 +1,95 @@
+/* The metric table (gpuq/metrics.h): every hardware counter a registered
+ * model reads, by its CUPTI / Nsight Compute name.  Read by the collector,
+ * the ncu importer, the counters file and the report.
+ *
+ * Adding metrics: append rows at the end, under a comment naming the unit
+ * that reads them; never reorder (the first GM_M_ATOMIC_ROWS rows are the
+ * shared-atomic model's, in gm_metric_id order, and counters v1 files hold
+ * exactly those). */
+#include <pthread.h>
+#include <string.h>
+
+#include "gpuq/metrics.h"
+
+const gm_metric_desc gm_metric_table[] = {
+    /* ---- shared atomics (unit "atomics", paper 000 Table 1 on Hopper;
+     *      shared/notes/hopper-probe.md) ---- */
+    {"smsp__sass_inst_executed_op_shared_atom.sum", "N_atom_sass",
+     "shared-memory atomic warp-instructions, SASS-instrumented count (N, Table 1)", GM_SUM_ADD},
+    {"smsp__inst_executed_op_shared_atom.sum", "N_atom",
+     "shared-memory atomic warp-instructions, hardware count (N, Table 1)", GM_SUM_ADD},
+    {"smsp__inst_executed_op_shared_atom_dot_cas.sum", "N_cas",
+     "ATOMS.CAS warp-instructions (N_c, Table 1)", GM_SUM_ADD},
+    {"smsp__inst_executed_op_shared_atom_dot_alu.sum", "N_alu",
+     "non-CAS ATOMS warp-instructions (N_f, Table 1)", GM_SUM_ADD},
+    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", "O_wavefronts",
+     "shared atomic wavefronts, serialized passes (O, Table 1)", GM_SUM_ADD},
+    {"sm__cycles_active.sum", "cycles_sum", "active SM cycles summed over SMs (T, Table 1)",
+     GM_SUM_ADD},
+    {"sm__cycles_active.avg", "cycles_avg", "active cycles of the average SM", GM_SUM_ADD},
+    {"sm__cycles_active.min", "cycles_min", "active cycles of the least busy SM", GM_SUM_ADD},
+    {"sm__cycles_active.max", "cycles_max", "active cycles of the busiest SM", GM_SUM_ADD},
+    {"sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy_pct",
+     "achieved occupancy in percent (o, Table 1)", GM_SUM_CYCLE_WEIGHTED},
+    {"gpu__time_duration.sum", "duration_ns", "kernel duration in nanoseconds", GM_SUM_ADD},
+    {"sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum", "shared_pending",
+     "LSU shared-memory FIFO occupancy summed over cycles (queue-length integral)", GM_SUM_ADD},
+    {"sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum", "shared_inst",
+     "LDS, LDSM and ATOMS warp-instructions through that FIFO", GM_SUM_ADD},
+    /* ---- other units' metrics: append below, one block per unit ---- */
+};
+
+size_t gm_metric_count(void)
+{
+    return sizeof gm_metric_table / sizeof gm_metric_table[0];
+}
+
+int gm_metric_find(const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < gm_metric_count(); i++)
+        if (strcmp(gm_metric_table[i].name, name) == 0 ||
+            strcmp(gm_metric_table[i].column, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+char *gm_metric_list(const int *rows, size_t n_rows, char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return NULL;
+    size_t n = rows ? n_rows : gm_metric_count(), used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int r = rows ? rows[i] : (int)i;
+        if (r < 0 || (size_t)r >= gm_metric_count())
+            return NULL;
+        const char *name = gm_metric_table[r].name;
+        size_t l = strlen(name);
+        if (used + (i ? 1 : 0) + l + 1 > len)
+            return NULL;
+        if (i)
+            buf[used++] = ',';
+        memcpy(buf + used, name, l + 1);
+        used += l;
+    }
+    return buf;
+}
+
+/* The whole table's list, built once: the collector reads it from any
+ * thread. */
+static char all_list[GM_METRIC_MAX * 80];
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static void build_all_list(void)
+{
+    if (!gm_metric_list(NULL, 0, all_list, sizeof all_list))
+        all_list[0] = '\0';
+}
+
+const char *gm_metric_list_csv(void)
+{
+    pthread_once(&all_once, build_all_list);
+    return all_list;
+}
