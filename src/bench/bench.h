@@ -24,6 +24,7 @@
 #ifndef GPUQ_BENCH_H
 #define GPUQ_BENCH_H
 
+#include "gpuq/mdata.h"
 #include "gpuq/status.h"
 #include "gpuq/table.h"
 
@@ -121,6 +122,12 @@ void gb_close(gb_context *ctx);
 /* Fills gpu_name, cc, sm_count, max_warps_per_sm, warp_size, driver and
  * runtime versions; leaves the other fields alone. */
 void gb_device_meta(const gb_context *ctx, gm_table_meta *meta);
+
+/* The common machine-data header fields of device `device` (gpu_name, cc,
+ * sm_count, driver and runtime versions; the others are left alone),
+ * without setting up the benchmarks: what `gpuq calibrate` needs to name
+ * the output folder.  GM_ERR_NO_GPU / GM_ERR_UNSUPPORTED as gb_open. */
+gm_status gb_device_identity(int device, gm_mdata_meta *meta, gm_error *err);
 
 /* Cells that one launch can carry: the SMs the GPU reports. */
 int gb_cells_per_launch(const gb_context *ctx);

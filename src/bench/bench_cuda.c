@@ -244,6 +244,30 @@ void gb_close(gb_context *ctx)
     free(ctx);
 }
 
+gm_status gb_device_identity(int device, gm_mdata_meta *meta, gm_error *err)
+{
+    int count = 0;
+    cudaError_t rc = cudaGetDeviceCount(&count);
+    if (rc != cudaSuccess || count == 0)
+        return gm_fail(err, GM_ERR_NO_GPU, "no CUDA device found (%s)",
+                       rc != cudaSuccess ? cudaGetErrorString(rc) : "device count 0");
+    if (device < 0 || device >= count)
+        return gm_fail(err, GM_ERR_NO_GPU, "device %d does not exist (%d device%s found)", device,
+                       count, count == 1 ? "" : "s");
+    struct cudaDeviceProp prop;
+    if ((rc = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
+        (rc = cudaDriverGetVersion(&meta->driver_version)) != cudaSuccess ||
+        (rc = cudaRuntimeGetVersion(&meta->runtime_version)) != cudaSuccess)
+        return gm_fail(err, GM_ERR_CUDA, "device %d: %s", device, cudaGetErrorString(rc));
+    size_t len = strnlen(prop.name, sizeof meta->gpu_name - 1);
+    memcpy(meta->gpu_name, prop.name, len);
+    meta->gpu_name[len] = '\0';
+    meta->cc_major = prop.major;
+    meta->cc_minor = prop.minor;
+    meta->sm_count = prop.multiProcessorCount;
+    return GM_OK;
+}
+
 void gb_device_meta(const gb_context *ctx, gm_table_meta *meta)
 {
     size_t len = strnlen(ctx->prop.name, sizeof meta->gpu_name - 1);

@@ -21,6 +21,13 @@ void gb_close(gb_context *ctx)
     (void)ctx;
 }
 
+gm_status gb_device_identity(int device, gm_mdata_meta *meta, gm_error *err)
+{
+    (void)device;
+    (void)meta;
+    return gm_fail(err, GM_ERR_UNSUPPORTED, GB_NO_CUDA);
+}
+
 void gb_device_meta(const gb_context *ctx, gm_table_meta *meta)
 {
     (void)ctx;

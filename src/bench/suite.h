@@ -38,13 +38,29 @@ typedef struct gb_sass_expect {
     int min_count;
 } gb_sass_expect;
 
+/* A setting a suite accepts: `gpuq calibrate --set SUITE.KEY=VALUE`. */
+typedef struct gb_suite_key {
+    const char *name;   /* "reps" */
+    const char *help;   /* one line: what it sets, its range and default */
+} gb_suite_key;
+
+/* One --set given for this suite (key already checked against keys[]). */
+typedef struct gb_suite_setting {
+    const char *key;
+    const char *value;
+} gb_suite_setting;
+
 /* What a suite's run function is given.  The suite measures, writes its
  * machine data through checkpoint() as it goes (atomically: tmp + rename),
  * reports progress in its own units, and returns when stop() says so with
  * what it has measured saved (GM_ERR_INTERRUPTED). */
 typedef struct gb_suite_run {
     int device;                  /* CUDA device ordinal */
-    const char *out_path;        /* the suite's file (tables/<gpu>/<file> or -o DIR/<file>) */
+    /* Where to write: DIR/NAME.partial.csv[.gz] next to the suite's file
+     * (tables/<gpu>/<file> or -o DIR/<file>); calibrate renames it to the
+     * suite's file once run returns GM_OK, so an unfinished run never
+     * replaces finished data. */
+    const char *out_path;
     int resume;                  /* 1: out_path may hold partial data to continue */
     int quick;                   /* 1: the smallest sweep that still tests every kernel (tests) */
     const gm_mdata_meta *meta;   /* common header, filled by calibrate (suite name set) */
@@ -56,6 +72,10 @@ typedef struct gb_suite_run {
     int (*stop)(void *io);
     /* Writes md atomically to out_path (and the .json twin when asked). */
     gm_status (*checkpoint)(void *io, const gm_mdata *md, gm_error *err);
+    /* The --set values for this suite, in command-line order. */
+    const gb_suite_setting *settings;
+    size_t n_settings;
+    int quiet;                   /* 1: print nothing but errors */
 } gb_suite_run;
 
 typedef struct gb_suite {
@@ -67,9 +87,16 @@ typedef struct gb_suite {
     const gb_sass_expect *sass; /* expectations, ended by a row with kernel == NULL */
     /* Runs the suite.  GM_ERR_UNSUPPORTED when this build or GPU cannot. */
     gm_status (*run)(const gb_suite_run *run, gm_error *err);
+    /* Settings it accepts, ended by a row with name == NULL; NULL: none. */
+    const gb_suite_key *keys;
+    /* Optional: checks run->settings (and, with resume, the partial file)
+     * before any suite runs, so a bad value stops calibrate at once.
+     * GM_ERR_PARSE / GM_ERR_RANGE with the key in err. */
+    gm_status (*check)(const gb_suite_run *run, gm_error *err);
 } gb_suite;
 
-/* The table (src/bench/suites.c), in the order calibrate runs them. */
+/* The table (src/bench/suites.c), in the order calibrate runs them, ended
+ * by NULL. */
 extern const gb_suite *const gb_suites[];
 size_t gb_suite_count(void);
 const gb_suite *gb_suite_find(const char *name);

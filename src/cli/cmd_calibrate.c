@@ -1,30 +1,31 @@
-/* gpuq calibrate: measure the shared-atomic table T(n,e,c) on this GPU
- * (paper 000, Sec. 3.2) and write it as a calibration table.
+/* gpuq calibrate: runs the microbenchmark suites (src/bench/suites.c) on one
+ * GPU and writes their machine data into the GPU's folder, one file per
+ * suite (include/gpuq/mdata.h).
  *
- * The loop: the scheduler hands out launches (one cell per SM), the launcher
- * runs them, the scheduler writes finished cells into the table.  The table
- * is checkpointed atomically every ~2 s and when SIGINT/SIGTERM arrives (the
- * handler only sets a flag), so --resume can measure only what is missing.
+ * What is the same for every suite lives here: choosing suites and the
+ * output folder, --set SUITE.KEY=VALUE, one progress line with the ETA of
+ * the suite and of the whole run, Ctrl-C/SIGTERM (the handler only sets a
+ * flag; the suite saves what it measured and returns), and the partial file:
+ * a suite writes DIR/NAME.partial.csv[.gz] and only a finished suite's file
+ * is renamed to its real name, so --resume knows what is left and an
+ * interrupted run never replaces finished data.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "bench.h"
 #include "cli.h"
+#include "suite.h"
 
 #define CMD "calibrate"
-#define DEFAULT_REPS 5
-#define DEFAULT_SPREAD_THRESHOLD 0.10
-#define CHECKPOINT_SECONDS 2.0
 #define PROGRESS_LINE_SECONDS 5.0
-/* Launches a cell may go through before it is given up (discarded samples). */
-#define MAX_ATTEMPTS 20
+#define MAX_SETTINGS 64
+#define MAX_SUITES 32
 
 static volatile sig_atomic_t stop_signal;
 
@@ -35,127 +36,163 @@ static void on_stop_signal(int sig)
 
 static void print_help(void)
 {
-    printf("usage: gpuq calibrate [--device N] [--classes LIST] [--methods LIST]\n"
-           "                      [--patterns LIST] [--reps K] [--inner-reps K]\n"
-           "                      [--spread-threshold X] [-o FILE] [--resume] [--quiet]\n"
+    printf("usage: gpuq calibrate [--suite LIST] [--set SUITE.KEY=VALUE]... [-o DIR]\n"
+           "                      [--resume] [--quick] [--device N] [--quiet]\n"
+           "       gpuq calibrate --list | --sass-expect\n"
            "\n"
-           "Measures T(n,e,c), the time n warp-instructions of e active lanes (c of them\n"
-           "CAS) take in the shared-memory atomic unit of one SM, for every n up to the\n"
-           "SM's warp limit, e up to 32 and c up to n (paper 000, Sec. 3.2), and writes\n"
-           "the calibration table that 'gpuq profile' and 'gpuq model' read.\n"
+           "Runs the microbenchmark suites on one GPU and writes each suite's machine data\n"
+           "into the GPU's folder (one file per suite), which 'gpuq profile' and 'gpuq model'\n"
+           "read.  'gpuq calibrate --list' shows the suites, their settings and times.\n"
            "\n"
            "options:\n"
-           "  --device N            CUDA device to measure (default 0)\n"
-           "  --classes LIST        job classes, comma-separated (default add,cas,popc_inc);\n"
-           "                        add is the paper's FAO/CAS grid (c = 0..n)\n"
-           "  --methods LIST        single_shot,steady_state (default both)\n"
-           "  --patterns LIST       same_address,distinct_bank (default both)\n"
-           "  --reps K              samples per cell, median kept (default %d, 1..%d)\n"
-           "  --inner-reps K        measurements per sample, on one SM in one launch; the\n"
-           "                        sample is the shortest (default %d, 1..%d)\n"
-           "  --spread-threshold X  re-measure a cell once, with 3x the samples, when\n"
-           "                        (max-min)/median exceeds X (default %.2f)\n"
-           "  -o, --output FILE     table to write (default gpuq-<gpu name>.csv)\n"
-           "  --resume              continue the partial table in FILE (after Ctrl-C)\n"
-           "  --quiet               no progress and no summary\n"
+           "  --suite LIST      suites to run, comma-separated (default: all)\n"
+           "  --set S.K=V       setting K of suite S (repeatable; see --list)\n"
+           "  -o, --output DIR  folder to write (default $GPUQ_TABLE_DIR/<gpu>/ when set,\n"
+           "                    else tables/<gpu>/; with --quick gpuq-quick/<gpu>/)\n"
+           "  --resume          continue an interrupted run in DIR: suites whose file is\n"
+           "                    there are kept, a suite's NAME.partial file is continued\n"
+           "  --quick           the smallest sweep that still runs every kernel (tests)\n"
+           "  --device N        CUDA device to measure (default 0)\n"
+           "  --quiet           no progress and no summary\n"
+           "  --list            the suites: what each measures, its settings, its time\n"
+           "  --sass-expect     the SASS every suite's kernels must hold, one per line\n"
+           "                    (suite kernel opcode min_count; tests/bench/check_suite_sass.sh)\n"
            "\n"
-           "Ctrl-C saves the cells measured so far; --resume measures the rest.\n"
-           "See docs/calibration.md for the method.\n",
-           DEFAULT_REPS, GB_MAX_REPS / 3, GB_DEFAULT_INNER_REPS, GB_MAX_INNER,
-           DEFAULT_SPREAD_THRESHOLD);
+           "The atomic suite's earlier options still work: --classes --methods --patterns\n"
+           "--reps --inner-reps --spread-threshold X mean --set atomics.KEY=X.\n"
+           "Ctrl-C saves what was measured (exit 130); --resume measures the rest.\n"
+           "See docs/calibration.md.\n");
 }
 
 typedef struct calibrate_options {
     int device;
-    int classes[GM_CLASS_COUNT];
-    int methods[GM_METHOD_COUNT];
-    int patterns[GM_PATTERN_COUNT];
-    int reps;
-    int inner_reps;
-    double spread_threshold;
+    const gb_suite *suites[MAX_SUITES];
+    size_t n_suites;
+    const char *set_suite[MAX_SETTINGS]; /* suite name of each --set */
+    gb_suite_setting set[MAX_SETTINGS];
+    size_t n_set;
+    char set_text[MAX_SETTINGS][256];
     const char *output;
-    int resume;
-    int quiet;
+    int resume, quick, quiet, list, sass_expect;
 } calibrate_options;
 
-typedef gm_status (*name_parser)(const char *name, int *out);
-
-static gm_status parse_class(const char *name, int *out)
+/* --suite a,b -> o->suites (in the table's order, each once). */
+static int parse_suite_list(calibrate_options *o, const char *value)
 {
-    gm_job_class v;
-    gm_status st = gm_class_parse(name, &v);
-    *out = (int)v;
-    return st;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", value);
+    int want[MAX_SUITES] = {0};
+    char *save = NULL;
+    int any = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        size_t i = 0;
+        while (gb_suites[i] && strcmp(gb_suites[i]->name, tok) != 0)
+            i++;
+        if (!gb_suites[i] || i >= MAX_SUITES)
+            return cli_usage_error(CMD, "--suite: no suite '%s' (gpuq calibrate --list)", tok);
+        want[i] = any = 1;
+    }
+    if (!any)
+        return cli_usage_error(CMD, "--suite needs at least one name");
+    o->n_suites = 0;
+    for (size_t i = 0; gb_suites[i] && i < MAX_SUITES; i++)
+        if (want[i])
+            o->suites[o->n_suites++] = gb_suites[i];
+    return 0;
 }
 
-static gm_status parse_method(const char *name, int *out)
+static int suite_has_key(const gb_suite *s, const char *key)
 {
-    gm_method v;
-    gm_status st = gm_method_parse(name, &v);
-    *out = (int)v;
-    return st;
+    for (const gb_suite_key *k = s->keys; k && k->name; k++)
+        if (strcmp(k->name, key) == 0)
+            return 1;
+    return 0;
 }
 
-static gm_status parse_pattern(const char *name, int *out)
+/* --set SUITE.KEY=VALUE */
+static int add_setting(calibrate_options *o, const char *suite, const char *key,
+                       const char *value)
 {
-    gm_pattern v;
-    gm_status st = gm_pattern_parse(name, &v);
-    *out = (int)v;
-    return st;
+    if (o->n_set == MAX_SETTINGS)
+        return cli_usage_error(CMD, "more than %d --set", MAX_SETTINGS);
+    const gb_suite *s = gb_suite_find(suite);
+    if (!s)
+        return cli_usage_error(CMD, "--set: no suite '%s' (gpuq calibrate --list)", suite);
+    if (!suite_has_key(s, key))
+        return cli_usage_error(CMD, "--set: suite %s has no setting '%s' (gpuq calibrate --list)",
+                               suite, key);
+    char *t = o->set_text[o->n_set];
+    size_t kl = strlen(key), vl = strlen(value);
+    if (kl + vl + 2 > sizeof o->set_text[0])
+        return cli_usage_error(CMD, "--set %s.%s: value too long", suite, key);
+    memcpy(t, key, kl + 1);
+    memcpy(t + kl + 1, value, vl + 1);
+    o->set_suite[o->n_set] = s->name;
+    o->set[o->n_set] = (gb_suite_setting){.key = t, .value = t + kl + 1};
+    o->n_set++;
+    return 0;
 }
 
-/* "a,b,c" -> selected[index] = 1.  Returns 0, or prints a usage error. */
-static int parse_list(const char *option, const char *value, name_parser parse, int *selected,
-                      int count)
+static int parse_set(calibrate_options *o, const char *arg)
 {
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", value);
-    memset(selected, 0, (size_t)count * sizeof *selected);
-    int any = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int v = -1;
-        if (parse(tok, &v) != GM_OK || v < 0 || v >= count) {
-            cli_usage_error(CMD, "%s: unknown name '%s'", option, tok);
-            return -1;
-        }
-        selected[v] = 1;
-        any = 1;
-    }
-    if (!any) {
-        cli_usage_error(CMD, "%s needs at least one name", option);
-        return -1;
-    }
+    if (strlen(arg) >= sizeof buf)
+        return cli_usage_error(CMD, "--set: argument too long");
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *dot = strchr(buf, '.'), *eq = strchr(buf, '=');
+    if (!dot || !eq || eq < dot || dot == buf || eq == dot + 1)
+        return cli_usage_error(CMD, "--set needs SUITE.KEY=VALUE, got '%s'", arg);
+    *dot = *eq = '\0';
+    return add_setting(o, buf, dot + 1, eq + 1);
+}
+
+/* -o names a folder now; a table file name is an old habit to point out. */
+static int check_output(const char *out)
+{
+    size_t n = strlen(out);
+    struct stat sb;
+    int looks_like_file = (n > 4 && strcmp(out + n - 4, ".csv") == 0) ||
+                          (n > 7 && strcmp(out + n - 7, ".csv.gz") == 0) ||
+                          (n > 5 && strcmp(out + n - 5, ".json") == 0) ||
+                          (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode));
+    if (looks_like_file)
+        return cli_usage_error(CMD, "-o takes a folder now (each suite writes its own file "
+                                    "there, e.g. DIR/atomics.csv.gz), not the file '%s'", out);
     return 0;
 }
 
 static int parse_options(int argc, char **argv, calibrate_options *o)
 {
-    enum { OPT_DEVICE = 256, OPT_CLASSES, OPT_METHODS, OPT_PATTERNS, OPT_REPS, OPT_INNER_REPS,
-           OPT_SPREAD, OPT_RESUME, OPT_QUIET };
+    enum { OPT_DEVICE = 256, OPT_SUITE, OPT_SET, OPT_RESUME, OPT_QUICK, OPT_QUIET, OPT_LIST,
+           OPT_SASS, OPT_CLASSES, OPT_METHODS, OPT_PATTERNS, OPT_REPS, OPT_INNER_REPS,
+           OPT_SPREAD };
     static const struct option opts[] = {
         {"device", required_argument, NULL, OPT_DEVICE},
+        {"suite", required_argument, NULL, OPT_SUITE},
+        {"set", required_argument, NULL, OPT_SET},
+        {"output", required_argument, NULL, 'o'},
+        {"resume", no_argument, NULL, OPT_RESUME},
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"list", no_argument, NULL, OPT_LIST},
+        {"sass-expect", no_argument, NULL, OPT_SASS},
+        /* the atomic suite's options from before suites existed */
         {"classes", required_argument, NULL, OPT_CLASSES},
         {"methods", required_argument, NULL, OPT_METHODS},
         {"patterns", required_argument, NULL, OPT_PATTERNS},
         {"reps", required_argument, NULL, OPT_REPS},
         {"inner-reps", required_argument, NULL, OPT_INNER_REPS},
         {"spread-threshold", required_argument, NULL, OPT_SPREAD},
-        {"output", required_argument, NULL, 'o'},
-        {"resume", no_argument, NULL, OPT_RESUME},
-        {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (calibrate_options){.reps = DEFAULT_REPS,
-                             .inner_reps = GB_DEFAULT_INNER_REPS,
-                             .spread_threshold = DEFAULT_SPREAD_THRESHOLD};
-    o->classes[GM_CLASS_ADD] = o->classes[GM_CLASS_CAS] = o->classes[GM_CLASS_POPC_INC] = 1;
-    for (int i = 0; i < GM_METHOD_COUNT; i++)
-        o->methods[i] = 1;
-    for (int i = 0; i < GM_PATTERN_COUNT; i++)
-        o->patterns[i] = 1;
-
+    static const char *const alias_key[] = {
+        [OPT_CLASSES - OPT_CLASSES] = "classes",   [OPT_METHODS - OPT_CLASSES] = "methods",
+        [OPT_PATTERNS - OPT_CLASSES] = "patterns", [OPT_REPS - OPT_CLASSES] = "reps",
+        [OPT_INNER_REPS - OPT_CLASSES] = "inner_reps",
+        [OPT_SPREAD - OPT_CLASSES] = "spread_threshold",
+    };
+    memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
     int c;
@@ -170,47 +207,38 @@ static int parse_options(int argc, char **argv, calibrate_options *o)
                 return -1;
             o->device = (int)v;
             break;
-        case OPT_CLASSES:
-            if (parse_list("--classes", optarg, parse_class, o->classes, GM_CLASS_COUNT) < 0)
+        case OPT_SUITE:
+            if (parse_suite_list(o, optarg))
                 return -1;
             break;
-        case OPT_METHODS:
-            if (parse_list("--methods", optarg, parse_method, o->methods, GM_METHOD_COUNT) < 0)
+        case OPT_SET:
+            if (parse_set(o, optarg))
                 return -1;
             break;
-        case OPT_PATTERNS:
-            if (parse_list("--patterns", optarg, parse_pattern, o->patterns, GM_PATTERN_COUNT) < 0)
-                return -1;
-            break;
-        case OPT_REPS:
-            if ((v = cli_parse_count(CMD, "--reps", optarg, 1, GB_MAX_REPS / 3)) < 0)
-                return -1;
-            o->reps = (int)v;
-            break;
-        case OPT_INNER_REPS:
-            if ((v = cli_parse_count(CMD, "--inner-reps", optarg, 1, GB_MAX_INNER)) < 0)
-                return -1;
-            o->inner_reps = (int)v;
-            break;
-        case OPT_SPREAD: {
-            char *end = NULL;
-            errno = 0;
-            double x = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !isfinite(x) || x < 0) {
-                cli_usage_error(CMD, "--spread-threshold needs a number >= 0, got '%s'", optarg);
-                return -1;
-            }
-            o->spread_threshold = x;
-            break;
-        }
         case 'o':
+            if (check_output(optarg))
+                return -1;
             o->output = optarg;
             break;
         case OPT_RESUME:
             o->resume = 1;
             break;
+        case OPT_QUICK:
+            o->quick = 1;
+            break;
         case OPT_QUIET:
             o->quiet = 1;
+            break;
+        case OPT_LIST:
+            o->list = 1;
+            break;
+        case OPT_SASS:
+            o->sass_expect = 1;
+            break;
+        case OPT_CLASSES: case OPT_METHODS: case OPT_PATTERNS: case OPT_REPS:
+        case OPT_INNER_REPS: case OPT_SPREAD:
+            if (add_setting(o, "atomics", alias_key[c - OPT_CLASSES], optarg))
+                return -1;
             break;
         case ':':
             cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
@@ -224,15 +252,43 @@ static int parse_options(int argc, char **argv, calibrate_options *o)
         cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
         return -1;
     }
-    for (int i = 0; i < GM_CLASS_COUNT; i++) {
-        int mixes;
-        if (o->classes[i] && gb_class_mixes_cas((gm_job_class)i, &mixes, NULL) != GM_OK) {
-            cli_usage_error(CMD, "--classes: no calibrate kernel for '%s' yet",
-                            gm_class_name((gm_job_class)i));
+    if (o->n_suites == 0)
+        for (size_t i = 0; gb_suites[i] && i < MAX_SUITES; i++)
+            o->suites[o->n_suites++] = gb_suites[i];
+    /* A setting for a suite that will not run is a mistake worth a line. */
+    for (size_t i = 0; i < o->n_set; i++) {
+        int runs = 0;
+        for (size_t k = 0; k < o->n_suites; k++)
+            runs |= strcmp(o->suites[k]->name, o->set_suite[i]) == 0;
+        if (!runs) {
+            cli_usage_error(CMD, "--set %s.%s: suite %s is not selected by --suite",
+                            o->set_suite[i], o->set[i].key, o->set_suite[i]);
             return -1;
         }
     }
     return 0;
+}
+
+static void list_suites(void)
+{
+    double total = 0;
+    for (size_t i = 0; gb_suites[i]; i++) {
+        const gb_suite *s = gb_suites[i];
+        total += s->expected_s;
+        printf("%-12s %5.0f s  %s\n", s->name, s->expected_s, s->file);
+        printf("    measures: %s\n", s->measures);
+        printf("    sweep:    %s\n", s->sweep);
+        for (const gb_suite_key *k = s->keys; k && k->name; k++)
+            printf("    --set %s.%s=...  %s\n", s->name, k->name, k->help);
+    }
+    printf("all suites: about %.0f s on an H100 or H200\n", total);
+}
+
+static void list_sass_expectations(void)
+{
+    for (size_t i = 0; gb_suites[i]; i++)
+        for (const gb_sass_expect *e = gb_suites[i]->sass; e && e->kernel; e++)
+            printf("%s %s %s %d\n", gb_suites[i]->name, e->kernel, e->opcode, e->min_count);
 }
 
 static double now_seconds(void)
@@ -242,26 +298,105 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* "NVIDIA H100 80GB HBM3" -> "gpuq-nvidia-h100-80gb-hbm3.csv" */
-static void default_output(const char *gpu_name, char *out, size_t len)
+/* mkdir -p */
+static gm_status make_dirs(const char *dir, gm_error *err)
 {
-    char slug[128];
-    size_t k = 0;
-    int dash = 0;
-    for (const char *p = gpu_name; *p && k + 1 < sizeof slug; p++) {
-        if (isalnum((unsigned char)*p)) {
-            if (dash && k > 0)
-                slug[k++] = '-';
-            if (k + 1 < sizeof slug)
-                slug[k++] = (char)tolower((unsigned char)*p);
-            dash = 0;
-        } else {
-            dash = 1;
+    char buf[4096];
+    if (strlen(dir) >= sizeof buf)
+        return gm_fail(err, GM_ERR_RANGE, "folder name too long");
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char keep = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return gm_fail(err, GM_ERR_IO, "cannot create %s (%s)", buf, strerror(errno));
+            *p = keep;
+            if (!keep)
+                break;
         }
     }
-    slug[k] = '\0';
-    snprintf(out, len, "gpuq-%s.csv", k ? slug : "gpu");
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gm_fail(err, GM_ERR_IO, "%s is not a folder", dir);
+    return GM_OK;
 }
+
+/* "atomics.csv.gz" -> "atomics.partial.csv.gz" (the part before the first dot). */
+static void partial_name(const char *file, char *out, size_t len)
+{
+    const char *dot = strchr(file, '.');
+    if (!dot)
+        snprintf(out, len, "%s.partial", file);
+    else
+        snprintf(out, len, "%.*s.partial%s", (int)(dot - file), file, dot);
+}
+
+static int file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* ---- what a running suite talks to ------------------------------------- */
+
+typedef struct run_io {
+    int quiet, tty;
+    const char *suite;
+    double run_start, suite_start, last_print;
+    double later_s;   /* expected seconds of the suites after this one */
+    long done, total;
+    const char *what;
+    const char *out_path;
+    int printed;
+} run_io;
+
+static void print_progress(run_io *io, int final)
+{
+    if (io->quiet)
+        return;
+    double now = now_seconds();
+    if (!final && now - io->last_print < (io->tty ? 0.2 : PROGRESS_LINE_SECONDS))
+        return;
+    io->last_print = now;
+    double el = now - io->suite_start;
+    double frac = io->total > 0 ? (double)io->done / (double)io->total : 0;
+    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    double all = eta + io->later_s;
+    char line[256];
+    snprintf(line, sizeof line,
+             "calibrate: %s %ld/%ld %s (%.1f%%), %.0f s, ETA %.0f s; all suites ETA %.0f s",
+             io->suite, io->done, io->total, io->what ? io->what : "", 100 * frac, el, eta, all);
+    if (io->tty)
+        fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
+    else
+        fprintf(stderr, "%s\n", line);
+    io->printed = !final;
+    fflush(stderr);
+}
+
+static void io_progress(void *p, long done, long total, const char *what)
+{
+    run_io *io = p;
+    io->done = done;
+    io->total = total;
+    io->what = what;
+    print_progress(io, 0);
+}
+
+static int io_stop(void *p)
+{
+    (void)p;
+    return stop_signal != 0;
+}
+
+static gm_status io_checkpoint(void *p, const gm_mdata *md, gm_error *err)
+{
+    run_io *io = p;
+    return gm_mdata_write_file(io->out_path, md, err);
+}
+
+/* ---- the run ------------------------------------------------------------ */
 
 static void iso_date_utc(char *out, size_t len)
 {
@@ -271,115 +406,116 @@ static void iso_date_utc(char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* How the table was measured, in its metadata; --resume requires the same. */
-static void method_note(const calibrate_options *o, char *out, size_t len)
+/* The --set values of one suite. */
+static size_t settings_of(const calibrate_options *o, const gb_suite *s, gb_suite_setting *out)
 {
-    snprintf(out, len,
-             "T = last completion - first arrival (clock64 after the result) of n warps on one SM; "
-             "n > 32 as two blocks; sample = min of %d quiet-window measurements; steady_state: "
-             "%d dependent rounds, T per round; POPC.INC timed by a following load",
-             o->inner_reps, GB_STEADY_ROUNDS);
+    size_t n = 0;
+    for (size_t i = 0; i < o->n_set; i++)
+        if (strcmp(o->set_suite[i], s->name) == 0)
+            out[n++] = o->set[i];
+    return n;
 }
 
-static void fill_run_meta(gm_table_meta *m, const calibrate_options *o)
+/* Every suite's settings are checked before anything runs. */
+static int check_settings(const calibrate_options *o)
 {
-    m->reps = o->reps;
-    m->spread_threshold = o->spread_threshold;
-    snprintf(m->gpuq_version, sizeof m->gpuq_version, "%s", GPUQ_VERSION);
-    method_note(o, m->method_note, sizeof m->method_note);
+    gb_suite_setting settings[MAX_SETTINGS];
+    for (size_t i = 0; i < o->n_suites; i++) {
+        const gb_suite *s = o->suites[i];
+        gb_suite_run run = {.device = o->device, .resume = o->resume, .quick = o->quick,
+                            .settings = settings, .n_settings = settings_of(o, s, settings)};
+        gm_error err = {{0}};
+        if (s->check && s->check(&run, &err) != GM_OK)
+            return cli_usage_error(CMD, "%s", err.msg);
+    }
+    return 0;
 }
 
-/* The partial table must come from this GPU and these settings. */
-static gm_status check_resumable(const gm_table *t, const gm_table_meta *dev,
-                                 const calibrate_options *o, const char *path, gm_error *err)
+static int run_suites(calibrate_options *o, const char *dir, const gm_mdata_meta *dev)
 {
-    const gm_table_meta *m = &t->meta;
-    if (strcmp(m->gpu_name, dev->gpu_name) != 0 || m->cc_major != dev->cc_major ||
-        m->cc_minor != dev->cc_minor || m->sm_count != dev->sm_count ||
-        m->max_warps_per_sm != dev->max_warps_per_sm || m->warp_size != dev->warp_size)
-        return gm_fail(err, GM_ERR_MISMATCH,
-                       "%s was measured on %s (cc %d.%d, %d SMs), not on %s (cc %d.%d, %d SMs)",
-                       path, m->gpu_name, m->cc_major, m->cc_minor, m->sm_count, dev->gpu_name,
-                       dev->cc_major, dev->cc_minor, dev->sm_count);
-    if (m->reps != o->reps || m->spread_threshold != o->spread_threshold)
-        return gm_fail(err, GM_ERR_MISMATCH,
-                       "%s was measured with --reps %d --spread-threshold %g, not %d and %g", path,
-                       m->reps, m->spread_threshold, o->reps, o->spread_threshold);
-    char note[sizeof m->method_note];
-    method_note(o, note, sizeof note);
-    if (strcmp(m->method_note, note) != 0)
-        return gm_fail(err, GM_ERR_MISMATCH,
-                       "%s was measured another way ('%s'; other --inner-reps or gpuq version)",
-                       path, m->method_note);
-    return GM_OK;
-}
+    gb_suite_setting settings[MAX_SUITES][MAX_SETTINGS];
+    size_t n_settings[MAX_SUITES];
+    char partial[MAX_SUITES][4200], final[MAX_SUITES][4200];
+    gm_mdata_meta meta[MAX_SUITES];
+    run_io io = {.quiet = o->quiet, .tty = cli_isatty(stderr), .run_start = now_seconds()};
+    gb_suite_run runs[MAX_SUITES];
+    gm_error err = {{0}};
 
-/* Adds every selected series the table does not have yet. */
-static gm_status add_selected_series(gm_table *t, const calibrate_options *o, gm_error *err)
-{
-    for (int cls = 0; cls < GM_CLASS_COUNT; cls++) {
-        if (!o->classes[cls])
+    for (size_t i = 0; i < o->n_suites; i++) {
+        const gb_suite *s = o->suites[i];
+        char pname[256];
+        partial_name(s->file, pname, sizeof pname);
+        snprintf(partial[i], sizeof partial[i], "%s/%s", dir, pname);
+        snprintf(final[i], sizeof final[i], "%s/%s", dir, s->file);
+        meta[i] = *dev;
+        snprintf(meta[i].suite, sizeof meta[i].suite, "%s", s->name);
+        n_settings[i] = settings_of(o, s, settings[i]);
+        runs[i] = (gb_suite_run){.device = o->device, .out_path = partial[i],
+                                 .resume = o->resume, .quick = o->quick, .meta = &meta[i],
+                                 .io = &io, .progress = io_progress, .stop = io_stop,
+                                 .checkpoint = io_checkpoint, .settings = settings[i],
+                                 .n_settings = n_settings[i], .quiet = o->quiet};
+    }
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    int rc = GPUQ_EXIT_OK;
+    for (size_t i = 0; i < o->n_suites && rc == GPUQ_EXIT_OK; i++) {
+        const gb_suite *s = o->suites[i];
+        if (o->resume && file_exists(final[i]) && !file_exists(partial[i])) {
+            if (!o->quiet)
+                printf("%s: kept %s (finished earlier)\n", s->name, final[i]);
             continue;
-        int mixes = 0;
-        gm_status st = gb_class_mixes_cas((gm_job_class)cls, &mixes, err);
-        if (st != GM_OK)
-            return st;
-        for (int m = 0; m < GM_METHOD_COUNT; m++)
-            for (int p = 0; p < GM_PATTERN_COUNT; p++) {
-                if (!o->methods[m] || !o->patterns[p] ||
-                    gm_table_find(t, (gm_job_class)cls, (gm_pattern)p, (gm_method)m))
-                    continue;
-                st = gm_table_add_series(t, (gm_job_class)cls, (gm_pattern)p, (gm_method)m, mixes,
-                                         NULL);
-                if (st != GM_OK)
-                    return gm_fail(err, st, "cannot add series %s,%s,%s",
-                                   gm_class_name((gm_job_class)cls), gm_pattern_name((gm_pattern)p),
-                                   gm_method_name((gm_method)m));
-            }
-    }
-    return GM_OK;
-}
-
-typedef struct progress_state {
-    int tty;
-    int quiet;
-    double start;
-    double last_print;
-} progress_state;
-
-static void show_progress(progress_state *ps, const gb_sched_progress *p, int final)
-{
-    if (ps->quiet)
-        return;
-    double now = now_seconds();
-    double elapsed = now - ps->start;
-    if (!final && now - ps->last_print < (ps->tty ? 0.2 : PROGRESS_LINE_SECONDS))
-        return;
-    ps->last_print = now;
-    double frac = p->total ? (double)(p->done + p->failed) / (double)p->total : 1.0;
-    double eta = frac > 0 ? elapsed * (1 - frac) / frac : 0;
-    if (ps->tty) {
-        enum { WIDTH = 30 };
-        char bar[WIDTH + 1];
-        int fill = (int)(frac * WIDTH);
-        for (int i = 0; i < WIDTH; i++)
-            bar[i] = i < fill ? '#' : '.';
-        bar[WIDTH] = '\0';
-        fprintf(stderr, "\r[%s] %5.1f%% %ld/%ld cells  %.0fs elapsed  ETA %.0fs ", bar,
-                100 * frac, p->done, p->total, elapsed, eta);
-        if (final)
+        }
+        if (!o->resume && file_exists(partial[i]))
+            remove(partial[i]); /* a fresh run does not mix with old partial data */
+        io.suite = s->name;
+        io.suite_start = io.last_print = now_seconds();
+        io.done = io.total = 0;
+        io.what = NULL;
+        io.out_path = partial[i];
+        io.later_s = 0;
+        for (size_t k = i + 1; k < o->n_suites; k++)
+            io.later_s += o->suites[k]->expected_s;
+        gm_status st = s->run(&runs[i], &err);
+        if (io.printed && io.tty && !o->quiet)
             fputc('\n', stderr);
-    } else {
-        fprintf(stderr, "calibrate: %ld/%ld cells (%.1f%%), %.0fs elapsed, ETA %.0fs\n", p->done,
-                p->total, 100 * frac, elapsed, eta);
+        io.printed = 0;
+        if (st == GM_ERR_INTERRUPTED || (st == GM_OK && stop_signal)) {
+            cli_error(CMD, "interrupted: %s: %s; resume with --resume", s->name,
+                      st == GM_OK ? "finished" : err.msg);
+            rc = GPUQ_EXIT_INTERRUPTED;
+            if (st != GM_OK)
+                break;
+        } else if (st != GM_OK) {
+            rc = cli_fail(CMD, st, &err);
+            if (file_exists(partial[i]))
+                cli_error(CMD, "%s: what was measured is in %s; resume with --resume", s->name,
+                          partial[i]);
+            break;
+        }
+        if (rename(partial[i], final[i]) != 0) {
+            cli_error(CMD, "%s: cannot rename %s to %s (%s)", s->name, partial[i], final[i],
+                      strerror(errno));
+            rc = GPUQ_EXIT_INPUT;
+            break;
+        }
+        if (!o->quiet)
+            printf("%s: wrote %s in %.1f s\n", s->name, final[i],
+                   now_seconds() - io.suite_start);
     }
-    fflush(stderr);
-}
-
-static gm_status checkpoint(gm_table *t, const char *path, gm_error *err)
-{
-    iso_date_utc(t->meta.date, sizeof t->meta.date);
-    return gm_table_write_file(path, t, err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc == GPUQ_EXIT_OK && !o->quiet)
+        printf("calibrate: %zu suite%s in %.1f s, folder %s\n", o->n_suites,
+               o->n_suites == 1 ? "" : "s", now_seconds() - io.run_start, dir);
+    return rc;
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -388,193 +524,38 @@ int cmd_calibrate(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc != 0)
         return rc > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
+    if (o.list) {
+        list_suites();
+        return GPUQ_EXIT_OK;
+    }
+    if (o.sass_expect) {
+        list_sass_expectations();
+        return GPUQ_EXIT_OK;
+    }
 
+    if (check_settings(&o))
+        return GPUQ_EXIT_USAGE;
     gm_error err = {{0}};
-    gb_context *ctx = NULL;
-    gm_table *table = NULL;
-    gb_sched *sched = NULL;
-    double *samples = NULL;
-    char default_path[192];
-    const char *path = o.output;
-    struct sigaction old_int, old_term;
-    int handlers_set = 0;
-
-    gm_status st = gb_open(o.device, &ctx, &err);
+    gm_mdata_meta dev;
+    memset(&dev, 0, sizeof dev);
+    gm_status st = gb_device_identity(o.device, &dev, &err);
     if (st != GM_OK)
         return cli_fail(CMD, st, &err);
-    gb_run_options run_opt;
-    gb_run_options_default(&run_opt);
-    run_opt.inner_reps = o.inner_reps;
-    st = gb_set_run_options(ctx, &run_opt, &err);
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-        goto done;
-    }
-    gm_table_meta dev = {0};
-    gb_device_meta(ctx, &dev);
-    if (!path) {
-        default_output(dev.gpu_name, default_path, sizeof default_path);
-        path = default_path;
-    }
+    snprintf(dev.gpuq_version, sizeof dev.gpuq_version, "%s", GPUQ_VERSION);
+    iso_date_utc(dev.date, sizeof dev.date);
 
-    if (o.resume) {
-        st = gm_table_load_partial(path, &table, &err);
-        if (st != GM_OK) {
-            rc = cli_fail(CMD, st, &err);
-            goto done;
-        }
-        st = check_resumable(table, &dev, &o, path, &err);
-        if (st != GM_OK) {
-            rc = cli_fail(CMD, st, &err);
-            goto done;
-        }
-    } else {
-        fill_run_meta(&dev, &o);
-        table = gm_table_new(&dev);
-        if (!table) {
-            rc = cli_fail(CMD, GM_ERR_NOMEM, NULL);
-            goto done;
-        }
-    }
-    st = add_selected_series(table, &o, &err);
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-        goto done;
-    }
-
-    /* Warms the GPU up (10 ms of spinning on every SM) and reads the clock. */
-    double mhz_before = 0, mhz_after = 0;
-    st = gb_measure_sm_clock(ctx, &mhz_before, &err);
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-        goto done;
-    }
-
-    gb_sched_options so = {
-        .cells_per_launch = gb_cells_per_launch(ctx),
-        .reps = o.reps,
-        .spread_threshold = o.spread_threshold,
-        .remeasure_reps = 3 * o.reps,
-        .max_attempts = MAX_ATTEMPTS,
-    };
-    st = gb_sched_new(table, &so, &sched, &err);
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-        goto done;
-    }
-    samples = malloc((size_t)GB_MAX_REPS * (size_t)so.cells_per_launch * sizeof *samples);
-    if (!samples) {
-        rc = cli_fail(CMD, GM_ERR_NOMEM, NULL);
-        goto done;
-    }
-
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    stop_signal = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    handlers_set = 1;
-
-    gb_sched_progress prog;
-    gb_sched_get_progress(sched, &prog);
-    const long planned = prog.total;
-    progress_state ps = {.tty = cli_isatty(stderr), .quiet = o.quiet, .start = now_seconds()};
-    ps.last_print = ps.start;
-    double last_checkpoint = ps.start;
-    double checkpoint_interval = CHECKPOINT_SECONDS;
-    /* Test hook (tests/bench/calibrate_resume.sh): raise SIGINT after this
-     * many launches, to drive the Ctrl-C path without timing races. */
-    const char *hook = getenv("GPUQ_CALIBRATE_SIGINT_AFTER");
-    const long sigint_after = hook ? atol(hook) : 0;
-    gb_launch launch;
-    while (!stop_signal && gb_sched_next(sched, &launch)) {
-        st = gb_run_launch(ctx, &launch, samples, &err);
-        if (st == GM_OK)
-            st = gb_sched_record(sched, &launch, samples, &err);
-        if (st != GM_OK)
-            break;
-        gb_sched_get_progress(sched, &prog);
-        show_progress(&ps, &prog, 0);
-        if (sigint_after > 0 && prog.launches == sigint_after)
-            raise(SIGINT);
-        double now = now_seconds();
-        if (now - last_checkpoint >= checkpoint_interval) {
-            st = checkpoint(table, path, &err);
-            if (st != GM_OK)
-                break;
-            /* A full table is large: keep checkpoints under ~20% of the run. */
-            double took = now_seconds() - now;
-            checkpoint_interval = took * 5 > CHECKPOINT_SECONDS ? took * 5 : CHECKPOINT_SECONDS;
-            last_checkpoint = now_seconds();
-        }
-    }
-    gb_sched_get_progress(sched, &prog);
-    if (st != GM_OK || stop_signal) {
-        /* Keep what was measured, whatever stopped the loop. */
-        gm_error save_err = {{0}};
-        gm_status save_st = checkpoint(table, path, &save_err);
-        if (!o.quiet && ps.tty)
-            fputc('\n', stderr);
-        if (st != GM_OK) {
-            rc = cli_fail(CMD, st, &err);
-            if (save_st == GM_OK)
-                cli_error(CMD, "%ld of %ld cells saved to %s; resume with --resume", prog.done,
-                          planned, path);
-            goto done;
-        }
-        if (save_st != GM_OK) {
-            rc = cli_fail(CMD, save_st, &save_err);
-            goto done;
-        }
-        cli_error(CMD, "interrupted: %ld of %ld cells saved to %s; resume with --resume",
-                  prog.done, planned, path);
-        rc = GPUQ_EXIT_INTERRUPTED;
-        goto done;
-    }
-    show_progress(&ps, &prog, 1);
-    double wall = now_seconds() - ps.start;
-
-    st = gb_measure_sm_clock(ctx, &mhz_after, &err);
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-        goto done;
-    }
-    table->meta.sm_clock_mhz = 0.5 * (mhz_before + mhz_after);
-    st = checkpoint(table, path, &err);
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-        goto done;
-    }
-    if (!o.quiet)
-        printf("wrote %s: %ld cells in %.1f s (%.0f cells/s, %ld launches, %ld re-measured), "
-               "SM clock %.0f MHz (%.0f before, %.0f after)\n",
-               path, prog.done, wall, wall > 0 ? (double)prog.done / wall : 0.0, prog.launches,
-               prog.remeasured, table->meta.sm_clock_mhz, mhz_before, mhz_after);
-    gb_run_counters rc_counts;
-    gb_get_run_counters(ctx, &rc_counts);
-    if (!o.quiet)
-        printf("measurements: %ld, discarded: %ld blocks not together, %ld late start, "
-               "%ld window overrun, %ld arrival skew\n",
-               rc_counts.measurements, rc_counts.not_coresident, rc_counts.late,
-               rc_counts.overrun, rc_counts.skewed);
-    if (prog.failed > 0) {
-        cli_error(CMD, "%ld cells could not be measured in %d launches (blocks never met on one "
-                       "SM); they are missing from %s; try --resume",
-                  prog.failed, MAX_ATTEMPTS, path);
-        rc = GPUQ_EXIT_GPU;
-        goto done;
-    }
-    rc = GPUQ_EXIT_OK;
-done:
-    if (handlers_set) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-    }
-    free(samples);
-    gb_sched_free(sched);
-    gm_table_free(table);
-    gb_close(ctx);
-    return rc;
+    char dir[4096], gpu_dir[160];
+    gm_mdata_dir_name(dev.gpu_name, gpu_dir, sizeof gpu_dir);
+    const char *env = getenv("GPUQ_TABLE_DIR");
+    if (o.output)
+        snprintf(dir, sizeof dir, "%s", o.output);
+    else if (o.quick)
+        snprintf(dir, sizeof dir, "gpuq-quick/%s", gpu_dir);
+    else if (env && env[0])
+        snprintf(dir, sizeof dir, "%s/%s", env, gpu_dir);
+    else
+        snprintf(dir, sizeof dir, "tables/%s", gpu_dir);
+    if ((st = make_dirs(dir, &err)) != GM_OK)
+        return cli_fail(CMD, st, &err);
+    return run_suites(&o, dir, &dev);
 }

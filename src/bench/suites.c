@@ -1,0 +1,31 @@
+/* The suite table (suite.h): one row per paper's microbenchmark suite, in
+ * the order `gpuq calibrate` runs them.  Adding a suite: its file
+ * src/bench/suite_<name>.c and one row here. */
+#include <string.h>
+
+#include "suite.h"
+
+extern const gb_suite gb_suite_atomics; /* paper 000: shared-memory atomics (suite_atomics.c) */
+
+const gb_suite *const gb_suites[] = {
+    &gb_suite_atomics,
+    NULL,
+};
+
+size_t gb_suite_count(void)
+{
+    size_t n = 0;
+    while (gb_suites[n])
+        n++;
+    return n;
+}
+
+const gb_suite *gb_suite_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; gb_suites[i]; i++)
+        if (strcmp(gb_suites[i]->name, name) == 0)
+            return gb_suites[i];
+    return NULL;
+}
