@@ -1,0 +1,168 @@
+/* The throughput model of Zhang & Owens, "A Quantitative Performance
+ * Analysis Model for GPU Architectures" (HPCA 2011, paper 004), on Hopper.
+ *
+ * A kernel's time is the time of its slowest component, the others hidden
+ * under it (Sec. 3, the full-overlap assumption):
+ *   instruction pipeline  Sec. 4.1: per-type warp-instruction counts over the
+ *                         type's throughput at the launch's warps per SM;
+ *   shared memory         Sec. 4.2: transactions (Hopper: wavefronts, bank
+ *                         conflicts included) over the bandwidth at those warps;
+ *   global memory         Sec. 4.3: bytes over the bandwidth a synthetic
+ *                         benchmark of the same blocks x threads x transactions
+ *                         per thread reached.
+ * A "type" on Hopper is an SM pipe as the counters smsp__inst_executed_pipe_*
+ * name them.  Two forms of the instruction time:
+ *   GM_ZO_PAPER   the paper's linear combination, sum over types of N / X(w);
+ *   GM_ZO_HOPPER  Hopper's pipes run side by side: the slowest pipe, or the
+ *                 issue rate (one warp-instruction per clock per SMSP) when
+ *                 that binds first; plus the fixed cost of a launch.
+ * Pure C: the throughput curves come from the suite "throughput"
+ * (tables/<gpu>/throughput.csv, docs/bottleneck.md).
+ */
+#ifndef GPUQ_ZHANG_OWENS_H
+#define GPUQ_ZHANG_OWENS_H
+
+#include <stddef.h>
+#include "gpuq/mdata.h"
+#include "gpuq/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gm_zo_pipe {
+    GM_ZO_FMA = 0,  /* FFMA FADD FMUL: fmaheavy + fmalite */
+    GM_ZO_FMAHEAVY, /* IMAD and the other heavy-only ops */
+    GM_ZO_ALU,      /* LOP3 IADD3 ISETP SHF ... */
+    GM_ZO_FP64,     /* DFMA DADD DMUL */
+    GM_ZO_FP16,     /* HFMA2 HADD2 (when the counters put them there) */
+    GM_ZO_XU,       /* MUFU: rcp, rsqrt, sin, cos, ex2, lg2 (the paper's type III) */
+    GM_ZO_LSU,
+    GM_ZO_CBU,
+    GM_ZO_ADU,
+    GM_ZO_UNIFORM,
+    GM_ZO_PIPES
+} gm_zo_pipe;
+
+/* "fma", "fmaheavy", ... (the counter suffix); NULL out of range. */
+const char *gm_zo_pipe_name(int pipe);
+int gm_zo_pipe_find(const char *name); /* -1 when unknown */
+
+typedef enum gm_zo_form { GM_ZO_PAPER = 0, GM_ZO_HOPPER = 1 } gm_zo_form;
+typedef enum gm_zo_part { GM_ZO_INST = 0, GM_ZO_SHARED, GM_ZO_GLOBAL, GM_ZO_PARTS } gm_zo_part;
+const char *gm_zo_part_name(int part); /* "instruction", "shared", "global" */
+
+#define GM_ZO_MAX_POINTS 64
+
+/* A throughput against warps per SM (Fig. 2): value[i] at warps[i],
+ * warps increasing.  Between points: linear; outside: the end point. */
+typedef struct gm_zo_curve {
+    int n;
+    double warps[GM_ZO_MAX_POINTS];
+    double value[GM_ZO_MAX_POINTS];
+} gm_zo_curve;
+
+double gm_zo_curve_at(const gm_zo_curve *c, double warps); /* NaN when empty */
+double gm_zo_curve_max(const gm_zo_curve *c);
+
+/* One point of Fig. 3: the bandwidth a synthetic kernel of this shape reached. */
+typedef struct gm_zo_gpoint {
+    int l2;        /* 0: DRAM-resident working set, 1: L2-resident */
+    int store;     /* 0 loads, 1 stores */
+    int bytes;     /* per thread per transaction: 4, 8, 16 */
+    double blocks, threads, per_thread; /* grid, block size, transactions per thread */
+    double gbps;   /* bytes moved / time, 1e9 B/s */
+} gm_zo_gpoint;
+
+typedef struct gm_zo_machine {
+    double clock_mhz;               /* SM clock during the suite */
+    int sm_count;
+    int max_warps_per_sm;
+    gm_zo_curve inst[GM_ZO_PIPES];  /* warp-instructions / clock / SM; n == 0: not measured */
+    gm_zo_curve issue;              /* all pipes together */
+    gm_zo_curve shared;             /* wavefronts / clock / SM (4-byte, conflict-free) */
+    size_t n_global;
+    gm_zo_gpoint *global;           /* owned */
+    double launch_ns;               /* an empty launch, back to back (Hopper form) */
+} gm_zo_machine;
+
+/* Reads the suite's file (columns: kind,name,bytes,ways,warps,blocks,threads,
+ * per_thread,value,spread,sass; docs/bottleneck.md).  Rows of other kinds
+ * are kept for the docs and ignored here. */
+gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_error *err);
+void gm_zo_machine_free(gm_zo_machine *m);
+
+/* The bandwidth (1e9 B/s) of the synthetic point nearest to the shape
+ * (log distance in blocks, threads and transactions per thread; the
+ * closest bytes per thread first).  NaN when none. */
+double gm_zo_global_bw(const gm_zo_machine *m, int l2, int store, int bytes, double blocks,
+                       double threads, double per_thread);
+
+/* One launch, as the counters see it (sums over the GPU; NaN: not
+ * collected, the part that needs it is then not predicted). */
+typedef struct gm_zo_launch {
+    double inst[GM_ZO_PIPES];  /* smsp__inst_executed_pipe_<name>.sum */
+    double inst_total;         /* smsp__inst_executed.sum */
+    double shared_wavefronts;  /* l1tex__data_pipe_lsu_wavefronts_mem_shared.sum */
+    double shared_ideal;       /* the same without bank conflicts */
+    double global_inst;        /* global ld + st warp-instructions */
+    double global_sectors;     /* l1tex__t_sectors of global ld + st */
+    double global_sectors_ideal; /* with perfect coalescing */
+    double dram_read_bytes, dram_write_bytes;
+    double l2_read_bytes, l2_write_bytes;
+    double warps_per_sm;       /* achieved, sm__warps_active per active cycle */
+    double blocks, threads_per_block;
+    double clock_ghz;          /* cycles per ns during the launch; NaN: the suite's */
+} gm_zo_launch;
+
+void gm_zo_launch_init(gm_zo_launch *l); /* everything NaN */
+
+typedef struct gm_zo_result {
+    gm_zo_form form;
+    double warps;              /* warps per SM used */
+    double sms;                /* SMs with work */
+    double t_pipe[GM_ZO_PIPES];/* ns per pipe (NaN: none or not measured) */
+    double t_issue;            /* ns at the issue rate */
+    double t[GM_ZO_PARTS];     /* ns per component */
+    double t_launch;           /* ns added (Hopper form) */
+    double predicted;          /* ns */
+    int bottleneck;            /* gm_zo_part, -1 when nothing was predicted */
+    int next;                  /* the component that binds once the first is removed */
+    double speedup_next;       /* predicted / time with the bottleneck removed */
+    double global_bw;          /* 1e9 B/s used for DRAM */
+    int causes;                /* GM_ZO_CAUSE_* bits */
+} gm_zo_result;
+
+/* The paper's causes of each bottleneck (Sec. 3, last paragraph). */
+enum {
+    GM_ZO_CAUSE_LOW_DENSITY = 1 << 0, /* under half the instructions compute (fma/fp64/fp16) */
+    GM_ZO_CAUSE_EXPENSIVE = 1 << 1,   /* xu or fp64 is the slowest pipe */
+    GM_ZO_CAUSE_FEW_WARPS = 1 << 2,   /* the component's throughput at w < 80% of its best */
+    GM_ZO_CAUSE_CONFLICTS = 1 << 3,   /* wavefronts > 1.1 x conflict-free */
+    GM_ZO_CAUSE_BOOKKEEPING = 1 << 4, /* shared wavefronts exceed the compute instructions */
+    GM_ZO_CAUSE_UNCOALESCED = 1 << 5, /* sectors > 1.25 x ideal */
+    GM_ZO_CAUSE_LOW_PARALLEL = 1 << 6 /* bandwidth at this shape < 80% of the best */
+};
+/* The causes as words, "bank conflicts, too few warps"; "" when none. */
+void gm_zo_causes_text(int causes, char *buf, size_t len);
+
+gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
+                        const gm_zo_launch *l, gm_zo_result *r, gm_error *err);
+
+/* What-ifs (Sec. 5): the same launch changed, predicted again. */
+typedef struct gm_zo_whatif {
+    double t_no_conflicts, speedup_no_conflicts;   /* shared wavefronts = ideal */
+    double t_coalesced, speedup_coalesced;         /* global sectors = ideal */
+    double more_warps;                             /* warps per SM tried */
+    double t_more_warps, speedup_more_warps;
+} gm_zo_whatif;
+
+/* more_warps <= 0: the machine's maximum warps per SM. */
+gm_status gm_zo_whatif_all(const gm_zo_machine *m, gm_zo_form form, int sm_count,
+                           const gm_zo_launch *l, double more_warps, gm_zo_whatif *w,
+                           gm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
