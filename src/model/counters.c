@@ -127,6 +127,9 @@ static gm_status append_physical_line(gm_csv_reader *r, int *eof, gm_error *err)
     size_t start = r->raw_len;
     *eof = 0;
     while ((ch = fgetc(r->in)) != EOF && ch != '\n') {
+        if (ch == '\0') /* C strings would cut the field short */
+            return gm_fail(err, GM_ERR_PARSE, "%s:%ld: NUL byte in the line", r->name,
+                           r->next_line);
         if (r->raw_len + 2 > r->raw_cap) {
             size_t cap = r->raw_cap ? r->raw_cap * 2 : 256;
             char *grown = realloc(r->raw, cap);

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -203,7 +204,18 @@ gm_mdata *gm_mdata_new(const gm_mdata_meta *meta, size_t n_cols, const char *con
         return NULL;
     }
     md->n_cols = n_cols;
+    /* What the loader could not read back is refused: a header line that
+     * starts with '#' is metadata, a line longer than MDATA_LINE_MAX fails. */
+    size_t line_len = 0;
+    for (size_t c = 0; c < n_cols; c++)
+        line_len += (cols[c] ? strlen(cols[c]) : 0) + 1;
+    if (cols[0] && cols[0][0] == '#')
+        line_len = SIZE_MAX;
     for (size_t c = 0; c < n_cols; c++) {
+        if (line_len > MDATA_LINE_MAX + 1) { /* n_cols - 1 commas */
+            gm_mdata_free(md);
+            return NULL;
+        }
         if (!cols[c] || !cols[c][0] || !plain_cell(cols[c]) || !(md->cols[c] = dup_text(cols[c]))) {
             gm_mdata_free(md);
             return NULL;
@@ -270,6 +282,19 @@ gm_status gm_mdata_add_row(gm_mdata *md, const char *const *cells, gm_error *err
                            "column '%s': a cell may not be missing or hold a comma, quote or "
                            "control character",
                            md->cols[c]);
+    /* Rows the loader would take for something else, or refuse. */
+    size_t line_len = 0;
+    for (size_t c = 0; c < md->n_cols; c++)
+        line_len += strlen(cells[c]) + 1;
+    if (cells[0][0] == '#')
+        return gm_fail(err, GM_ERR_INVALID_ARG,
+                       "a row may not start with '#' (it would read back as a header line)");
+    if (md->n_cols == 1 && cells[0][0] == '\0')
+        return gm_fail(err, GM_ERR_INVALID_ARG,
+                       "column '%s': an empty cell in a one-column file would read back as a "
+                       "blank line", md->cols[0]);
+    if (line_len > MDATA_LINE_MAX + 1) /* n_cols - 1 commas */
+        return gm_fail(err, GM_ERR_RANGE, "row longer than %d characters", MDATA_LINE_MAX);
     gm_status st = grow(md, err);
     if (st != GM_OK)
         return st;

@@ -337,10 +337,11 @@ static gm_status start_launch(ncu_loader *ld, unsigned long long id, gm_launch_c
                               gm_error *err)
 {
     gm_status st;
+    /* Initialised before any return: every caller clears k on failure. */
+    gm_launch_counters_init(k);
     const char *kernel = field(ld, COL_KERNEL);
     if (!*kernel)
         return gm_fail(err, GM_ERR_MISSING, "%s: empty kernel name", ld->where);
-    gm_launch_counters_init(k);
     k->launch_id = id;
     if ((st = gm_launch_counters_set_names(k, kernel, kernel)) != GM_OK)
         return gm_fail(err, st, "%s: out of memory", ld->where);

@@ -36,6 +36,11 @@ gm_status gm_fail(gm_error *err, gm_status status, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        /* One line whatever the input quoted in it held: a newline or escape
+         * sequence from a file must not reach the terminal or break a log. */
+        for (char *p = err->msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = *p == '\t' ? ' ' : '?';
     }
     return status;
 }

@@ -650,19 +650,24 @@ static gm_status parse_row(loader *ld, char *line, gm_error *err)
 }
 
 /* Reads one line into buf (newline and a trailing CR removed).  Returns 1
- * for a line, 0 at end of file, -1 for a line too long. */
+ * for a line, 0 at end of file, -1 for a line too long, -2 for a NUL byte
+ * in the line (a C string would end there). */
 static int read_line(FILE *in, char *buf, size_t size)
 {
-    if (!fgets(buf, (int)size, in))
+    size_t len = 0;
+    int ch, nul = 0;
+    while ((ch = getc(in)) != EOF && ch != '\n') {
+        if (len + 2 >= size)
+            return -1;
+        nul |= ch == '\0';
+        buf[len++] = (char)ch;
+    }
+    if (ch == EOF && len == 0)
         return 0;
-    size_t len = strlen(buf);
-    if (len > 0 && buf[len - 1] == '\n')
-        buf[--len] = '\0';
-    else if (!feof(in))
-        return -1;
+    buf[len] = '\0';
     if (len > 0 && buf[len - 1] == '\r')
         buf[--len] = '\0';
-    return 1;
+    return nul ? -2 : 1;
 }
 
 static gm_status load_lines(loader *ld, FILE *in, int allow_partial, gm_error *err)
@@ -672,6 +677,9 @@ static gm_status load_lines(loader *ld, FILE *in, int allow_partial, gm_error *e
     gm_status st;
     while ((got = read_line(in, buf, sizeof buf)) != 0) {
         ld->line_no++;
+        if (got == -2)
+            return gm_fail(err, GM_ERR_PARSE, "%s:%ld: NUL byte in the line", ld->name,
+                           ld->line_no);
         if (got < 0)
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: line longer than %d characters", ld->name,
                            ld->line_no, TABLE_LINE_MAX);
