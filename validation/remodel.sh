@@ -2,7 +2,7 @@
 # Re-applies every gpuq model variant to the recorded validation counters, on
 # any machine (no GPU), and refreshes the results in the repository:
 #
-#   validation/remodel.sh [BUILD_DIR (default build)] [TABLE (default tables/h200-sxm.csv.gz)]
+#   validation/remodel.sh [BUILD_DIR (default build)] [TABLE (default tables/nvidia-h200/atomics.csv.gz)]
 #
 # For each group in validation/recorded/ (atomic, free, mixed, real) it
 # turns <group>/ncu_raw.csv into a gpuq counters file that carries each
@@ -27,7 +27,7 @@ fi
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 BUILD=${1:-$ROOT/build}
-TABLE=${2:-$ROOT/tables/h200-sxm.csv.gz}
+TABLE=${2:-$ROOT/tables/nvidia-h200/atomics.csv.gz}
 REC=$HERE/recorded
 PY=${PYTHON:-python3}
 GPUQ=$BUILD/gpuq

@@ -10,7 +10,7 @@
  * Every file opens with the same '#' metadata header, read by one parser
  * (gm_mdata_meta_*):
  *
- *   # gpuq machine data v1            (the atomic table keeps "# gpuq calibration table v1")
+ *   # gpuq machine data v1            (the atomic table: "# gpuq calibration table v2")
  *   # suite: sched
  *   # gpu_name: NVIDIA H200
  *   # compute_capability: 9.0

@@ -21,7 +21,8 @@
  *   class,pattern,method,n,e,c,t_median,t_min,t_max,spread,reps,flags
  *   add,same_address,single_shot,1,1,0,338.0,336.0,341.0,0.0148,7,0
  *
- * The loader validates everything (header, every metadata key, ranges, the
+ * v1 files (no suite line, method_note for method, no mem_clock_mhz) still
+ * load.  The loader validates everything (header, every metadata key, ranges, the
  * complete monotone index grid, duplicates, NaN/negative values) and reports
  * the first problem with its line number.  The writer writes to a temporary
  * file in the same directory and renames it, so a crash never leaves a torn
@@ -37,7 +38,8 @@
 extern "C" {
 #endif
 
-#define GM_TABLE_FORMAT_VERSION 1
+/* Written: v2.  Read: v1 and v2. */
+#define GM_TABLE_FORMAT_VERSION 2
 
 /* Job classes: what kind of ATOMS warp-instruction a job is.  Adding a class
  * is one enum value here plus one row in the name table in table.c (and, to
@@ -109,6 +111,7 @@ typedef struct gm_table_meta {
     int reps;                 /* repetitions per cell requested */
     double spread_threshold;  /* cells above this were re-measured */
     char gpuq_version[32];
+    double mem_clock_mhz;     /* memory clock observed during calibration; 0 unknown (v2) */
 } gm_table_meta;
 
 typedef struct gm_table {

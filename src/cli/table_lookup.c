@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gpuq/gzstream.h"
+#include "gpuq/mdata.h"
 #include "table_lookup.h"
 
 #ifndef GPUQ_SOURCE_DIR
@@ -127,18 +128,24 @@ gm_status cli_table_find(const char *gpu_name, int sm_count, char *path, size_t 
                        "'ncu --csv --page raw' output has)");
     char exe_dir[4200];
     exe_tables_dir(exe_dir, sizeof exe_dir);
+    /* The machine-data layout first: <dir>/<gpu folder>/atomics.csv[.gz]. */
+    gm_mdata_set_search_dirs(exe_dir, GPUQ_SOURCE_DIR "/tables");
+    if (gm_mdata_find(gpu_name, sm_count, "atomics", "atomics.csv", path, len, NULL) == GM_OK)
+        return GM_OK;
+    /* Then table files lying directly in a folder (what 'gpuq calibrate -o
+     * FILE' wrote before suites had folders). */
     const char *dirs[] = {getenv("GPUQ_TABLE_DIR"), exe_dir, GPUQ_SOURCE_DIR "/tables"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         if (dirs[i] && dirs[i][0] && search_dir(dirs[i], gpu_name, sm_count, path, len))
             return GM_OK;
     if (sm_count > 0)
         return gm_fail(err, GM_ERR_MISSING,
-                       "no calibration table for %s with %d SMs (run 'gpuq calibrate -o FILE' "
-                       "on that GPU, or pass --table)",
+                       "no calibration table for %s with %d SMs (run 'gpuq calibrate --suite "
+                       "atomics' on that GPU, or pass --table)",
                        gpu_name, sm_count);
     return gm_fail(err, GM_ERR_MISSING,
-                   "no calibration table for %s (run 'gpuq calibrate -o FILE' on that GPU, or "
-                   "pass --table)",
+                   "no calibration table for %s (run 'gpuq calibrate --suite atomics' on that "
+                   "GPU, or pass --table)",
                    gpu_name);
 }
 
@@ -154,8 +161,8 @@ gm_status cli_table_check(const gm_table *table, const char *table_path, const c
         return GM_OK;
     return gm_fail(err, GM_ERR_MISMATCH,
                    "table %s was measured on %s with %d SMs, the counters come from %s with %d "
-                   "SMs (pass --force to use it anyway, or run 'gpuq calibrate -o FILE' on "
-                   "that GPU)",
+                   "SMs (pass --force to use it anyway, or run 'gpuq calibrate --suite atomics' "
+                   "on that GPU)",
                    table_path ? table_path : "(table)", m->gpu_name, m->sm_count, gpu_name,
                    sm_count);
 }

@@ -14,6 +14,7 @@
 #include "atomic_file.h"
 #include "gpuq/gzstream.h"
 #include "gpuq/mdata.h"
+#include "writer.h"
 
 #define MDATA_LINE_MAX 65536
 #define MDATA_COLS_MAX 256
@@ -133,12 +134,17 @@ gm_status gm_mdata_meta_check(const gm_mdata_meta *m, gm_error *err)
 
 void gm_mdata_meta_write(FILE *out, const gm_mdata_meta *m)
 {
+    /* Clocks with the fewest digits that read back as the same double:
+     * "%.6g" turned 1979.99935 into 1980. */
+    char sm_clock[40], mem_clock[40];
+    gm_csv_format_double(sm_clock, sizeof sm_clock, m->sm_clock_mhz);
+    gm_csv_format_double(mem_clock, sizeof mem_clock, m->mem_clock_mhz);
     fprintf(out, "# suite: %s\n", m->suite);
     fprintf(out, "# gpu_name: %s\n", m->gpu_name);
     fprintf(out, "# compute_capability: %d.%d\n", m->cc_major, m->cc_minor);
     fprintf(out, "# sm_count: %d\n", m->sm_count);
-    fprintf(out, "# sm_clock_mhz: %.6g\n", m->sm_clock_mhz);
-    fprintf(out, "# mem_clock_mhz: %.6g\n", m->mem_clock_mhz);
+    fprintf(out, "# sm_clock_mhz: %s\n", sm_clock[0] ? sm_clock : "0");
+    fprintf(out, "# mem_clock_mhz: %s\n", mem_clock[0] ? mem_clock : "0");
     fprintf(out, "# driver_version: %d\n", m->driver_version);
     fprintf(out, "# runtime_version: %d\n", m->runtime_version);
     fprintf(out, "# date: %s\n", m->date);

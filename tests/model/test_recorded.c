@@ -26,7 +26,7 @@
 #include "gpuq/table.h"
 
 #define RECORDED GPUQ_SOURCE_DIR "/data/recorded/"
-#define TABLE GPUQ_SOURCE_DIR "/tables/h200-sxm.csv.gz"
+#define TABLE GPUQ_SOURCE_DIR "/tables/nvidia-h200/atomics.csv.gz"
 
 static void check_near(double got, double want, double tol, const char *file, int line)
 {

@@ -18,6 +18,7 @@
 
 #include "test_files.h"
 
+#include "gpuq/mdata.h"
 #include "gpuq/table.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -529,8 +530,14 @@ static void test_reject_missing_magic(void **state)
 static void test_reject_unsupported_version(void **state)
 {
     (void)state;
-    expect_line_error(1, "# gpuq calibration table v2", GM_ERR_MISMATCH,
-                      "format version 2 is not supported");
+    expect_line_error(1, "# gpuq calibration table v3", GM_ERR_MISMATCH,
+                      "format version 3 is not supported");
+    /* A v2 header holds v2's keys: v1's method_note is unknown there, and
+     * the suite line is required. */
+    text t;
+    text_base(&t);
+    text_set(&t, 1, "%s", "# gpuq calibration table v2");
+    expect_load(&t, GM_ERR_PARSE, "x.csv:11: unknown metadata key 'method_note'");
     expect_line_error(1, "# gpuq calibration table vX", GM_ERR_PARSE, "bad format version");
 }
 
@@ -968,12 +975,68 @@ static void test_write_stream_header_format(void **state)
     rewind(f);
     char line[300];
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "# gpuq calibration table v1\n");
+    assert_string_equal(line, "# gpuq calibration table v2\n");
+    /* v2: the common machine-data header first (gpuq/mdata.h). */
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "# suite: atomics\n");
     assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "# gpu_name: Test GPU\n");
     assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "# compute_capability: 9.0\n");
     fclose(f);
+    gm_table_free(t);
+}
+
+/* v2 round trip of what v1 could not hold (mem_clock_mhz) and of a clock
+ * with more than six digits; the header is read by the machine-data header
+ * reader too (gm_mdata_read_meta), as the GPU folders are searched. */
+static void test_v2_header_round_trip(void **state)
+{
+    (void)state;
+    gm_table *t = synth_table(1, 1);
+    t->meta.sm_clock_mhz = 1979.99935;
+    t->meta.mem_clock_mhz = 2619.5;
+    snprintf(t->meta.date, sizeof t->meta.date, "2026-11-25T20:00:00Z");
+    char path[300];
+    tmp_path(path, sizeof path, "v2.csv");
+    gm_error err = {{0}};
+    assert_int_equal(gm_table_write_file(path, t, &err), GM_OK);
+    gm_table *back = NULL;
+    assert_int_equal(gm_table_load(path, &back, &err), GM_OK);
+    assert_true(back->meta.sm_clock_mhz == 1979.99935);
+    assert_true(back->meta.mem_clock_mhz == 2619.5);
+    assert_string_equal(back->meta.method_note, t->meta.method_note);
+    assert_tables_identical(t, back);
+    gm_mdata_meta mm;
+    assert_int_equal(gm_mdata_read_meta(path, &mm, &err), GM_OK);
+    assert_string_equal(mm.suite, "atomics");
+    assert_string_equal(mm.gpu_name, "Test GPU");
+    assert_true(mm.sm_clock_mhz == 1979.99935);
+    assert_string_equal(mm.method, t->meta.method_note);
+    gm_table_free(back);
+    gm_table_free(t);
+}
+
+/* Another suite's header on a table body is refused by name. */
+static void test_v2_other_suite_refused(void **state)
+{
+    (void)state;
+    gm_table *t = synth_table(1, 1);
+    char path[300];
+    tmp_path(path, sizeof path, "suite.csv");
+    gm_error err = {{0}};
+    assert_int_equal(gm_table_write_file(path, t, &err), GM_OK);
+    /* Rewrite line 2 ("# suite: atomics") as another suite. */
+    FILE *f = fopen(path, "r+");
+    assert_non_null(f);
+    char first[64];
+    assert_non_null(fgets(first, sizeof first, f));
+    assert_int_equal(fputs("# suite: sched  ", f) >= 0, 1); /* same length as "# suite: atomics" */
+    fclose(f);
+    gm_table *back = NULL;
+    assert_int_equal(gm_table_load(path, &back, &err), GM_ERR_MISMATCH);
+    assert_non_null(strstr(err.msg, "suite 'sched'"));
+    assert_null(back);
     gm_table_free(t);
 }
 
@@ -1143,6 +1206,8 @@ int main(void)
         cmocka_unit_test(test_reject_wrong_magic),
         cmocka_unit_test(test_reject_missing_magic),
         cmocka_unit_test(test_reject_unsupported_version),
+        cmocka_unit_test(test_v2_header_round_trip),
+        cmocka_unit_test(test_v2_other_suite_refused),
         cmocka_unit_test(test_reject_unknown_meta_key),
         cmocka_unit_test(test_reject_missing_required_key),
         cmocka_unit_test(test_optional_meta_keys_default),

@@ -78,7 +78,7 @@ static void test_atomics_unit_matches_model(void **state)
     const gm_unit *u = gm_unit_find("atomics");
     gm_machine m;
     memset(&m, 0, sizeof m);
-    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tables/h200-sxm.csv.gz", &m.atomics, NULL),
+    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tables/nvidia-h200/atomics.csv.gz", &m.atomics, NULL),
                      GM_OK);
     snprintf(m.atomics_path, sizeof m.atomics_path, "h200 table");
     gm_counters_set set;
