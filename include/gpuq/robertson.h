@@ -77,6 +77,10 @@ typedef struct gm_ga_input {
     double duration_s;             /* T */
 } gm_ga_input;
 
+/* Verdict thresholds on U, the shared-atomic unit's (gpuq/model.h). */
+#define GM_GA_U_BOTTLENECK 0.80
+#define GM_GA_U_SIGNIFICANT 0.50
+
 #define GM_GA_NOTE_NO_ATOMICS   0x1u /* N = 0: U = 0 */
 #define GM_GA_NOTE_MISSING      0x2u /* a counter the form needs is missing: U = NaN */
 #define GM_GA_NOTE_NO_ACTIVITY  0x4u /* N > 0 but A_max = 0: k_eff taken as 1 */

@@ -6,9 +6,11 @@
 #include "suite.h"
 
 extern const gb_suite gb_suite_atomics; /* paper 000: shared-memory atomics (suite_atomics.c) */
+extern const gb_suite gb_suite_gatomics; /* paper 002: global-memory atomics (suite_gatomics.c) */
 
 const gb_suite *const gb_suites[] = {
     &gb_suite_atomics,
+    &gb_suite_gatomics,
     NULL,
 };
 

@@ -37,6 +37,16 @@ const gm_metric_desc gm_metric_table[] = {
     {"sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum", "shared_inst",
      "LDS, LDSM and ATOMS warp-instructions through that FIFO", GM_SUM_ADD},
     /* ---- other units' metrics: append below, one block per unit ---- */
+    /* ---- global atomics (unit "gatomics", paper 002; robertson.h) ---- */
+    {"lts__t_sectors_srcunit_tex_op_atom.sum", "l2_atom_sectors",
+     "L2 sectors of global atomics with a result (ATOMG) from the SMs", GM_SUM_ADD},
+    {"lts__t_sectors_srcunit_tex_op_red.sum", "l2_red_sectors",
+     "L2 sectors of global reductions (RED) from the SMs", GM_SUM_ADD},
+    {"lts__d_atomic_input_cycles_active.sum", "l2_atomic_active_sum",
+     "cycles the L2 slices' atomic input was active, summed over slices", GM_SUM_ADD},
+    {"lts__d_atomic_input_cycles_active.max", "l2_atomic_active_max",
+     "cycles the busiest L2 slice's atomic input was active", GM_SUM_ADD},
+    {"lts__cycles_elapsed.avg", "l2_cycles", "L2 cycles elapsed (average slice)", GM_SUM_ADD},
 };
 
 size_t gm_metric_count(void)

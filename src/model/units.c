@@ -8,9 +8,11 @@
 #include "gpuq/unit.h"
 
 extern const gm_unit gm_unit_atomics; /* paper 000: shared-memory atomic unit */
+extern const gm_unit gm_unit_gatomics; /* paper 002: L2 atomic units */
 
 const gm_unit *const gm_units[] = {
     &gm_unit_atomics,
+    &gm_unit_gatomics,
     NULL,
 };
 

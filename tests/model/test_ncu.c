@@ -59,8 +59,9 @@ static void test_long_layout_real_output(void **state)
     assert_true(metric(&s, ADD, GM_M_DURATION_NS) == 2080);
     assert_true(metric(&s, ADD, GM_M_OCCUPANCY_PCT) == 12.03);
     assert_true(metric(&s, ADD, GM_M_CYCLES_AVG) == 10.20);
+    /* The recording asked ncu for the shared-atomic rows (metrics.c). */
     for (size_t i = 0; i < 4; i++)
-        for (int m = 0; m < GM_METRIC_COUNT; m++)
+        for (int m = 0; m < GM_M_ATOMIC_ROWS; m++)
             assert_false(isnan(metric(&s, i, (gm_metric_id)m)));
     /* the default page names neither the GPU nor its SM count */
     assert_string_equal(s.meta.device_name, "");
@@ -223,7 +224,7 @@ static void test_import_survives_counters_file(void **state)
     assert_int_equal(back.count, s.count);
     assert_string_equal(back.meta.device_name, "NVIDIA H200");
     for (size_t i = 0; i < s.count; i++)
-        for (int m = 0; m < GM_METRIC_COUNT; m++)
+        for (int m = 0; m < GM_M_ATOMIC_ROWS; m++) /* the rows a v1 file holds */
             assert_true(metric(&s, i, (gm_metric_id)m) == metric(&back, i, (gm_metric_id)m));
     gm_counters_set_clear(&back);
     gm_counters_set_clear(&s);
