@@ -14,7 +14,7 @@ import re
 import sys
 from collections import Counter, OrderedDict
 
-# Template arguments of vk_loop<OP, CHAIN, WORK, K> and vk_hist<REORDER, USE_RESULT, REPLAY>
+# Template arguments of vk_loop<OP, CHAIN, WORK, K>, vk_hist<REORDER, USE_RESULT, REPLAY> and vk_hash<DO_CAS>
 # (enums in validation/vk.h).
 LOOP_OPS = {0: set(), 1: {"ATOMS.ADD"}, 2: {"ATOMS.POPC.INC"}, 3: {"ATOMS.CAS"},
             4: {"ATOMS.ADD", "ATOMS.CAS"}, 5: {"ATOMS.POPC.INC", "ATOMS.ADD"}}
@@ -96,6 +96,12 @@ def check_function(mangled, insts):
             problems.append("lds_sts work without LDS/STS")
         if work == WORK_REDG and not any(o.startswith("RED") for o in counts):
             problems.append("red_global work without RED")
+    elif template_ints(mangled, "vk_hash") is not None:
+        (do_cas,) = template_ints(mangled, "vk_hash")
+        label = "vk_hash<do_cas=%d>" % do_cas
+        want = {"ATOMS.CAS"} if do_cas else set()
+        if atoms != want:
+            problems.append("ATOMS opcodes %s, expected %s" % (sorted(atoms), sorted(want)))
     else:
         args = template_ints(mangled, "vk_hist")
         if args is None:

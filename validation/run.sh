@@ -9,7 +9,8 @@
 #   sass_check.txt   opcodes of every validation kernel (check_sass.py)
 #   times.csv        validate_app timing run: launch shapes, times, truth inputs
 #   manifest.csv     the same cases run once each under the profiler
-#   ncu.csv          ncu counters of that run (13 gpuq metrics + LSU latency),
+#   ncu.csv          ncu counters of that run (13 gpuq metrics + LSU latency
+#                    + warp-stall counters),
 #                    details page; ncu_raw.csv the raw page (gpuq model's input)
 #   counters.csv     gpuq profile's counters of the same run (--keep-counters), when it works
 #   model_<v>.csv    gpuq model --model <v> --format csv, per variant
@@ -22,11 +23,12 @@
 #
 # Environment: GPUQ_MODEL_ARGS (extra arguments for gpuq model, e.g.
 # "--table FILE"), GPUQ_PROFILE_ARGS (extra for gpuq profile), NCU (ncu path),
-# VALIDATE_REPS (timing repetitions, default 7).
+# VALIDATE_REPS (timing repetitions, default 7), STALL_METRICS (the warp-stall
+# counters ncu collects; "all": every stall reason).
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && [ "$1" = "--help" ] && exit 0
   exit 1
 fi
@@ -66,6 +68,15 @@ if [ "$(echo "$METRICS" | tr ',' '\n' | wc -l)" -ne 14 ]; then
   echo "run.sh: expected 13 metric names in $HEADER, got: $METRICS" >&2
   exit 2
 fi
+# The latency quantity's counters (docs/validation.md, "The latency
+# quantity"): warps stalled, by reason, over active warps, per cycle.
+# STALL_METRICS=all: every smsp__warps_issue_stalled_* counter ncu lists.
+STALL=${STALL_METRICS:-smsp__warps_active.sum,smsp__warps_issue_stalled_short_scoreboard.sum,smsp__warps_issue_stalled_mio_throttle.sum}
+if [ "$STALL" = all ] && [ -n "$NCU" ]; then
+  STALL=smsp__warps_active.sum,$("$NCU" --query-metrics |
+    awk '/^smsp__warps_issue_stalled_[a-z_]+ / {printf "%s%s.sum", sep, $1; sep=","}')
+fi
+METRICS=$METRICS,$STALL
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -79,6 +79,7 @@ typedef struct vk_result {
     unsigned iters;
     double t_med, t_min, t_max;      /* the case, microseconds */
     double a_med, a_min, a_max;      /* its atomics-only twin; NAN where none */
+    double f_med;                    /* hash table: its twin without atomics; NAN elsewhere */
     int reps;
     double n_atom_expected;          /* warp-level shared atomics by construction; NAN unknown */
     int launches;                    /* kernel launches per run of the case */
@@ -102,7 +103,7 @@ static const char *const op_names[VK_OP_COUNT] = {"none", "add", "popc_inc", "ca
                                                   "popc_inc+add"};
 static const char *const work_names[VK_WORK_COUNT] = {"none", "fma", "gload", "lds_sts", "red_global"};
 static const char *const family_kernels[VK_FAMILY_COUNT] = {"vk_loop", "vk_hist", "vk_hist",
-                                                           "DeviceHistogram"};
+                                                           "DeviceHistogram", "vk_hash"};
 
 static void vk_pattern_name(const vk_case *c, char *buf, size_t len)
 {
@@ -114,6 +115,7 @@ static void vk_pattern_name(const vk_case *c, char *buf, size_t len)
     case VK_PAT_FREE: snprintf(buf, len, "conflict_free"); break;
     case VK_PAT_SOLID: snprintf(buf, len, "solid"); break;
     case VK_PAT_UNIFORM: snprintf(buf, len, "uniform"); break;
+    case VK_PAT_HASH: snprintf(buf, len, "hash"); break;
     default: snprintf(buf, len, "?"); break;
     }
 }
@@ -149,6 +151,8 @@ static void vk_push(vk_case_list *l, const vk_device *dev, vk_case c)
             snprintf(c.name + n, sizeof c.name - n, "_%s%d", work_names[c.work], c.k);
     } else if (c.family == VK_FAMILY_CUB) {
         snprintf(c.name, sizeof c.name, "cub_%s", pat);
+    } else if (c.family == VK_FAMILY_HASH) {
+        snprintf(c.name, sizeof c.name, "hash_cas_t%dx%d", c.threads, c.blocks_per_sm);
     } else {
         snprintf(c.name, sizeof c.name, "%s_%s_%s_t%d", c.family == VK_FAMILY_HIST ? "hist" : "hist2",
                  c.use_result ? "add" : "popc_inc", pat, c.threads);
@@ -258,6 +262,14 @@ static void vk_build_cases(const vk_device *dev, vk_case_list *l)
     for (int s = 0; s < 4; s += 3) {
         vk_case c = vk_loop_case(VK_GROUP_ATOMIC, VK_OP_ADD, VK_PAT_SAME, 1, chain_shapes[s].threads,
                                  chain_shapes[s].bps);
+        c.chain = 1;
+        vk_push(l, dev, c);
+    }
+    /* A shared-memory hash table: CAS inserts with linear probing, one
+     * block of 512 threads per SM, each thread waiting for its CAS (hash.cu). */
+    {
+        vk_case c = vk_loop_case(VK_GROUP_ATOMIC, VK_OP_CAS, VK_PAT_HASH, 32, 512, 1);
+        c.family = VK_FAMILY_HASH;
         c.chain = 1;
         vk_push(l, dev, c);
     }
@@ -429,6 +441,8 @@ static int vk_case_smem_words(const vk_case *c)
     case VK_PAT_FREE: atomic_words = warps + 32; break;
     default: atomic_words = warps; break;
     }
+    if (c->family == VK_FAMILY_HASH)
+        return (int)VK_HASH_SLOTS;
     if (c->work == VK_WORK_LDS)
         return VK_LOOP_ATOMIC_WORDS + c->threads;
     return atomic_words;
@@ -529,6 +543,16 @@ static void vk_launch_once(const vk_launch *L, cudaStream_t stream)
     } else if (c->family == VK_FAMILY_CUB) {
         const unsigned *img = c->pattern == VK_PAT_SOLID ? L->b->image_solid : L->b->image_uniform;
         VK_CHECK(vk_cub_run(&L->b->cub, img, VK_IMAGE_PIXELS, stream));
+    } else if (c->family == VK_FAMILY_HASH) {
+        vk_hash_args h;
+        memset(&h, 0, sizeof h);
+        h.rounds = L->iters;
+        h.slots = VK_HASH_SLOTS;
+        h.keys_per_round = VK_HASH_KEYS_PER_ROUND;
+        h.seed = 0u;
+        h.fail = L->b->sink;
+        h.out = L->b->out;
+        VK_CHECK(vk_hash_launch(L->kernel, L->blocks, (unsigned)c->threads, L->smem, stream, &h));
     } else {
         vk_hist_args h;
         memset(&h, 0, sizeof h);
@@ -643,6 +667,22 @@ static void vk_expected_hist(const vk_buffers *b, vk_pattern pat, unsigned *want
     }
 }
 
+/* Runs the hash-table case once: every block's final table must hold
+ * exactly its keys (the kernel counts them and bumps the fail word). */
+static int vk_check_hash(const vk_launch *L, cudaStream_t stream)
+{
+    unsigned fail = 0;
+    VK_CHECK(cudaMemsetAsync(L->b->sink, 0, sizeof(unsigned), stream));
+    vk_launch_once(L, stream);
+    VK_CHECK(cudaMemcpyAsync(&fail, L->b->sink, sizeof fail, cudaMemcpyDeviceToHost, stream));
+    VK_CHECK(cudaStreamSynchronize(stream));
+    if (fail) {
+        fprintf(stderr, "validate_app: %s: %u blocks' hash tables are wrong\n", L->c->name, fail);
+        return -1;
+    }
+    return 0;
+}
+
 /* Runs a real case once and compares its histogram with the host's. */
 static int vk_check_real(const vk_launch *L, cudaStream_t stream)
 {
@@ -743,6 +783,7 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
 {
     memset(r, 0, sizeof *r);
     r->a_med = r->a_min = r->a_max = NAN;
+    r->f_med = NAN;
     r->t_med = r->t_min = r->t_max = NAN;
     r->n_atom_expected = NAN;
     r->launches = 1;
@@ -754,7 +795,17 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
     L.dev = dev;
     L.b = b;
 
-    if (c->family == VK_FAMILY_LOOP) {
+    if (c->family == VK_FAMILY_HASH) {
+        L.kernel = vk_hash_kernel(1);
+        size_t need = (size_t)VK_HASH_SLOTS * sizeof(unsigned);
+        if (vk_smem_for_bps(dev, L.kernel, c->threads, c->blocks_per_sm, need, &L.smem) != 0 ||
+            vk_twin_fits(dev, vk_hash_kernel(0), c->threads, c->blocks_per_sm, L.smem) != 0) {
+            fprintf(stderr, "validate_app: %s: skipped: no shared-memory size gives %d blocks of %d "
+                            "threads per SM\n", c->name, c->blocks_per_sm, c->threads);
+            return -1;
+        }
+        L.blocks = (unsigned)(c->blocks_per_sm * dev->sm_count);
+    } else if (c->family == VK_FAMILY_LOOP) {
         /* k = 0 is the atomics-only kernel (no work compiled in). */
         L.kernel = vk_loop_kernel(c->op, c->chain, c->k ? c->work : VK_WORK_NONE, c->k);
         twin_kernel = vk_loop_kernel(c->op, c->chain, VK_WORK_NONE, 0);
@@ -789,7 +840,7 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
     r->blocks = L.blocks;
     r->smem_bytes = L.smem;
 
-    if (c->family == VK_FAMILY_LOOP) {
+    if (c->family == VK_FAMILY_LOOP || c->family == VK_FAMILY_HASH) {
         if (iters_from) {
             if (vk_iters_lookup(iters_from, c->name, &L.iters) != 0) {
                 fprintf(stderr, "validate_app: %s: not in --iters-from file: skipped\n", c->name);
@@ -810,7 +861,9 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
             }
         }
         r->iters = L.iters;
-        if (c->op != VK_OP_NONE)
+        if (c->family == VK_FAMILY_HASH)
+            r->n_atom_expected = NAN; /* the probe count depends on the CAS results */
+        else if (c->op != VK_OP_NONE)
             r->n_atom_expected = (double)L.blocks * (c->threads / 32) * (double)L.iters;
         else
             r->n_atom_expected = 0.0;
@@ -833,6 +886,8 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
     twin.replay = 1;
     if (twin_kernel)
         twin.kernel = twin_kernel;
+    if (c->family == VK_FAMILY_HASH && vk_check_hash(&L, t->stream) != 0)
+        return -2;
     if (c->group == VK_GROUP_REAL) {
         if (vk_check_real(&L, t->stream) != 0)
             return -2;
@@ -852,6 +907,19 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
         if (has_twin)
             av[i] = vk_time_once(&twin, t);
     }
+    if (c->family == VK_FAMILY_HASH) {
+        /* The twin without atomics, alternating with the case like the
+         * atomics-only twins above. */
+        vk_launch bare = L;
+        bare.kernel = vk_hash_kernel(0);
+        double fv[64];
+        vk_time_once(&bare, t);
+        for (int i = 0; i < reps; i++) {
+            vk_time_once(&L, t);
+            fv[i] = vk_time_once(&bare, t);
+        }
+        r->f_med = vk_median(fv, reps);
+    }
     r->reps = reps;
     r->t_med = vk_median(tv, reps); /* sorts tv */
     r->t_min = tv[0];
@@ -869,7 +937,7 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
 static const char *const csv_header =
     "group,name,blocks,threads,op,pattern,e,k,time_us,atomics_only_us,time_min_us,time_max_us,"
     "atomics_only_min_us,atomics_only_max_us,reps,iters,work,chain,blocks_per_sm,warps_per_sm,waves,"
-    "alt_warps,cas_warps_per_sm,smem_bytes,n_atom_expected,launches,kernel";
+    "alt_warps,cas_warps_per_sm,smem_bytes,n_atom_expected,launches,kernel,no_atomics_us";
 
 static void vk_fmt(char *buf, size_t len, double v, const char *fmt)
 {
@@ -881,7 +949,7 @@ static void vk_fmt(char *buf, size_t len, double v, const char *fmt)
 
 static void vk_print_row(const vk_case *c, const vk_result *r)
 {
-    char pat[32], t[6][32], n_atom[32];
+    char pat[32], t[6][32], n_atom[32], bare[32];
     vk_pattern_name(c, pat, sizeof pat);
     vk_fmt(t[0], sizeof t[0], r->t_med, "%.2f");
     vk_fmt(t[1], sizeof t[1], r->a_med, "%.2f");
@@ -890,6 +958,7 @@ static void vk_print_row(const vk_case *c, const vk_result *r)
     vk_fmt(t[4], sizeof t[4], r->a_min, "%.2f");
     vk_fmt(t[5], sizeof t[5], r->a_max, "%.2f");
     vk_fmt(n_atom, sizeof n_atom, r->n_atom_expected, "%.0f");
+    vk_fmt(bare, sizeof bare, r->f_med, "%.2f");
     char launches[16] = "";
     if (r->launches >= 0) /* -1: unknown (a CUB run could not be captured) */
         snprintf(launches, sizeof launches, "%d", r->launches);
@@ -899,12 +968,12 @@ static void vk_print_row(const vk_case *c, const vk_result *r)
         cas_warps = warps_per_sm;
     else if (c->op == VK_OP_MIX_ADD_CAS)
         cas_warps = c->alt_warps * c->blocks_per_sm;
-    printf("%s,%s,%u,%d,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%d,%u,%s,%d,%d,%d,%d,%d,%d,%zu,%s,%s,%s\n",
+    printf("%s,%s,%u,%d,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%d,%u,%s,%d,%d,%d,%d,%d,%d,%zu,%s,%s,%s,%s\n",
            group_names[c->group], c->name, r->blocks, c->threads,
            c->family == VK_FAMILY_CUB ? "cub_internal" : op_names[c->op], pat, c->e, c->k, t[0],
            t[1], t[2], t[3], t[4], t[5], r->reps, r->iters, work_names[c->work], c->chain,
            c->blocks_per_sm, warps_per_sm, c->waves, c->alt_warps, cas_warps, r->smem_bytes, n_atom,
-           launches, family_kernels[c->family]);
+           launches, family_kernels[c->family], bare);
     fflush(stdout);
 }
 
@@ -1128,7 +1197,9 @@ int main(int argc, char **argv)
                 continue;
             /* Shape without running: grids as they will be launched;
              * CUB's launch count is only known by capturing a run. */
-            none.blocks = c->family == VK_FAMILY_LOOP ? (unsigned)(c->waves * c->blocks_per_sm * dev.sm_count)
+            none.f_med = NAN;
+            none.blocks = c->family == VK_FAMILY_LOOP || c->family == VK_FAMILY_HASH
+                              ? (unsigned)(c->waves * c->blocks_per_sm * dev.sm_count)
                           : c->family == VK_FAMILY_CUB ? 0u : (unsigned)dev.sm_count;
             none.launches = c->family == VK_FAMILY_CUB ? -1 : 1;
             vk_print_row(c, &none);

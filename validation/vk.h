@@ -50,6 +50,7 @@ typedef enum vk_family {
     VK_FAMILY_HIST,     /* the paper's Listing 1 */
     VK_FAMILY_HIST2,    /* the paper's Listing 2 (channels reordered by thread id) */
     VK_FAMILY_CUB,      /* cub::DeviceHistogram::MultiHistogramEven<4, 4> */
+    VK_FAMILY_HASH,     /* vk_hash: shared-memory hash table, CAS inserts (hash.cu) */
     VK_FAMILY_COUNT
 } vk_family;
 
@@ -66,6 +67,7 @@ typedef enum vk_pattern {
     VK_PAT_FREE,          /* one word per lane, all in different banks */
     VK_PAT_SOLID,         /* histogram of a one-colour image (real group) */
     VK_PAT_UNIFORM,       /* histogram of a uniformly random image (real group) */
+    VK_PAT_HASH,          /* hash-table slots of distinct keys, linear probing */
     VK_PAT_COUNT
 } vk_pattern;
 
@@ -144,6 +146,26 @@ __host__ __device__ static inline unsigned vk_pixel_hash(unsigned i)
     x ^= x >> 15;
     return x;
 }
+
+/* The hash-table kernel (hash.cu).  Table of `slots` words (a power of two)
+ * in dynamic shared memory; each round every thread inserts keys_per_round
+ * distinct keys.  *fail counts blocks whose final table is wrong. */
+typedef struct vk_hash_args {
+    unsigned rounds;         /* loop trips (the case's iters) */
+    unsigned slots;
+    unsigned keys_per_round;
+    unsigned seed;           /* keys are (index ^ seed); 0 keeps them below VK_HASH_EMPTY */
+    unsigned *fail;
+    unsigned *out;           /* one word per thread: keeps the probe counts live */
+} vk_hash_args;
+
+#define VK_HASH_SLOTS 16384u        /* 64 KiB of table */
+#define VK_HASH_KEYS_PER_ROUND 16u  /* x 512 threads: load factor 1/2 */
+
+/* do_cas = 0: the twin without atomics. */
+const void *vk_hash_kernel(int do_cas);
+cudaError_t vk_hash_launch(const void *kernel, unsigned blocks, unsigned threads, size_t smem_bytes,
+                           cudaStream_t stream, const vk_hash_args *args);
 
 /* CUB's DeviceHistogram::MultiHistogramEven<4, 4> over 8-bit RGBA pixels,
  * 256 bins per channel.  vk_cub_prepare sizes and allocates temporary
