@@ -1,9 +1,13 @@
 # Two commands for a newcomer:
 #   make test   build everything, run the test suite (normal build, then the
-#               ASan+UBSan build of the pure-C parts)
+#               ASan+UBSan build of the pure-C parts), then a summary of what
+#               ran (cmocka cases, skipped groups: scripts/test_summary.sh)
 #   make demo   build, then run the main job (profile the histogram example on
 #               a GPU; without one, apply the model to counters recorded on one)
-# Other targets: build, build-asan, test-unit, test-gpu, figures, validate, clean.
+# Both first check the Debian packages they need (scripts/deps.sh): installed
+# with apt-get as root, else one line with the command; GPUQ_DEPS=skip skips.
+# Other targets: build, build-asan, test-unit, test-gpu, fuzz, figures, validate, clean.
+#   make fuzz       each libFuzzer harness for FUZZ_SECONDS (30) under ASan+UBSan (clang)
 #   make validate   (GPU) the validation suite: times, counters, every model
 #                   variant, and the comparison in $(BUILD)/validation-run/
 
@@ -14,7 +18,10 @@ CMAKE      ?= cmake
 CTEST      ?= ctest
 CMAKE_ARGS ?=
 
-.PHONY: all build build-asan test test-normal test-asan test-unit test-gpu demo figures validate clean
+FUZZ_SECONDS ?= 30
+JUNIT_ARGS  = --test-output-size-passed 1000000 --output-junit
+
+.PHONY: all build build-asan test test-normal test-asan test-unit test-gpu demo figures validate clean deps deps-demo fuzz
 
 all: build
 
@@ -25,18 +32,27 @@ build: $(BUILD)/CMakeCache.txt
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt:
-	$(CMAKE) -S . -B $(ASAN_BUILD) -DGPUQ_SANITIZE=ON -DGPUQ_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug
+	$(CMAKE) -S . -B $(ASAN_BUILD) -DGPUQ_SANITIZE=ON -DGPUQ_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
 
 build-asan: $(ASAN_BUILD)/CMakeCache.txt
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
+deps:
+	@sh scripts/deps.sh test
+
+deps-demo:
+	@sh scripts/deps.sh demo
+
 test-normal: build
-	$(CTEST) --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	$(CTEST) --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(JUNIT_ARGS) $(abspath $(BUILD))/ctest-junit.xml
 
 test-asan: build-asan
-	$(CTEST) --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE gpu
+	$(CTEST) --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE gpu $(JUNIT_ARGS) $(abspath $(ASAN_BUILD))/ctest-junit.xml
 
-test: test-normal test-asan
+test: deps
+	@$(MAKE) --no-print-directory test-normal
+	@$(MAKE) --no-print-directory test-asan
+	@sh scripts/test_summary.sh $(BUILD)/ctest-junit.xml $(ASAN_BUILD)/ctest-junit.xml
 
 test-unit: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -L unit
@@ -44,8 +60,13 @@ test-unit: build
 test-gpu: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -L gpu
 
-demo: build
+demo: deps-demo
+	@$(MAKE) --no-print-directory build
 	@sh scripts/demo.sh $(BUILD)
+
+fuzz:
+	@for h in $$(sed -n 's/^\([a-z_]*\)[[:space:]].*/\1/p' tests/fuzz/harnesses.txt); do \
+	  sh tests/fuzz/run.sh $$h $(FUZZ_SECONDS) || exit 1; done
 
 figures:
 	@sh scripts/figures.sh

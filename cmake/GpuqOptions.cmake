@@ -50,14 +50,37 @@ endif()
 
 # cmocka for the unit tests (Debian: libcmocka-dev).  Also looked for under
 # GPUQ_DEPS_PREFIX, where .deb files can be unpacked on machines without apt.
+# GPUQ_REQUIRE_UNIT_TESTS=ON (CI) makes a missing cmocka a configure error;
+# GPUQ_PRETEND_NO_CMOCKA=ON behaves as on a machine without it (to test that).
+option(GPUQ_REQUIRE_UNIT_TESTS "fail to configure when cmocka (the unit tests) is missing" OFF)
+option(GPUQ_PRETEND_NO_CMOCKA "behave as if cmocka were not installed" OFF)
 find_path(CMOCKA_INCLUDE_DIR cmocka.h HINTS "${GPUQ_DEPS_PREFIX}/usr/include")
 find_library(CMOCKA_LIBRARY cmocka HINTS "${GPUQ_DEPS_PREFIX}/usr/lib/x86_64-linux-gnu")
-if(CMOCKA_INCLUDE_DIR AND CMOCKA_LIBRARY)
+if(CMOCKA_INCLUDE_DIR AND CMOCKA_LIBRARY AND NOT GPUQ_PRETEND_NO_CMOCKA)
   set(GPUQ_HAVE_CMOCKA ON)
   add_library(gpuq_cmocka INTERFACE)
   target_include_directories(gpuq_cmocka INTERFACE "${CMOCKA_INCLUDE_DIR}")
   target_link_libraries(gpuq_cmocka INTERFACE "${CMOCKA_LIBRARY}")
 else()
   set(GPUQ_HAVE_CMOCKA OFF)
+  if(GPUQ_REQUIRE_UNIT_TESTS)
+    message(FATAL_ERROR "cmocka not found and GPUQ_REQUIRE_UNIT_TESTS=ON: apt-get install libcmocka-dev")
+  endif()
   message(WARNING "cmocka not found: the unit tests are not built (apt-get install libcmocka-dev)")
+endif()
+
+# Fuzzing (docs/fuzzing.md): clang's libFuzzer; every C file gets coverage
+# instrumentation, and the sanitizers come with it.
+option(GPUQ_FUZZ "build the libFuzzer harnesses in tests/fuzz (clang; implies GPUQ_SANITIZE)" OFF)
+if(GPUQ_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "GPUQ_FUZZ=ON needs clang (CC=clang; Debian: apt-get install clang)")
+  endif()
+  add_compile_options($<$<COMPILE_LANGUAGE:C>:-fsanitize=fuzzer-no-link>)
+  if(NOT GPUQ_SANITIZE)
+    add_compile_options($<$<COMPILE_LANGUAGE:C>:-fsanitize=address,undefined>
+                        $<$<COMPILE_LANGUAGE:C>:-fno-sanitize-recover=all>
+                        $<$<COMPILE_LANGUAGE:C>:-fno-omit-frame-pointer>)
+    add_link_options(-fsanitize=address,undefined)
+  endif()
 endif()

@@ -1,0 +1,25 @@
+/* Shared by the fuzz harnesses (tests/fuzz/, docs/fuzzing.md). */
+#ifndef GPUQ_FUZZ_INPUT_H
+#define GPUQ_FUZZ_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* libFuzzer's entry point, also called by replay_main.c. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input as a file that a loader taking a path can open: an in-memory
+ * file (memfd) rewritten for each input, named /proc/self/fd/N.  NULL when
+ * it cannot be made (the harness then skips the input). */
+const char *fuzz_input_path(const uint8_t *data, size_t size);
+
+/* A broken promise (as opposed to a crash): abort, so that libFuzzer keeps
+ * the input and the replay test fails. */
+#define FUZZ_CHECK(cond)                                                                      \
+    do {                                                                                      \
+        if (!(cond))                                                                          \
+            fuzz_fail(#cond, __FILE__, __LINE__);                                             \
+    } while (0)
+void fuzz_fail(const char *what, const char *file, int line);
+
+#endif
