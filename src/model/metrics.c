@@ -81,6 +81,12 @@ const gm_metric_desc gm_metric_table[] = {
     {"lts__t_sectors_op_write.sum", "l2_write_sectors", "L2 sectors written", GM_SUM_ADD},
     {"sm__cycles_elapsed.avg", "cycles_elapsed_avg", "elapsed SM cycles (the clock of the launch)",
      GM_SUM_ADD},
+    /* ---- shared atomics, latency kind (unit "atomics"; atomic_latency.h):
+     *      warp-cycles stalled by reason; one more pass on GH100 ---- */
+    {"smsp__warps_issue_stalled_short_scoreboard.sum", "stall_short_scoreboard",
+     "warp-cycles stalled on an MIO result (shared memory, ATOMS, special math)", GM_SUM_ADD},
+    {"smsp__warps_issue_stalled_mio_throttle.sum", "stall_mio_throttle",
+     "warp-cycles stalled on a full MIO queue (shared memory, ATOMS, special math)", GM_SUM_ADD},
 };
 
 size_t gm_metric_count(void)

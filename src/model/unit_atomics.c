@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuq/atomic_latency.h"
 #include "gpuq/model.h"
 #include "gpuq/unit.h"
 #include "writer.h"
@@ -176,12 +177,15 @@ typedef struct atomics_state {
     const gm_table *table; /* the machine's (not owned) */
     const char *table_path;
     gm_model_options opt;
+    int row_sb, row_mio;   /* the latency kind's stall counters (atomic_latency.h) */
 } atomics_state;
 
 /* One result: the model's, plus the texts its fields point into. */
 typedef struct atomics_result {
     gm_kernel_result r;
     char clamps[64], notes[160], bounds[40];
+    gm_atomic_latency lat; /* L, the latency kind's measure */
+    const char *kind;      /* gm_atomic_kind_name */
 } atomics_result;
 
 static gm_status atomics_prepare(const gm_machine *m, const char *variant, void **state,
@@ -200,6 +204,8 @@ static gm_status atomics_prepare(const gm_machine *m, const char *variant, void 
                        variant, gm_model_names());
     }
     s->table = m->atomics;
+    s->row_sb = gm_metric_find("smsp__warps_issue_stalled_short_scoreboard.sum");
+    s->row_mio = gm_metric_find("smsp__warps_issue_stalled_mio_throttle.sum");
     s->table_path = m->atomics_path[0] ? m->atomics_path : "(table)";
     *state = s;
     return GM_OK;
@@ -236,6 +242,43 @@ static void join_clamps(char *buf, size_t len, unsigned flags)
         }
 }
 
+/* The latency kind (gpuq/atomic_latency.h): L from the stall counters, and
+ * the verdict's head rewritten to name the kind, where they were collected.
+ * Without them (older counters files) the verdict stays as it was. */
+static void atomics_latency(const atomics_state *s, const gm_launch_counters *k,
+                            atomics_result *ar)
+{
+    gm_kernel_result *r = &ar->r;
+    gm_atomic_latency_input in = {
+        s->row_sb >= 0 ? k->metric[s->row_sb] : NAN,
+        s->row_mio >= 0 ? k->metric[s->row_mio] : NAN,
+        k->metric[GM_M_OCCUPANCY_PCT],
+        k->metric[GM_M_CYCLES_SUM],
+        s->table->meta.max_warps_per_sm,
+        k->metric[GM_M_N_ATOM],
+        k->metric[GM_M_SHARED_INST],
+    };
+    gm_error why = {{0}};
+    if (gm_atomic_latency_compute(&in, &ar->lat, &why) != GM_OK)
+        ar->lat.L = NAN; /* a negative counter: the U model has said so already */
+    double U = r->avg.U;
+    ar->kind = gm_atomic_kind_name(gm_atomic_kind_of(U, ar->lat.L, GM_U_SIGNIFICANT, GM_L_LATENCY));
+    if ((r->notes & GM_NOTE_NO_ATOMICS) || isnan(U) || isnan(ar->lat.L))
+        return;
+    /* Keep what gm_verdict appended after its "(U = ..%)". */
+    const char *tail = strstr(r->verdict, "%)");
+    char rest[sizeof r->verdict];
+    snprintf(rest, sizeof rest, "%s", tail ? tail + 2 : "");
+    int w = gm_atomic_verdict_text(r->verdict, sizeof r->verdict, U, ar->lat.L, GM_U_BOTTLENECK,
+                                   GM_U_SIGNIFICANT, GM_L_LATENCY);
+    if (w > 0 && (size_t)w < sizeof r->verdict) {
+        /* Cut to what fits: the head, then as much of the notes as room allows. */
+        size_t room = sizeof r->verdict - (size_t)w - 1, l = strlen(rest);
+        memcpy(r->verdict + w, rest, l < room ? l : room);
+        r->verdict[w + (l < room ? l : room)] = '\0';
+    }
+}
+
 static gm_status atomics_apply(const void *state, const gm_counters_meta *meta,
                                const gm_launch_counters *k, void *result, gm_error *err)
 {
@@ -248,6 +291,7 @@ static gm_status atomics_apply(const void *state, const gm_counters_meta *meta,
     gm_status st = gm_model_apply_report(s->table, &s->opt, k, &ar->r, err);
     if (st != GM_OK)
         return st;
+    atomics_latency(s, k, ar);
     const gm_kernel_result *r = &ar->r;
     join_clamps(ar->clamps, sizeof ar->clamps, r->avg.clamp_flags);
     join_notes(ar->notes, sizeof ar->notes, r->notes);
@@ -314,6 +358,11 @@ static size_t atomics_fields(const void *state, const void *result, gm_field *ou
     TXT("notes", ar->notes, 0, NULL, 0);
     TXT("split_source", r->split_source, 0, NULL, 0);
     TXT("verdict", r->verdict, 0, NULL, 0);
+    if (n < max)
+        out[n++] = (gm_field){"L", GM_FIELD_PCT, ar->lat.L, NULL, 0, NULL, 0};
+    NUM("L_stall_share", ar->lat.stall_share, 0, NULL, 0);
+    NUM("L_atom_share", ar->lat.atom_share, 0, NULL, 0);
+    TXT("kind", ar->kind ? ar->kind : "", 0, NULL, 0);
 #undef NUM
 #undef TXT
     return n;
@@ -323,8 +372,12 @@ static void atomics_verdict(const void *state, const void *result, gm_unit_verdi
 {
     (void)state;
     const gm_kernel_result *r = &((const atomics_result *)result)->r;
-    /* Severity is U itself: the share of the unit's time it is busy. */
+    const atomics_result *ar = result;
+    /* Severity is U itself, the share of the unit's time it is busy; for
+     * the latency kind, L, the share of warp-cycles spent waiting on it. */
     out->severity = (r->notes & GM_NOTE_NO_ATOMICS) ? 0.0 : r->avg.U;
+    if (ar->kind && strcmp(ar->kind, "latency") == 0)
+        out->severity = ar->lat.L;
     snprintf(out->text, sizeof out->text, "%s", r->verdict);
 }
 
@@ -428,6 +481,8 @@ static const char *const atomics_metrics[] = {
     "gpu__time_duration.sum",
     "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum",
     "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum",
+    "smsp__warps_issue_stalled_short_scoreboard.sum", /* latency kind (atomic_latency.h) */
+    "smsp__warps_issue_stalled_mio_throttle.sum",
     NULL,
 };
 

@@ -1,6 +1,7 @@
 /* The atomic-latency quantity L and the two-kind verdict
  * (src/model/atomic_latency.c), on hand-computed cases. */
 #include <math.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +12,10 @@
 #include <cmocka.h>
 
 #include "gpuq/atomic_latency.h"
+#include "gpuq/counters.h"
 #include "gpuq/model.h"
+#include "gpuq/table.h"
+#include "gpuq/unit.h"
 
 /* 1 SM-wide example: 64 warps max, occupancy 25% (16 warps), 1000 active
  * cycles -> W_active = 16000 warp-cycles. */
@@ -139,6 +143,127 @@ static void verdict_lines(void **state)
     assert_int_equal(strlen(small), 7);
 }
 
+static const gm_field *field(const gm_field *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].name, name) == 0)
+            return &f[i];
+    return NULL;
+}
+
+/* The atomic unit on five launches of the H100 validation run (ncu raw
+ * page, tests/model/data/ncu_raw_latency_h100.csv): L by hand from the
+ * same counters (occupancy x 64 x cycles, N / I_shared), kind, verdict. */
+static void unit_on_recorded_launches(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kernel, *kind, *verdict_head;
+        double L;
+    } want[] = {
+        /* add_same_address_e32_t32x1: 1 warp per SM, U 0.44 */
+        {"vk_loop<1, 0, 0, 0>", "latency",
+         "shared-memory atomics are the bottleneck (latency: warps wait on ATOMS 90% of cycles; U = 44%)",
+         0.9013},
+        /* add_same_address_e32_t1024x2: 64 warps, saturated */
+        {"vk_loop<1, 0, 0, 0>", "throughput", "shared-memory atomics are the bottleneck (throughput, U = 100%)",
+         0.9864},
+        /* add_same_address_e1_t32x1_chain: U 0.03 */
+        {"vk_loop<1, 1, 0, 0>", "latency",
+         "shared-memory atomics are the bottleneck (latency: warps wait on ATOMS 59% of cycles; U = 3%)",
+         0.5909},
+        /* hash_cas_t512x1 */
+        {"vk_hash<1>", "none", "shared-memory atomics are not the bottleneck (U = ", 0.0899},
+        /* fma16_t256x4: no atomics */
+        {"vk_loop<0, 0, 1, 16>", "none", "no shared-memory atomics (U = 0)", 0.0},
+    };
+    const gm_unit *u = gm_unit_find("atomics");
+    gm_machine m;
+    memset(&m, 0, sizeof m);
+    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tables/nvidia-h100-80gb-hbm3/atomics.csv.gz",
+                                   &m.atomics, NULL),
+                     GM_OK);
+    gm_counters_set set;
+    gm_error err;
+    assert_int_equal(gm_ncu_csv_load(GPUQ_SOURCE_DIR "/tests/model/data/ncu_raw_latency_h100.csv",
+                                     &set, &err),
+                     GM_OK);
+    assert_int_equal(set.count, 5);
+    void *st = NULL;
+    assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
+    void *res = calloc(1, u->result_size);
+    assert_non_null(res);
+    for (size_t i = 0; i < set.count; i++) {
+        assert_non_null(strstr(set.launches[i].kernel, want[i].kernel));
+        assert_int_equal(u->apply(st, &set.meta, &set.launches[i], res, NULL), GM_OK);
+        gm_field f[GM_UNIT_MAX_FIELDS];
+        size_t nf = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+        const gm_field *L = field(f, nf, "L"), *kind = field(f, nf, "kind");
+        assert_non_null(L);
+        assert_non_null(kind);
+        assert_int_equal(L->kind, GM_FIELD_PCT);
+        assert_float_equal(L->num, want[i].L, 5e-5);
+        assert_string_equal(kind->text, want[i].kind);
+        gm_unit_verdict vd;
+        u->verdict(st, res, &vd);
+        assert_memory_equal(vd.text, want[i].verdict_head, strlen(want[i].verdict_head));
+        if (strcmp(want[i].kind, "latency") == 0)
+            assert_float_equal(vd.severity, want[i].L, 5e-5);
+        if (u->free_result)
+            u->free_result(res);
+    }
+    free(res);
+    u->release(st);
+    gm_counters_set_clear(&set);
+    gm_table_free(m.atomics);
+}
+
+/* Counters without the stall counters (every file recorded before them):
+ * L is NaN, the verdict is the one gpuq printed before. */
+static void unit_without_stall_counters(void **state)
+{
+    (void)state;
+    const gm_unit *u = gm_unit_find("atomics");
+    gm_machine m;
+    memset(&m, 0, sizeof m);
+    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tables/nvidia-h200/atomics.csv.gz", &m.atomics,
+                                   NULL),
+                     GM_OK);
+    gm_counters_set set;
+    assert_int_equal(
+        gm_counters_load(GPUQ_SOURCE_DIR
+                         "/data/recorded/histogram-hist-uniform-4m-nvidia-h200.counters.csv",
+                         &set, NULL),
+        GM_OK);
+    assert_true(set.count > 0);
+    void *st = NULL;
+    assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
+    void *res = calloc(1, u->result_size);
+    for (size_t i = 0; i < set.count; i++) {
+        assert_int_equal(u->apply(st, &set.meta, &set.launches[i], res, NULL), GM_OK);
+        gm_kernel_result want;
+        memset(&want, 0, sizeof want);
+        gm_model_options opt;
+        assert_int_equal(gm_model_by_name("default", &opt), GM_OK);
+        assert_int_equal(gm_model_apply_report(m.atomics, &opt, &set.launches[i], &want, NULL), GM_OK);
+        gm_field f[GM_UNIT_MAX_FIELDS];
+        size_t nf = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+        double N = set.launches[i].metric[GM_M_N_ATOM];
+        if (N > 0)
+            assert_true(isnan(field(f, nf, "L")->num));
+        gm_unit_verdict vd;
+        u->verdict(st, res, &vd);
+        assert_string_equal(vd.text, want.verdict);
+        gm_kernel_result_free(&want);
+        if (u->free_result)
+            u->free_result(res);
+    }
+    free(res);
+    u->release(st);
+    gm_counters_set_clear(&set);
+    gm_table_free(m.atomics);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +275,8 @@ int main(void)
         cmocka_unit_test(share_capped_at_one),
         cmocka_unit_test(kinds),
         cmocka_unit_test(verdict_lines),
+        cmocka_unit_test(unit_on_recorded_launches),
+        cmocka_unit_test(unit_without_stall_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
