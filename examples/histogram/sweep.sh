@@ -36,7 +36,8 @@
 #   GPUQ_PROFILE_ARGS  extra options for gpuq profile (e.g. "--table FILE") []
 #   GPUQ_COL_U, GPUQ_COL_E, GPUQ_COL_N, GPUQ_COL_ULO, GPUQ_COL_UHI: gpuq report columns
 #     to take, '|'-separated alternatives, matched case-insensitively
-#     [U|utilization, e, n, U_lo, U_hi] (gpuq's report CSV, src/model/report.c)
+#     [atomics.U|U|utilization, atomics.e|e, ...] (gpuq's report CSV, src/model/report_csv.c;
+#     the plain names are those of reports before v2)
 # Rows are appended as each process finishes; raw outputs stay in OUT.csv.raw/
 # (TAG.time.csv/.log, TAG.gpuq.csv/.log, TAG.counters.csv; TAG = kernel-image-threads).
 set -eu
@@ -68,11 +69,11 @@ profile=${SWEEP_PROFILE:-1}
 gpuq=${GPUQ:-$build/gpuq}
 histogram=${HISTOGRAM:-$build/examples/histogram/histogram}
 profile_args=${GPUQ_PROFILE_ARGS:-}
-col_u=${GPUQ_COL_U:-"U|utilization"}
-col_e=${GPUQ_COL_E:-"e"}
-col_n=${GPUQ_COL_N:-"n"}
-col_ulo=${GPUQ_COL_ULO:-"U_lo"}
-col_uhi=${GPUQ_COL_UHI:-"U_hi"}
+col_u=${GPUQ_COL_U:-"atomics.U|U|utilization"}
+col_e=${GPUQ_COL_E:-"atomics.e|e"}
+col_n=${GPUQ_COL_N:-"atomics.n|n"}
+col_ulo=${GPUQ_COL_ULO:-"atomics.U_lo|U_lo"}
+col_uhi=${GPUQ_COL_UHI:-"atomics.U_hi|U_hi"}
 
 if [ ! -x "$histogram" ]; then
     echo "sweep: no histogram program at '$histogram' (build the 'histogram' target)" >&2
@@ -152,7 +153,11 @@ join_rows() {
     }
     BEGIN {
         nrep = load(report_file, col_u ";" col_e ";" col_n ";" col_ulo ";" col_uhi, R)
-        ncnt = load(counters_file, "N_atom;O_wavefronts;cycles_avg;occupancy_pct;duration_ns", C)
+        ncnt = load(counters_file, "N_atom|smsp__inst_executed_op_shared_atom.sum;" \
+                    "O_wavefronts|l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum;" \
+                    "cycles_avg|sm__cycles_active.avg;" \
+                    "occupancy_pct|sm__warps_active.avg.pct_of_peak_sustained_active;" \
+                    "duration_ns|gpu__time_duration.sum", C)
     }
     FNR == 1 { next }  # timing header
     { ntiming++; row[ntiming] = $0 }

@@ -43,8 +43,10 @@ for counters in "$raw"/*.counters.csv; do
     }
     awk -F, -v tag="$tag" '
         /^#/ { next }
+        # the atomics section'"'"'s columns (report v2), or the old report'"'"'s names
+        function col(name) { return ("atomics." name) in c ? c["atomics." name] : c[name] }
         !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-        { n++; print tag "," n "," $c["U"] "," $c["e"] "," $c["n"] "," $c["U_lo"] "," $c["U_hi"] }
+        { n++; print tag "," n "," $col("U") "," $col("e") "," $col("n") "," $col("U_lo") "," $col("U_hi") }
     ' "$tmp/report.csv" >>"$tmp/model.csv"
 done
 [ -s "$tmp/model.csv" ] || { echo "sweep_model: no counters in '$raw'" >&2; exit 2; }

@@ -60,6 +60,8 @@ typedef struct gm_counters_meta {
     int max_warps_per_sm;
     char source[256];   /* "gpuq profile 0.1.0 on NVIDIA H200, 2026-11-22", "ncu csv import: file" */
     char command[512];  /* the profiled command line, if known */
+    long pid;           /* the profiled process (v2 "# pid:"); 0 unknown */
+    int passes;         /* replay passes the collector needed (v2 "# passes:"); 0 unknown */
 } gm_counters_meta;
 
 typedef struct gm_counters_set {

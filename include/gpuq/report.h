@@ -1,17 +1,25 @@
-/* The utilization report: per kernel launch (or per kernel name with
- * summary), its launch configuration, every model input and intermediate
- * quantity, U and a plain verdict.  Three writers share one structure:
- * text for people, CSV and JSON for machines.  JSON carries everything,
- * including the raw counters, so a report can be recomputed offline.
+/* The report: one header, one section per registered unit whose inputs
+ * exist (gpuq/unit.h), and one verdict line per kernel that sums the
+ * sections up (the section whose verdict is most severe speaks).  Three
+ * writers share one structure: text for people (report_text.c), CSV
+ * (report_csv.c: columns "<unit>.<field>") and JSON ("gpuq report v2",
+ * report_json.c) for machines; JSON carries the raw counters too, so a
+ * report can be recomputed offline.
+ *
+ * Several counters files (one per process of a multi-process job) make one
+ * report: every row says which file, and which process (the pid of the
+ * file's header), it came from.
  */
 #ifndef GPUQ_REPORT_H
 #define GPUQ_REPORT_H
 
 #include <stdio.h>
 #include "gpuq/counters.h"
+#include "gpuq/kernel_name.h"
 #include "gpuq/model.h"
 #include "gpuq/status.h"
 #include "gpuq/table.h"
+#include "gpuq/unit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,24 +35,72 @@ typedef enum gm_format {
 gm_status gm_format_parse(const char *name, gm_format *out);
 const char *gm_format_name(gm_format f);
 
+#define GM_REPORT_MAX_SECTIONS 16
+#define GM_REPORT_MAX_FILES 256
+
+/* What to report. */
+typedef struct gm_report_options {
+    int summary;                 /* 1: one row per kernel name (per file), launches summed */
+    gm_name_base name_base;      /* kernel names in text (CSV and JSON carry all three) */
+    const char *const *sections; /* NULL-terminated unit names (--section); NULL: every unit */
+    const char *const *variants; /* NULL-terminated "UNIT:VARIANT" (-m); a bare VARIANT is
+                                    the atomics unit's (the old -m); NULL: defaults */
+} gm_report_options;
+
+/* One section: a unit prepared with the machine data, and its result for
+ * every launch of the report. */
+typedef struct gm_report_section {
+    const gm_unit *unit;
+    char variant[48];         /* "" for the unit's default */
+    void *state;              /* unit->prepare's */
+    unsigned char *results;   /* n_launches * unit->result_size */
+} gm_report_section;
+
+/* One counters file of the report. */
+typedef struct gm_report_file {
+    const gm_counters_set *set; /* not owned */
+    const char *path;           /* as given (not owned); NULL for one unnamed set */
+} gm_report_file;
+
 typedef struct gm_report {
-    const gm_counters_set *counters;  /* inputs (not owned) */
-    const gm_table *table;            /* calibration table used (not owned) */
-    const char *table_path;           /* where it came from ("embedded H200 table", a path) */
-    gm_model_options options;
-    size_t count;
-    gm_kernel_result *results;        /* one per counters->launches[i] (owned) */
-    int summary;                      /* 1: aggregate launches by kernel name */
+    size_t n_files;
+    gm_report_file files[GM_REPORT_MAX_FILES];
+    const gm_machine *machine;   /* not owned (unless own_machine) */
+    int summary;                 /* may be set after gm_report_make, before writing */
+    gm_name_base name_base;
+    size_t n_launches;           /* over all files, in file order */
+    const gm_launch_counters **launches;
+    size_t *file_of;             /* launch -> index into files */
+    size_t n_sections;
+    gm_report_section sections[GM_REPORT_MAX_SECTIONS];
+    size_t n_skipped;            /* sections not reported, one line each, with why */
+    char skipped[GM_REPORT_MAX_SECTIONS + GM_MACHINE_MAX_FILES][320];
+    /* gm_report_build (the single-table entry) owns a machine around the table */
+    int own_machine;
+    gm_machine machine_store;
 } gm_report;
 
-/* Applies the model to every launch of the set.  A launch the model cannot
- * take (e.g. missing counters) still gets a result, with a verdict that says
- * why; only invalid arguments fail. */
+/* Applies every selected unit whose machine data and metrics exist to every
+ * launch of the files.  A unit named in opt->sections that cannot report,
+ * an unknown section or variant: GM_ERR_INVALID_ARG / GM_ERR_MISSING with
+ * the reason.  A unit not asked for by name whose machine data is missing
+ * is skipped with a line in rep->skipped.  No section at all: GM_ERR_MISSING
+ * with the skipped lines. */
+gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_files,
+                         const gm_machine *machine, const gm_report_options *opt,
+                         gm_error *err);
+
+/* The single-table entry: the atomics unit with the variant opt->name on
+ * one counters set (the table is borrowed, not freed). */
 gm_status gm_report_build(gm_report *rep, const gm_counters_set *set, const gm_table *table,
                           const char *table_path, const gm_model_options *opt, gm_error *err);
 void gm_report_free(gm_report *rep);
 
 gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_error *err);
+
+/* The counters' metrics the report shows: the union of its sections' metric
+ * rows (gm_units_metric_rows); returns the count. */
+size_t gm_report_metric_rows(const gm_report *rep, int *rows, size_t max);
 
 #ifdef __cplusplus
 }

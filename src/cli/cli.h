@@ -13,6 +13,7 @@
 #define GPUQ_CLI_H
 
 #include <stdio.h>
+#include "gpuq/kernel_name.h"
 #include "gpuq/report.h"
 #include "gpuq/status.h"
 
@@ -59,32 +60,69 @@ int cli_write_report(const char *cmd, const char *path, const gm_report *rep, gm
 int cli_isatty(FILE *f);
 
 /* The report options gpuq model and gpuq profile share: --table, --force,
- * -m/--model, -f/--format, --summary, -o/--output.  CLI_REPORT_LONG_OPTIONS
- * goes into a command's getopt_long table (its short-option string holds
- * "m:f:o:"); cli_take_report_option handles them. */
+ * -m/--model (repeatable), --section (repeatable), --kernel-name-base,
+ * -f/--format, --summary, -o/--output.  CLI_REPORT_LONG_OPTIONS goes into a
+ * command's getopt_long table (its short-option string holds "m:f:o:");
+ * cli_take_report_option handles them. */
+#define CLI_MAX_LIST 16
+
 typedef struct cli_report_opts {
     const char *table;
     int force;
-    const char *model;
+    const char *model;                      /* the atomics unit's variant (bare -m) */
+    const char *variants[CLI_MAX_LIST + 1]; /* every -m as given, NULL-terminated */
+    size_t n_variants;
+    const char *sections[CLI_MAX_LIST + 1]; /* every --section, NULL-terminated */
+    size_t n_sections;
+    gm_name_base name_base;
     gm_format format;
     int summary;
     const char *output;
 } cli_report_opts;
 
-enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY };
+enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY, CLI_OPT_SECTION, CLI_OPT_NAME_BASE };
 
 #define CLI_REPORT_LONG_OPTIONS                                                              \
     {"table", required_argument, NULL, CLI_OPT_TABLE},                                       \
         {"force", no_argument, NULL, CLI_OPT_FORCE}, {"model", required_argument, NULL, 'm'}, \
         {"format", required_argument, NULL, 'f'}, {"summary", no_argument, NULL, CLI_OPT_SUMMARY}, \
-        {"output", required_argument, NULL, 'o'}
+        {"output", required_argument, NULL, 'o'},                                            \
+        {"section", required_argument, NULL, CLI_OPT_SECTION},                               \
+        {"kernel-name-base", required_argument, NULL, CLI_OPT_NAME_BASE}
 
-/* Defaults: model "default", text format. */
+/* The help lines of those options, for a command's --help. */
+#define CLI_REPORT_HELP                                                                       \
+    "      --table FILE      the atomics table (default: the shipped machine data whose\n"     \
+    "                        GPU name and SM count match the counters', looked for in\n"        \
+    "                        $GPUQ_TABLE_DIR, <gpuq>/../tables, the source tables/)\n"          \
+    "      --force           use --table even if it was measured on another GPU\n"            \
+    "      --section NAME    report only this section (repeatable; 'gpuq model --sections'\n"  \
+    "                        lists them); default: every section whose inputs exist\n"        \
+    "  -m, --model U:V       variant V of section U (repeatable); a bare V is the atomics\n"  \
+    "                        section's: %s (default: default)\n"                             \
+    "      --kernel-name-base function|demangled|mangled\n"                                  \
+    "                        kernel names in text, as ncu's (default: function); CSV and\n"   \
+    "                        JSON carry all three\n"                                          \
+    "  -f, --format F        text (default), csv or json\n"                                   \
+    "      --summary         one row per kernel name (per process): launches summed\n"        \
+    "  -o, --output PATH     write the report there instead of stdout\n"
+
+/* Defaults: model "default", text format, function base names. */
 void cli_report_opts_init(cli_report_opts *r);
 /* Takes getopt_long's result opt when it is a report option (0).  Anything
  * else is a usage error, printed (-1): a bad value, a missing value (':'),
  * an unknown option; given is the option as written (argv[optind - 1]). */
 int cli_take_report_option(const char *cmd, int opt, const char *arg, const char *given,
                            cli_report_opts *r);
+/* The library's options for these (pointers into r). */
+void cli_report_options(const cli_report_opts *r, gm_report_options *out);
+
+/* The machine data for counters from gpu_name with sm_count SMs and the
+ * report options: every suite the selected sections need; --table as the
+ * atomics file (checked against the GPU unless --force, with a warning when
+ * forced or when the counters name no GPU).  Errors printed; returns the
+ * exit code (0 ok). */
+int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
+                     int sm_count, gm_machine *m);
 
 #endif

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuq/unit.h"
+#include "table_lookup.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -118,6 +120,7 @@ void cli_report_opts_init(cli_report_opts *r)
     memset(r, 0, sizeof *r);
     r->model = "default";
     r->format = GM_FORMAT_TEXT;
+    r->name_base = GM_NAME_FUNCTION;
 }
 
 int cli_take_report_option(const char *cmd, int opt, const char *arg, const char *given,
@@ -134,8 +137,27 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
         r->summary = 1;
         return 0;
     case 'm':
-        r->model = arg;
+        if (r->n_variants >= CLI_MAX_LIST) {
+            cli_usage_error(cmd, "at most %d -m options", CLI_MAX_LIST);
+            return -1;
+        }
+        r->variants[r->n_variants++] = arg;
+        if (!strchr(arg, ':') || strncmp(arg, "atomics:", 8) == 0)
+            r->model = strchr(arg, ':') ? arg + 8 : arg;
         return 0;
+    case CLI_OPT_SECTION:
+        if (r->n_sections >= CLI_MAX_LIST) {
+            cli_usage_error(cmd, "at most %d --section options", CLI_MAX_LIST);
+            return -1;
+        }
+        r->sections[r->n_sections++] = arg;
+        return 0;
+    case CLI_OPT_NAME_BASE:
+        if (gm_name_base_parse(arg, &r->name_base) == GM_OK)
+            return 0;
+        cli_usage_error(cmd, "--kernel-name-base must be function, demangled or mangled, not '%s'",
+                        arg);
+        return -1;
     case 'o':
         r->output = arg;
         return 0;
@@ -151,4 +173,69 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
         cli_usage_error(cmd, "unknown option '%s'", given);
         return -1;
     }
+}
+
+void cli_report_options(const cli_report_opts *r, gm_report_options *out)
+{
+    memset(out, 0, sizeof *out);
+    out->summary = r->summary;
+    out->name_base = r->name_base;
+    out->sections = r->n_sections ? r->sections : NULL;
+    out->variants = r->n_variants ? r->variants : NULL;
+}
+
+/* The suites the selected sections need, NULL-terminated, each once. */
+static void needed_suites(const cli_report_opts *r, const char **suites, size_t max)
+{
+    size_t n = 0;
+    for (size_t u = 0; gm_units[u]; u++) {
+        int wanted = r->n_sections == 0;
+        for (size_t i = 0; i < r->n_sections; i++)
+            wanted |= strcmp(r->sections[i], gm_units[u]->name) == 0;
+        for (size_t i = 0; wanted && gm_units[u]->suites && gm_units[u]->suites[i]; i++) {
+            int seen = 0;
+            for (size_t j = 0; j < n; j++)
+                seen |= strcmp(suites[j], gm_units[u]->suites[i]) == 0;
+            if (!seen && n + 1 < max)
+                suites[n++] = gm_units[u]->suites[i];
+        }
+    }
+    suites[n] = NULL;
+}
+
+int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
+                     int sm_count, gm_machine *m)
+{
+    const char *suites[2 * GM_MACHINE_MAX_FILES + 1];
+    needed_suites(r, suites, sizeof suites / sizeof suites[0]);
+    char override[PATH_MAX + 16];
+    const char *overrides[2] = {NULL, NULL};
+    gm_error err = {{0}};
+    if (r->table) {
+        snprintf(override, sizeof override, "atomics=%s", r->table);
+        overrides[0] = override;
+    } else if (gpu_name[0]) {
+        /* The atomics table as gpuq profile finds it (table_lookup.c: the GPU
+         * folders, then tables of the old flat layout); this also sets the
+         * folders searched for the other suites. */
+        char path[PATH_MAX];
+        if (cli_table_find(gpu_name, sm_count, path, sizeof path, NULL) == GM_OK) {
+            snprintf(override, sizeof override, "atomics=%s", path);
+            overrides[0] = override;
+        }
+    }
+    gm_status st = gm_machine_load(m, gpu_name, sm_count, suites, overrides, r->force, &err);
+    if (st != GM_OK)
+        return cli_fail(cmd, st, &err);
+    if (r->table && m->atomics) {
+        if (!gpu_name[0])
+            cli_error(cmd, "warning: the counters do not name their GPU; %s used unchecked",
+                      r->table);
+        else if (r->force && (strcmp(m->atomics->meta.gpu_name, gpu_name) != 0 ||
+                              m->atomics->meta.sm_count != sm_count))
+            cli_error(cmd, "warning: --force: %s was measured on %s with %d SMs, the counters "
+                      "come from %s with %d SMs", r->table, m->atomics->meta.gpu_name,
+                      m->atomics->meta.sm_count, gpu_name, sm_count);
+    }
+    return GPUQ_EXIT_OK;
 }

@@ -1,6 +1,6 @@
-/* gpuq model: the utilization model (paper Sec. 3.3, Table 2) applied to
- * counters recorded earlier (a gpuq counters file, or ncu CSV output), with
- * a calibration table.  Needs no GPU. */
+/* gpuq model: every registered model (gpuq/unit.h) whose inputs exist,
+ * applied to counters recorded earlier (gpuq counters files, one or several
+ * processes, or ncu CSV output) with the GPU's machine data.  Needs no GPU. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -12,58 +12,67 @@
 #include "gpuq/counters.h"
 #include "gpuq/model.h"
 #include "gpuq/report.h"
-#include "table_lookup.h"
+#include "gpuq/unit.h"
 
 #define CMD "model"
 
 static void print_help(void)
 {
-    printf("usage: gpuq model COUNTERS.csv [options]\n"
+    printf("usage: gpuq model COUNTERS.csv [COUNTERS.csv ...] [options]\n"
            "       gpuq model --ncu-csv NCU.csv [options]\n"
            "\n"
-           "Applies the shared-memory atomic utilization model (Dong & Pai, Sec. 3) to\n"
-           "counters recorded earlier, and reports per kernel launch N, e, n, c, the\n"
-           "service time S, busy time B, active time T and utilization U = B / T with a\n"
-           "plain verdict (bottleneck at U >= %.0f%%, significant load at U >= %.0f%%).\n"
+           "Applies every model gpuq knows whose inputs exist (gpuq model --sections) to\n"
+           "counters recorded earlier, and reports one section per model and one verdict\n"
+           "per kernel launch.  The shared-atomic section (Dong & Pai, Sec. 3) gives N, e,\n"
+           "n, c, the service time S, busy time B, active time T and utilization U = B / T\n"
+           "(bottleneck at U >= %.0f%%, significant load at U >= %.0f%%).\n"
            "\n"
            "input (one of):\n"
-           "  COUNTERS.csv          a gpuq counters file (written by 'gpuq profile';\n"
-           "                        format: docs/counters-format.md)\n"
+           "  COUNTERS.csv ...      gpuq counters files (written by 'gpuq profile';\n"
+           "                        docs/counters-format.md); several files (one per\n"
+           "                        process of a job) make one report with a process column\n"
            "      --ncu-csv FILE    output of 'ncu --csv --metrics <list>' or of\n"
            "                        'ncu --csv --page raw --metrics <list>', where <list> is\n"
            "                        what 'gpuq model --metrics' prints\n"
            "\n"
-           "options:\n"
-           "      --table FILE      calibration table (default: the shipped table whose GPU\n"
-           "                        name and SM count match the counters', looked for in\n"
-           "                        $GPUQ_TABLE_DIR, <gpuq>/../tables, the source tables/)\n"
-           "      --force           use --table even if it was measured on another GPU\n"
-           "  -m, --model NAME      model variant: %s (default: default)\n"
-           "  -f, --format F        text (default), csv or json\n"
-           "      --summary         one row per kernel name: launches summed, U recomputed\n"
-           "  -o, --output PATH     write the report there instead of stdout\n"
+           "options:\n" CLI_REPORT_HELP
            "      --metrics         print the metric list for 'ncu --metrics' and exit\n"
+           "      --sections        list the sections (models) and exit\n"
            "  -h, --help            this text\n"
            "\n"
-           "exit codes: 0 ok, 1 usage, 2 bad or missing input, table or output\n",
+           "exit codes: 0 ok, 1 usage, 2 bad or missing input, machine data or output\n",
            100 * GM_U_BOTTLENECK, 100 * GM_U_SIGNIFICANT, gm_model_names());
 }
 
+static void print_sections(void)
+{
+    for (size_t u = 0; gm_units[u]; u++) {
+        const gm_unit *unit = gm_units[u];
+        printf("%-10s %s: %s\n", unit->name, unit->title, unit->paper);
+        printf("%-10s   machine data:", "");
+        for (size_t i = 0; unit->suites && unit->suites[i]; i++)
+            printf(" %s", unit->suites[i]);
+        printf("; variants: %s\n", unit->variants[0] ? unit->variants : "(none)");
+    }
+}
+
 typedef struct model_opts {
-    cli_report_opts r; /* --table --force -m -f --summary -o */
-    const char *counters;
+    cli_report_opts r;
+    const char *counters[GM_REPORT_MAX_FILES];
+    size_t n_counters;
     const char *ncu_csv;
 } model_opts;
 
-enum { OPT_NCU_CSV = 256, OPT_METRICS };
+enum { OPT_NCU_CSV = 256, OPT_METRICS, OPT_SECTIONS };
 
-/* 0 ok, 1 done already (help or metric list shown), -1 usage error printed. */
+/* 0 ok, 1 done already (help or a list shown), -1 usage error printed. */
 static int parse_options(int argc, char **argv, model_opts *o)
 {
     static const struct option opts[] = {
         {"ncu-csv", required_argument, NULL, OPT_NCU_CSV},
         CLI_REPORT_LONG_OPTIONS,
         {"metrics", no_argument, NULL, OPT_METRICS},
+        {"sections", no_argument, NULL, OPT_SECTIONS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -81,6 +90,9 @@ static int parse_options(int argc, char **argv, model_opts *o)
             /* For `ncu --csv --metrics "$(gpuq model --metrics)" ./app`. */
             printf("%s\n", gm_metric_list_csv());
             return 1;
+        case OPT_SECTIONS:
+            print_sections();
+            return 1;
         case OPT_NCU_CSV:
             o->ncu_csv = optarg;
             break;
@@ -90,19 +102,19 @@ static int parse_options(int argc, char **argv, model_opts *o)
             break;
         }
     }
-    if (optind < argc)
-        o->counters = argv[optind++];
-    if (optind < argc) {
-        cli_usage_error(CMD, "unexpected argument '%s' (one counters file at a time)",
-                        argv[optind]);
-        return -1;
+    while (optind < argc) {
+        if (o->n_counters == GM_REPORT_MAX_FILES) {
+            cli_usage_error(CMD, "at most %d counters files", GM_REPORT_MAX_FILES);
+            return -1;
+        }
+        o->counters[o->n_counters++] = argv[optind++];
     }
-    if (!o->counters && !o->ncu_csv) {
+    if (!o->n_counters && !o->ncu_csv) {
         cli_usage_error(CMD, "no counters: give a counters file or --ncu-csv FILE");
         return -1;
     }
-    if (o->counters && o->ncu_csv) {
-        cli_usage_error(CMD, "give a counters file or --ncu-csv FILE, not both");
+    if (o->n_counters && o->ncu_csv) {
+        cli_usage_error(CMD, "give counters files or --ncu-csv FILE, not both");
         return -1;
     }
     if (o->r.force && !o->r.table) {
@@ -112,55 +124,77 @@ static int parse_options(int argc, char **argv, model_opts *o)
     return 0;
 }
 
-/* gpuq model: counters (or ncu CSV) + table -> report (cli_write_report). */
+/* Several files make one report only when they come from one kind of GPU:
+ * the machine data is that GPU's. */
+static int same_gpu(const gm_counters_set *sets, size_t n, const char *const *paths)
+{
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(sets[i].meta.device_name, sets[0].meta.device_name) != 0 ||
+            sets[i].meta.sm_count != sets[0].meta.sm_count) {
+            cli_error(CMD, "%s comes from %s with %d SMs, %s from %s with %d SMs: one report "
+                      "covers one kind of GPU", paths[i], sets[i].meta.device_name,
+                      sets[i].meta.sm_count, paths[0], sets[0].meta.device_name,
+                      sets[0].meta.sm_count);
+            return 0;
+        }
+    return 1;
+}
+
+/* gpuq model: counters (or ncu CSV) + machine data -> report (cli_write_report). */
 int cmd_model(int argc, char **argv)
 {
     model_opts o;
     int parsed = parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
+    gm_report_options ro;
+    cli_report_options(&o.r, &ro);
 
-    gm_model_options model;
-    if (gm_model_by_name(o.r.model, &model) != GM_OK)
-        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.r.model, gm_model_names());
-
-    gm_error err = {{0}};
-    gm_counters_set set;
-    gm_status st = o.ncu_csv ? gm_ncu_csv_load(o.ncu_csv, &set, &err)
-                             : gm_counters_load(o.counters, &set, &err);
-    if (st != GM_OK)
-        return cli_fail(CMD, st, &err);
-
+    size_t n_files = o.ncu_csv ? 1 : o.n_counters;
+    const char *const *paths = o.ncu_csv ? &o.ncu_csv : o.counters;
+    gm_counters_set *sets = calloc(n_files, sizeof *sets);
+    gm_report_file *files = calloc(n_files, sizeof *files);
+    gm_machine *machine = calloc(1, sizeof *machine);
     int rc = GPUQ_EXIT_OK;
-    gm_table *table = NULL;
-    char table_path[4096];
-    st = cli_table_resolve(o.r.table, set.meta.device_name, set.meta.sm_count, o.r.force, &table,
-                           table_path, sizeof table_path, &err);
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
+    size_t loaded = 0;
+    gm_error err = {{0}};
+    if (!sets || !files || !machine) {
+        cli_error(CMD, "out of memory");
+        rc = GPUQ_EXIT_INPUT;
         goto done;
     }
-    if (o.r.table && !set.meta.device_name[0])
-        cli_error(CMD, "warning: the counters do not name their GPU; %s used unchecked",
-                  table_path);
-    else if (o.r.table && o.r.force &&
-             cli_table_check(table, table_path, set.meta.device_name, set.meta.sm_count,
-                             NULL) != GM_OK)
-        cli_error(CMD, "warning: --force: %s was measured on %s with %d SMs, the counters come "
-                  "from %s with %d SMs", table_path, table->meta.gpu_name, table->meta.sm_count,
-                  set.meta.device_name, set.meta.sm_count);
-
+    for (; loaded < n_files; loaded++) {
+        gm_status st = o.ncu_csv ? gm_ncu_csv_load(o.ncu_csv, &sets[0], &err)
+                                 : gm_counters_load(paths[loaded], &sets[loaded], &err);
+        if (st != GM_OK) {
+            rc = cli_fail(CMD, st, &err);
+            goto done;
+        }
+        files[loaded].set = &sets[loaded];
+        files[loaded].path = paths[loaded];
+    }
+    if (!same_gpu(sets, n_files, paths)) {
+        rc = GPUQ_EXIT_INPUT;
+        goto done;
+    }
+    rc = cli_machine_load(CMD, &o.r, sets[0].meta.device_name, sets[0].meta.sm_count, machine);
+    if (rc != GPUQ_EXIT_OK)
+        goto done;
     gm_report rep;
-    st = gm_report_build(&rep, &set, table, table_path, &model, &err);
+    gm_status st = gm_report_make(&rep, files, n_files, machine, &ro, &err);
     if (st != GM_OK) {
         rc = cli_fail(CMD, st, &err);
         goto done;
     }
-    rep.summary = o.r.summary;
     rc = cli_write_report(CMD, o.r.output, &rep, o.r.format);
     gm_report_free(&rep);
 done:
-    gm_table_free(table);
-    gm_counters_set_clear(&set);
+    for (size_t i = 0; sets && i < loaded; i++)
+        gm_counters_set_clear(&sets[i]);
+    if (machine)
+        gm_machine_free(machine);
+    free(machine);
+    free(files);
+    free(sets);
     return rc;
 }

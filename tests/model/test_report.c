@@ -1,5 +1,6 @@
-/* Unit tests of the report (src/model/report.c): verdicts, building with
- * the model, --summary aggregation and the three writers.
+/* Unit tests of the report (src/model/report*.c): verdicts, building with
+ * the registered units, --summary aggregation, several counters files,
+ * kernel names and the three writers.
  *
  * The table is built here: T(n,e,c) = 100 + 10 n + 5 e + 20 c cycles, so that
  * every expected U below follows by hand from Table 2 of the paper
@@ -222,32 +223,58 @@ static void test_verdict_keeps_reason_when_not_modelled(void **state)
 
 /* ---- building ---- */
 
+/* A field of the atomics section's result for launch i. */
+static const gm_field *atomics_field(const gm_report *rep, size_t i, const char *name)
+{
+    static gm_field f[GM_UNIT_MAX_FIELDS];
+    const gm_report_section *s = &rep->sections[0];
+    assert_string_equal(s->unit->name, "atomics");
+    size_t n = s->unit->fields(s->state, s->results + i * s->unit->result_size, f,
+                               GM_UNIT_MAX_FIELDS);
+    for (size_t j = 0; j < n; j++)
+        if (strcmp(f[j].name, name) == 0)
+            return &f[j];
+    fail_msg("no field %s", name);
+    return NULL;
+}
+
+static double num(const gm_report *rep, size_t i, const char *name)
+{
+    return atomics_field(rep, i, name)->num;
+}
+
+static const char *verdict_of(const gm_report *rep, size_t i)
+{
+    return atomics_field(rep, i, "verdict")->text;
+}
+
 static void test_build_applies_table2(void **state)
 {
     fixture *f = *state;
-    assert_int_equal(f->rep.count, 5);
-    const gm_kernel_result *r = f->rep.results;
-    assert_true(fabs(r[0].avg.S - 65) < 1e-9);
-    assert_true(fabs(r[0].avg.U - 0.78) < 1e-9);
-    assert_true(fabs(r[0].U_lo - 780.0 / 1100) < 1e-9);
-    assert_true(fabs(r[0].U_hi - 780.0 / 900) < 1e-9);
-    assert_true(fabs(r[1].avg.U - 0.91) < 1e-9);
-    assert_true(fabs(r[2].avg.c - 1) < 1e-9);
-    assert_true(fabs(r[2].avg.U - 0.30) < 1e-9);
-    assert_string_equal(r[0].verdict, "shared-memory atomics are a significant load (U = 78%)");
-    assert_string_equal(r[1].verdict, "shared-memory atomics are the bottleneck (U = 91%)");
-    assert_string_equal(r[2].verdict, "shared-memory atomics are not the bottleneck (U = 30%)");
-    assert_string_equal(r[3].verdict, "no shared-memory atomics (U = 0)");
+    const gm_report *r = &f->rep;
+    assert_int_equal(r->n_launches, 5);
+    assert_int_equal(r->n_sections, 1);
+    assert_string_equal(r->sections[0].variant, "paper");
+    assert_true(fabs(num(r, 0, "S") - 65) < 1e-9);
+    assert_true(fabs(num(r, 0, "U") - 0.78) < 1e-9);
+    assert_true(fabs(num(r, 0, "U_lo") - 780.0 / 1100) < 1e-9);
+    assert_true(fabs(num(r, 0, "U_hi") - 780.0 / 900) < 1e-9);
+    assert_true(fabs(num(r, 1, "U") - 0.91) < 1e-9);
+    assert_true(fabs(num(r, 2, "c") - 1) < 1e-9);
+    assert_true(fabs(num(r, 2, "U") - 0.30) < 1e-9);
+    assert_string_equal(verdict_of(r, 0), "shared-memory atomics are a significant load (U = 78%)");
+    assert_string_equal(verdict_of(r, 1), "shared-memory atomics are the bottleneck (U = 91%)");
+    assert_string_equal(verdict_of(r, 2), "shared-memory atomics are not the bottleneck (U = 30%)");
+    assert_string_equal(verdict_of(r, 3), "no shared-memory atomics (U = 0)");
 }
 
 static void test_build_keeps_launch_with_missing_counter(void **state)
 {
     fixture *f = *state;
-    const gm_kernel_result *r = &f->rep.results[4];
-    assert_true(isnan(r->avg.U));
-    assert_true(r->notes & GM_NOTE_MISSING_COUNTER);
-    assert_non_null(strstr(r->verdict, "not modelled"));
-    assert_non_null(strstr(r->verdict, "sm__warps_active"));
+    assert_true(isnan(num(&f->rep, 4, "U")));
+    assert_non_null(strstr(atomics_field(&f->rep, 4, "notes")->text, "missing_counter"));
+    assert_non_null(strstr(verdict_of(&f->rep, 4), "not modelled"));
+    assert_non_null(strstr(verdict_of(&f->rep, 4), "sm__warps_active"));
 }
 
 static void test_build_survives_model_error(void **state)
@@ -262,9 +289,9 @@ static void test_build_survives_model_error(void **state)
     gm_report rep;
     gm_error err = {{0}};
     assert_int_equal(gm_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
-    assert_int_equal(rep.count, 1);
-    assert_true(isnan(rep.results[0].avg.U));
-    assert_non_null(strstr(rep.results[0].verdict, "not modelled"));
+    assert_int_equal(rep.n_launches, 1);
+    assert_true(isnan(num(&rep, 0, "U")));
+    assert_non_null(strstr(verdict_of(&rep, 0), "not modelled"));
     gm_report_free(&rep);
     gm_counters_set_clear(&set);
 }
@@ -306,11 +333,13 @@ static void test_csv_has_every_launch_and_quotes_names(void **state)
     assert_int_equal(gm_csv_next_line(&rd, &eof, &err), GM_OK);
     assert_int_equal(gm_csv_split(&rd, &err), GM_OK);
     size_t n_cols = rd.n_fields;
-    size_t c_kernel = csv_column(&rd, "kernel"), c_U = csv_column(&rd, "U"),
-           c_S = csv_column(&rd, "S"), c_O = csv_column(&rd, "O_wavefronts"),
-           c_notes = csv_column(&rd, "notes"), c_verdict = csv_column(&rd, "verdict");
-    csv_column(&rd, "n_hat");
-    csv_column(&rd, "split_source");
+    size_t c_kernel = csv_column(&rd, "kernel"), c_dem = csv_column(&rd, "demangled"),
+           c_U = csv_column(&rd, "atomics.U"), c_S = csv_column(&rd, "atomics.S"),
+           c_O = csv_column(&rd, "O_wavefronts"), c_notes = csv_column(&rd, "atomics.notes"),
+           c_verdict = csv_column(&rd, "verdict"), c_vs = csv_column(&rd, "verdict_section");
+    csv_column(&rd, "mangled");
+    csv_column(&rd, "atomics.n_hat");
+    csv_column(&rd, "atomics.split_source");
     int rows = 0;
     for (;;) {
         assert_int_equal(gm_csv_next_line(&rd, &eof, &err), GM_OK);
@@ -319,7 +348,9 @@ static void test_csv_has_every_launch_and_quotes_names(void **state)
         assert_int_equal(gm_csv_split(&rd, &err), GM_OK);
         assert_int_equal(rd.n_fields, n_cols);
         if (rows == 0) {
-            assert_string_equal(rd.fields[c_kernel], HIST);
+            assert_string_equal(rd.fields[c_kernel], "hist");
+            assert_string_equal(rd.fields[c_dem], HIST);
+            assert_string_equal(rd.fields[c_vs], "atomics");
             assert_true(fabs(strtod(rd.fields[c_U], NULL) - 0.78) < 1e-12);
             assert_true(strtod(rd.fields[c_S], NULL) == 65);
             assert_true(strtod(rd.fields[c_O], NULL) == 48);
@@ -370,9 +401,14 @@ static void test_json_carries_everything(void **state)
     fixture *f = *state;
     char *text = render(&f->rep, GM_FORMAT_JSON);
     assert_json_shape(text);
-    assert_non_null(strstr(text, "\"path\": \"tables/test_gpu.csv\""));
-    assert_non_null(strstr(text, "\"name\": \"paper\""));
-    assert_non_null(strstr(text, "\"kernel\": \"void hist<int, 4>(const uchar4 *, unsigned int *) "
+    assert_non_null(strstr(text, "\"format\": \"gpuq report v2\""));
+    assert_non_null(strstr(text, "\"table\": \"tables/test_gpu.csv\""));
+    assert_non_null(strstr(text, "\"variant\": \"paper\""));
+    assert_non_null(strstr(text, "\"model\": \"paper\""));
+    assert_non_null(strstr(text, "\"sections\": {\n        \"atomics\": {"));
+    assert_non_null(strstr(text, "\"verdict_section\": \"atomics\""));
+    assert_non_null(strstr(text, "\"kernel\": \"hist\""));
+    assert_non_null(strstr(text, "\"demangled\": \"void hist<int, 4>(const uchar4 *, unsigned int *) "
                                  "[with \\\"solid\\\"]\""));
     assert_non_null(strstr(text, "\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum\": 48"));
     assert_non_null(strstr(text, "\"U\": 0.78"));
@@ -392,8 +428,8 @@ static void test_json_escapes_strings(void **state)
     assert_int_equal(gm_report_build(&rep, &set, f->table, "dir\\t.csv", &f->opt, &err), GM_OK);
     char *text = render(&rep, GM_FORMAT_JSON);
     assert_json_shape(text);
-    assert_non_null(strstr(text, "\"kernel\": \"a\\\"b\\\\c\\nd\\te\\u0001f\""));
-    assert_non_null(strstr(text, "\"path\": \"dir\\\\t.csv\""));
+    assert_non_null(strstr(text, "\"demangled\": \"a\\\"b\\\\c\\nd\\te\\u0001f\""));
+    assert_non_null(strstr(text, "\"table\": \"dir\\\\t.csv\""));
     free(text);
     gm_report_free(&rep);
     gm_counters_set_clear(&set);
@@ -405,11 +441,15 @@ static void test_text_has_header_rows_and_verdicts(void **state)
 {
     fixture *f = *state;
     char *text = render(&f->rep, GM_FORMAT_TEXT);
-    assert_non_null(strstr(text, "table:   tables/test_gpu.csv (gpuq Test GPU, 2 SMs"));
-    assert_non_null(strstr(text, "device:  gpuq Test GPU"));
-    assert_non_null(strstr(text, "model:   paper"));
+    assert_non_null(strstr(text, "  table: tables/test_gpu.csv (gpuq Test GPU, 2 SMs"));
+    assert_non_null(strstr(text, "device:   gpuq Test GPU"));
+    assert_non_null(strstr(text, "counters: 11 metrics, passes not recorded"));
+    assert_non_null(strstr(text, "sections: atomics"));
+    assert_non_null(strstr(text, "== shared atomics [atomics]"));
+    assert_non_null(strstr(text, "  model: paper"));
     assert_non_null(strstr(text, "n = occupancy x warps/SM (approximation, paper Table 2)"));
-    assert_non_null(strstr(text, "void hist<int, 4>(const uch..."));  /* shortened to fit */
+    assert_non_null(strstr(text, "     0  hist "));  /* the function's name */
+    assert_null(strstr(text, "void hist"));
     assert_non_null(strstr(text, "2 x 128"));
     assert_non_null(strstr(text, "78%"));
     assert_non_null(strstr(text, "[71%, 87%]")); /* 780/1100 and 780/900 */
@@ -434,8 +474,8 @@ static void test_summary_sums_launches_and_recomputes_U(void **state)
     assert_non_null(strstr(json, "\"U\": 0.845"));
     assert_non_null(strstr(json, "\"summary\": true"));
     assert_null(strstr(json, "\"launch_id\": 1,")); /* launch 1 is folded into launch 0's row */
-    assert_non_null(strstr(text, "one row per kernel"));
-    assert_non_null(strstr(text, "(2)"));
+    assert_non_null(strstr(text, "one per kernel"));
+    assert_non_null(strstr(text, "launches"));
     assert_non_null(strstr(text, "U = 84%"));
     free(json);
     free(text);
