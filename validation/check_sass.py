@@ -14,7 +14,7 @@ import re
 import sys
 from collections import Counter, OrderedDict
 
-# Template arguments of vk_loop<OP, CHAIN, WORK, K>, vk_hist<REORDER, USE_RESULT, REPLAY> and vk_hash<DO_CAS>
+# Template arguments of vk_loop<OP, CHAIN, WORK, K>, vk_hist<REORDER, USE_RESULT, REPLAY> and vk_hash<MODE>
 # (enums in validation/vk.h).
 LOOP_OPS = {0: set(), 1: {"ATOMS.ADD"}, 2: {"ATOMS.POPC.INC"}, 3: {"ATOMS.CAS"},
             4: {"ATOMS.ADD", "ATOMS.CAS"}, 5: {"ATOMS.POPC.INC", "ATOMS.ADD"}}
@@ -97,11 +97,13 @@ def check_function(mangled, insts):
         if work == WORK_REDG and not any(o.startswith("RED") for o in counts):
             problems.append("red_global work without RED")
     elif template_ints(mangled, "vk_hash") is not None:
-        (do_cas,) = template_ints(mangled, "vk_hash")
-        label = "vk_hash<do_cas=%d>" % do_cas
-        want = {"ATOMS.CAS"} if do_cas else set()
+        (mode,) = template_ints(mangled, "vk_hash")
+        label = "vk_hash<mode=%d>" % mode
+        want = {"ATOMS.CAS"} if mode == 1 else set()
         if atoms != want:
             problems.append("ATOMS opcodes %s, expected %s" % (sorted(atoms), sorted(want)))
+        if mode == 2 and not (counts["LDS"] and counts["STS"]):
+            problems.append("plain probing without LDS/STS")
     else:
         args = template_ints(mangled, "vk_hist")
         if args is None:

@@ -11,15 +11,19 @@
  * bumps *fail.  No probe loop runs longer than the table, so nothing can
  * hang.
  *
- * DO_CAS = 0 is the twin without atomics: the same clears, barriers, keys
- * and hashes, no inserts.  Its time over the case's time bounds the share
- * of the kernel that is not atomic work.
+ * MODE 1 inserts with atomicCAS (ATOMS.CAS).  MODE 0 is the twin without
+ * atomics: the same clears, barriers, keys and hashes, no inserts; its time
+ * over the case's time bounds the share of the kernel that is not probing.
+ * MODE 2 probes the same way with a plain load and store (LDS/STS, no
+ * atomics): racing threads may overwrite each other's keys, which changes
+ * nothing the timing needs; it tells what the probe loop costs when its
+ * shared accesses are not atomic (an atomic-free case of its own).
  */
 #include "vk.h"
 
 #define VK_HASH_EMPTY 0xFFFFFFFFu
 
-template <int DO_CAS>
+template <int MODE>
 __global__ void vk_hash(vk_hash_args p)
 {
     extern __shared__ unsigned table[];
@@ -34,10 +38,22 @@ __global__ void vk_hash(vk_hash_args p)
             /* Distinct per block and round; never VK_HASH_EMPTY. */
             unsigned key = (r * per_block + j * blockDim.x + threadIdx.x) ^ p.seed;
             unsigned h = vk_pixel_hash(key) & mask;
-            if (DO_CAS) {
+            if (MODE == 1) {
                 for (unsigned probe = 0; probe < p.slots; probe++) {
                     unsigned old = atomicCAS(&table[h], VK_HASH_EMPTY, key);
                     if (old == VK_HASH_EMPTY || old == key)
+                        break;
+                    h = (h + 1u) & mask;
+                    acc++;
+                }
+            } else if (MODE == 2) {
+                for (unsigned probe = 0; probe < p.slots; probe++) {
+                    unsigned old = table[h];
+                    if (old == VK_HASH_EMPTY) {
+                        table[h] = key;
+                        break;
+                    }
+                    if (old == key)
                         break;
                     h = (h + 1u) & mask;
                     acc++;
@@ -48,7 +64,7 @@ __global__ void vk_hash(vk_hash_args p)
         }
         __syncthreads();
     }
-    if (DO_CAS && p.rounds > 0) {
+    if (MODE == 1 && p.rounds > 0) {
         unsigned held = 0;
         for (unsigned i = 0; i < p.slots; i += blockDim.x)
             held += (unsigned)__syncthreads_count(i + threadIdx.x < p.slots &&
@@ -59,9 +75,9 @@ __global__ void vk_hash(vk_hash_args p)
     p.out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-const void *vk_hash_kernel(int do_cas)
+const void *vk_hash_kernel(int mode)
 {
-    return do_cas ? (const void *)vk_hash<1> : (const void *)vk_hash<0>;
+    return mode == 1 ? (const void *)vk_hash<1> : mode == 2 ? (const void *)vk_hash<2> : (const void *)vk_hash<0>;
 }
 
 cudaError_t vk_hash_launch(const void *kernel, unsigned blocks, unsigned threads, size_t smem_bytes,

@@ -79,7 +79,7 @@ typedef struct vk_result {
     unsigned iters;
     double t_med, t_min, t_max;      /* the case, microseconds */
     double a_med, a_min, a_max;      /* its atomics-only twin; NAN where none */
-    double f_med;                    /* hash table: its twin without atomics; NAN elsewhere */
+    double f_med;                    /* hash table: its twin without probing; NAN elsewhere */
     int reps;
     double n_atom_expected;          /* warp-level shared atomics by construction; NAN unknown */
     int launches;                    /* kernel launches per run of the case */
@@ -152,7 +152,8 @@ static void vk_push(vk_case_list *l, const vk_device *dev, vk_case c)
     } else if (c.family == VK_FAMILY_CUB) {
         snprintf(c.name, sizeof c.name, "cub_%s", pat);
     } else if (c.family == VK_FAMILY_HASH) {
-        snprintf(c.name, sizeof c.name, "hash_cas_t%dx%d", c.threads, c.blocks_per_sm);
+        snprintf(c.name, sizeof c.name, "hash_%s_t%dx%d", c.op == VK_OP_CAS ? "cas" : "lds_sts",
+                 c.threads, c.blocks_per_sm);
     } else {
         snprintf(c.name, sizeof c.name, "%s_%s_%s_t%d", c.family == VK_FAMILY_HIST ? "hist" : "hist2",
                  c.use_result ? "add" : "popc_inc", pat, c.threads);
@@ -285,6 +286,14 @@ static void vk_build_cases(const vk_device *dev, vk_case_list *l)
             c.k = free_work[w].k;
             vk_push(l, dev, c);
         }
+    /* The hash table probed with plain LDS/STS: the atomic case's control
+     * flow without atomics. */
+    {
+        vk_case c = vk_loop_case(VK_GROUP_FREE, VK_OP_NONE, VK_PAT_HASH, 32, 512, 1);
+        c.family = VK_FAMILY_HASH;
+        c.chain = 1;
+        vk_push(l, dev, c);
+    }
 
     /* 3. Mixed: k units of independent work per atomic, k from 0 until the
      * atomics stop mattering. */
@@ -796,7 +805,7 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
     L.b = b;
 
     if (c->family == VK_FAMILY_HASH) {
-        L.kernel = vk_hash_kernel(1);
+        L.kernel = vk_hash_kernel(c->op == VK_OP_CAS ? 1 : 2);
         size_t need = (size_t)VK_HASH_SLOTS * sizeof(unsigned);
         if (vk_smem_for_bps(dev, L.kernel, c->threads, c->blocks_per_sm, need, &L.smem) != 0 ||
             vk_twin_fits(dev, vk_hash_kernel(0), c->threads, c->blocks_per_sm, L.smem) != 0) {
@@ -861,8 +870,8 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
             }
         }
         r->iters = L.iters;
-        if (c->family == VK_FAMILY_HASH)
-            r->n_atom_expected = NAN; /* the probe count depends on the CAS results */
+        if (c->family == VK_FAMILY_HASH) /* the probe count depends on the CAS results */
+            r->n_atom_expected = c->op == VK_OP_CAS ? NAN : 0.0;
         else if (c->op != VK_OP_NONE)
             r->n_atom_expected = (double)L.blocks * (c->threads / 32) * (double)L.iters;
         else
@@ -886,7 +895,7 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
     twin.replay = 1;
     if (twin_kernel)
         twin.kernel = twin_kernel;
-    if (c->family == VK_FAMILY_HASH && vk_check_hash(&L, t->stream) != 0)
+    if (c->family == VK_FAMILY_HASH && c->op == VK_OP_CAS && vk_check_hash(&L, t->stream) != 0)
         return -2;
     if (c->group == VK_GROUP_REAL) {
         if (vk_check_real(&L, t->stream) != 0)
@@ -908,8 +917,8 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
             av[i] = vk_time_once(&twin, t);
     }
     if (c->family == VK_FAMILY_HASH) {
-        /* The twin without atomics, alternating with the case like the
-         * atomics-only twins above. */
+        /* The twin without probing (same clears, keys, hashes), alternating
+         * with the case like the atomics-only twins above. */
         vk_launch bare = L;
         bare.kernel = vk_hash_kernel(0);
         double fv[64];
@@ -937,7 +946,7 @@ static int vk_run_case(const vk_case *c, const vk_device *dev, vk_buffers *b, vk
 static const char *const csv_header =
     "group,name,blocks,threads,op,pattern,e,k,time_us,atomics_only_us,time_min_us,time_max_us,"
     "atomics_only_min_us,atomics_only_max_us,reps,iters,work,chain,blocks_per_sm,warps_per_sm,waves,"
-    "alt_warps,cas_warps_per_sm,smem_bytes,n_atom_expected,launches,kernel,no_atomics_us";
+    "alt_warps,cas_warps_per_sm,smem_bytes,n_atom_expected,launches,kernel,no_probe_us";
 
 static void vk_fmt(char *buf, size_t len, double v, const char *fmt)
 {

@@ -162,8 +162,9 @@ typedef struct vk_hash_args {
 #define VK_HASH_SLOTS 16384u        /* 64 KiB of table */
 #define VK_HASH_KEYS_PER_ROUND 16u  /* x 512 threads: load factor 1/2 */
 
-/* do_cas = 0: the twin without atomics. */
-const void *vk_hash_kernel(int do_cas);
+/* mode 1: CAS inserts; 0: the twin without probing; 2: probing with plain
+ * LDS/STS (hash.cu). */
+const void *vk_hash_kernel(int mode);
 cudaError_t vk_hash_launch(const void *kernel, unsigned blocks, unsigned threads, size_t smem_bytes,
                            cudaStream_t stream, const vk_hash_args *args);
 
