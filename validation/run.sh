@@ -58,11 +58,13 @@ if [ -x "$GPUQ" ]; then
   [ -n "$listed" ] && IFS=, read -r -a VARIANTS <<< "$listed"
 fi
 
-# The metric list: the 13 names of include/gpuq/counters.h (read from the
+# The metric list: the 13 names of include/gpuq/metrics.h (read from the
 # header, the one place they are written down) plus the LSU latency metric
 # that analyze.py needs for the Little's-law check.
-HEADER=$HERE/../include/gpuq/counters.h
-METRICS=$(grep -oE '/\* *(smsp|sm|l1tex|gpu)__[a-z0-9_.]+' "$HEADER" | sed 's|/\* *||' | paste -sd, -)
+# (The names moved there from counters.h with the metric table; a grep that
+# finds none must say so, not end the script silently under pipefail.)
+HEADER=$HERE/../include/gpuq/metrics.h
+METRICS=$({ grep -oE '/\* *(smsp|sm|l1tex|gpu)__[a-z0-9_.]+' "$HEADER" || true; } | sed 's|/\* *||' | paste -sd, -)
 METRICS=$METRICS,sm__average_inst_latency_pipe_lsu_mem_shared_cmd_read.ratio
 if [ "$(echo "$METRICS" | tr ',' '\n' | wc -l)" -ne 14 ]; then
   echo "run.sh: expected 13 metric names in $HEADER, got: $METRICS" >&2
