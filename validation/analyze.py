@@ -92,7 +92,8 @@ NCU_METRICS = {
 }
 RAW_COLUMNS = list(NCU_METRICS.values())
 
-# Per-variant columns copied from gpuq model's CSV (src/model/report.c).
+# Per-variant columns copied from gpuq model's CSV (src/model/report_csv.c: the
+# atomics section's "atomics.<name>" columns, read under their plain names).
 VARIANT_COLUMNS = ("U", "B", "T", "n", "e", "c", "S", "N", "U_lo", "U_hi", "notes", "verdict")
 
 
@@ -248,11 +249,28 @@ def map_launches(manifest, launches):
     return out
 
 
+def normalize_model_row(r):
+    """One row of a gpuq report CSV or counters file in the names this script
+    uses: report v2's atomics section columns ("atomics.U") as the plain
+    names of v1 ("U"), its "demangled" as "kernel", and counters v2's metric
+    columns (full metric names) as their short names."""
+    for k in list(r):
+        if k and k.startswith("atomics."):
+            r[k[len("atomics."):]] = r[k]
+    if r.get("demangled"):
+        r["kernel"] = r["demangled"]
+    for name, short in NCU_METRICS.items():
+        if name in r and short not in r:
+            r[short] = r[name]
+    return r
+
+
 def read_model_csv(path):
-    """gpuq model --format csv: rows keyed by launch_id."""
+    """gpuq model --format csv (or a gpuq counters file): rows keyed by launch_id."""
     _, rows = read_table(path)
     out = {}
     for r in rows:
+        normalize_model_row(r)
         lid = (r.get("launch_id") or "").strip()
         if lid.isdigit():
             out[int(lid)] = r

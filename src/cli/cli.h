@@ -98,8 +98,9 @@ enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY, CLI_OPT_SECTION, CL
     "      --force           use --table even if it was measured on another GPU\n"            \
     "      --section NAME    report only this section (repeatable; 'gpuq model --sections'\n"  \
     "                        lists them); default: every section whose inputs exist\n"        \
-    "  -m, --model U:V       variant V of section U (repeatable); a bare V is the atomics\n"  \
-    "                        section's: %s (default: default)\n"                             \
+    "  -m, --model [U:]V     model variant: %s (default: default)\n"                      \
+    "                        of the atomics section; U:V picks variant V of section U\n"      \
+    "                        (repeatable; 'gpuq model --sections' lists the variants)\n"     \
     "      --kernel-name-base function|demangled|mangled\n"                                  \
     "                        kernel names in text, as ncu's (default: function); CSV and\n"   \
     "                        JSON carry all three\n"                                          \

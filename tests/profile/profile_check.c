@@ -214,10 +214,17 @@ static int csv_read(const char *path, csv_table *t)
     return ok && t->rows > 0;
 }
 
+/* A column by name; a model field is found under the atomics section's
+ * name too ("U" is "atomics.U" in a report v2). */
 static long csv_col(const csv_table *t, const char *name)
 {
+    char section[128];
+    snprintf(section, sizeof section, "atomics.%s", name);
     for (size_t c = 0; c < t->cols; c++)
         if (strcmp(t->cell[0][c], name) == 0)
+            return (long)c;
+    for (size_t c = 0; c < t->cols; c++)
+        if (strcmp(t->cell[0][c], section) == 0)
             return (long)c;
     return -1;
 }
