@@ -15,7 +15,8 @@
  *           on its own 32-byte sector, spread over the slices).
  *
  * A kernel's L2 counters give N_c, the sectors of class c the atomic units
- * took (lts__t_sectors_srcunit_tex_op_{atom,red}.sum), and how unevenly the
+ * took (lts__t_sectors_srcunit_tex_op_{atom,red}.sum, CAS apart through
+ * lts__t_sectors_srcunit_tex_op_atom_dot_cas.sum), and how unevenly the
  * slices were loaded: k_eff = A_sum / A_max, A = cycles a slice's atomic
  * input was active (lts__d_atomic_input_cycles_active.sum / .max): k_eff
  * slices' worth of work, the busiest slice carrying 1/k_eff of it.
@@ -26,6 +27,8 @@
  *   B_all   = sum_c N_c / R_peak_c          the units together (their shared
  *                                           path caps them below k R_one)
  *   form "rate"   (default): B = max(B_slice, B_all),  U = B / T
+ *   form "rate-f32": the same with the rates of f32 adds (float atomics run
+ *                            2.4x slower on one address; no counter tells them apart)
  *   form "server" (paper 000's single server per slice, no shared cap):
  *                            B = B_slice,              U = B / T
  *   form "direct" (no machine data): U = A_max / C, C = L2 cycles elapsed
@@ -47,19 +50,22 @@ extern "C" {
 #endif
 
 typedef enum gm_ga_class {
-    GM_GA_ATOM = 0, /* ATOMG: the result goes back to the SM */
+    GM_GA_ATOM = 0, /* ATOMG other than CAS: the result goes back to the SM */
     GM_GA_RED,      /* RED: fire and forget */
+    GM_GA_CAS,      /* ATOMG.CAS: its own rates (the L2 counts its sectors apart) */
     GM_GA_CLASSES
 } gm_ga_class;
 
 typedef enum gm_ga_form {
     GM_GA_FORM_RATE = 0, /* B = max(B_slice, B_all) (default) */
+    GM_GA_FORM_RATE_F32, /* the same with the f32-add rates: for kernels whose ATOM/RED are
+                            float adds (index_add_, scatter_add_); the counters cannot tell */
     GM_GA_FORM_SERVER,   /* B = B_slice: one server per slice, paper 000's form */
     GM_GA_FORM_DIRECT,   /* U = A_max / C: the hardware's activity counter */
     GM_GA_FORM_COUNT
 } gm_ga_form;
 
-/* "rate", "server", "direct"; GM_ERR_RANGE for anything else. */
+/* "rate", "rate-f32", "server", "direct"; GM_ERR_RANGE for anything else. */
 gm_status gm_ga_form_by_name(const char *name, gm_ga_form *out, gm_error *err);
 const char *gm_ga_form_name(gm_ga_form f);
 
@@ -71,7 +77,7 @@ typedef struct gm_ga_rates {
 
 /* One launch's counters (NaN: not collected). */
 typedef struct gm_ga_input {
-    double sectors[GM_GA_CLASSES]; /* N_atom, N_red */
+    double sectors[GM_GA_CLASSES]; /* N_atom (CAS excluded), N_red, N_cas */
     double active_sum, active_max; /* A_sum, A_max, L2 cycles */
     double l2_cycles;              /* C: lts__cycles_elapsed.avg */
     double duration_s;             /* T */
@@ -109,12 +115,15 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
 
 /* The suite's file (docs/global-atomics.md): columns experiment, op, bits,
  * pattern, warps, param, median, lo, hi, unit, n.  Reads the rates of the
- * experiment "l2rate" (unit "Gsector/s"): ATOM from op `atom_op`, RED from
- * `red_op` ("atom.add.u32", "red.add.u32" by default when NULL), pattern
- * "one" -> R_one, "distinct" -> R_peak; the largest warps value of each.
- * GM_ERR_MISSING naming the row when one is absent. */
-gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *atom_op, const char *red_op,
+ * experiment "l2rate" (unit "Gsector/s"): class c from op ops[c] (NULL:
+ * "atom.add.u32", "red.add.u32", "atom.cas.u32"), pattern "one" -> R_one,
+ * "distinct" -> R_peak; the largest warps value of each.  GM_ERR_MISSING
+ * naming the row when one is absent. */
+gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops[GM_GA_CLASSES],
                                  gm_ga_rates *out, gm_error *err);
+/* The rates a form reads: the f32-add ops for rate-f32 (CAS stays u32). */
+gm_status gm_ga_rates_for_form(const gm_mdata *md, gm_ga_form form, gm_ga_rates *out,
+                               gm_error *err);
 
 /* The columns of gatomics.csv, in order (for the suite's writer). */
 extern const char *const gm_ga_columns[];

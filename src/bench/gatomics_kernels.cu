@@ -35,14 +35,16 @@ __device__ __forceinline__ unsigned long long do_op(char *p, unsigned long long 
     float rf = 0.f;
     switch (OP) {
     case GA_LD32:
-        asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(r32) : "l"(p) : "memory");
+        // volatile: ptxas merges repeated weak loads of one address (ld.cg was
+        // executed once for the whole loop); a volatile load is never merged.
+        asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(r32) : "l"(p) : "memory");
         return r32;
     case GA_ST32:
         asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"((unsigned)v) : "memory");
         fence_gpu();
         return 0;
     case GA_LDST32:
-        asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(r32) : "l"(p) : "memory");
+        asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(r32) : "l"(p) : "memory");
         asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(r32 + (unsigned)v) : "memory");
         return r32;
     case GA_RED32:
@@ -57,14 +59,14 @@ __device__ __forceinline__ unsigned long long do_op(char *p, unsigned long long 
                      : "=r"(r32) : "l"(p), "r"((unsigned)v), "r"((unsigned)v + 1u) : "memory");
         return r32;
     case GA_LD64:
-        asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(r64) : "l"(p) : "memory");
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(r64) : "l"(p) : "memory");
         return r64;
     case GA_ST64:
         asm volatile("st.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
         fence_gpu();
         return 0;
     case GA_LDST64:
-        asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(r64) : "l"(p) : "memory");
+        asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(r64) : "l"(p) : "memory");
         asm volatile("st.global.u64 [%0], %1;" ::"l"(p), "l"(r64 + v) : "memory");
         return r64;
     case GA_RED64:

@@ -2,7 +2,7 @@
  * (gatomics_kernels.cu, CUDA) share.  Not part of gpuq's API.
  *
  * Every timed operation is inline PTX so that the SASS holds exactly the
- * instruction named (LDG.E.STRONG.GPU, STG, ATOMG, RED; the SASS rows of the
+ * instruction named (LDG.E.STRONG, STG, ATOMG, RED/REDG; the SASS rows of the
  * suite check it), and every timing waits for the operation's result:
  *   load, load+store, atom, cas: the result is stored to shared memory
  *     before the closing clock read (Robertson made the second clock read

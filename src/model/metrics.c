@@ -42,6 +42,8 @@ const gm_metric_desc gm_metric_table[] = {
      "L2 sectors of global atomics with a result (ATOMG) from the SMs", GM_SUM_ADD},
     {"lts__t_sectors_srcunit_tex_op_red.sum", "l2_red_sectors",
      "L2 sectors of global reductions (RED) from the SMs", GM_SUM_ADD},
+    {"lts__t_sectors_srcunit_tex_op_atom_dot_cas.sum", "l2_cas_sectors",
+     "L2 sectors of global CAS (part of the atom sectors)", GM_SUM_ADD},
     {"lts__d_atomic_input_cycles_active.sum", "l2_atomic_active_sum",
      "cycles the L2 slices' atomic input was active, summed over slices", GM_SUM_ADD},
     {"lts__d_atomic_input_cycles_active.max", "l2_atomic_active_max",

@@ -10,7 +10,8 @@
 const char *const gm_ga_columns[] = {"experiment", "op", "bits", "pattern", "warps", "param",
                                      "median", "lo", "hi", "unit", "n"};
 
-static const char *const form_names[GM_GA_FORM_COUNT] = {"rate", "server", "direct"};
+static const char *const form_names[GM_GA_FORM_COUNT] = {"rate", "rate-f32", "server",
+                                                          "direct"};
 
 gm_status gm_ga_form_by_name(const char *name, gm_ga_form *out, gm_error *err)
 {
@@ -25,7 +26,7 @@ gm_status gm_ga_form_by_name(const char *name, gm_ga_form *out, gm_error *err)
             *out = (gm_ga_form)f;
             return GM_OK;
         }
-    return gm_fail(err, GM_ERR_RANGE, "global-atomics variant '%s' unknown (rate, server, direct)",
+    return gm_fail(err, GM_ERR_RANGE, "global-atomics variant '%s' unknown (rate, rate-f32, server, direct)",
                    name);
 }
 
@@ -108,7 +109,7 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
         double r1 = rates->one[c], rp = rates->peak[c];
         if (!(r1 > 0) || !isfinite(r1) || !(rp > 0) || !isfinite(rp))
             return gm_fail(err, GM_ERR_RANGE, "%s rates R_one %g, R_peak %g: need finite > 0",
-                           c == GM_GA_ATOM ? "ATOM" : "RED", r1, rp);
+                           c == GM_GA_ATOM ? "ATOM" : c == GM_GA_RED ? "RED" : "CAS", r1, rp);
         b_slice += n / (out->k_eff * r1);
         b_all += n / rp;
     }
@@ -125,7 +126,7 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
     return GM_OK;
 }
 
-gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *atom_op, const char *red_op,
+gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops_in[GM_GA_CLASSES],
                                  gm_ga_rates *out, gm_error *err)
 {
     if (!md || !out)
@@ -137,15 +138,15 @@ gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *atom_op, const 
         if (col[i] < 0)
             return gm_fail(err, GM_ERR_MISSING, "gatomics data: no column '%s'", need[i]);
     }
-    const char *ops[GM_GA_CLASSES] = {atom_op ? atom_op : "atom.add.u32",
-                                      red_op ? red_op : "red.add.u32"};
+    const char *defaults[GM_GA_CLASSES] = {"atom.add.u32", "red.add.u32", "atom.cas.u32"};
     const char *pats[2] = {"one", "distinct"};
-    for (int c = 0; c < GM_GA_CLASSES; c++)
+    for (int c = 0; c < GM_GA_CLASSES; c++) {
+        const char *op = ops_in && ops_in[c] ? ops_in[c] : defaults[c];
         for (int p = 0; p < 2; p++) {
             double best_w = -1, v = NAN;
             for (size_t r = 0; r < md->n_rows; r++) {
                 if (strcmp(gm_mdata_text(md, r, col[0]), "l2rate") != 0 ||
-                    strcmp(gm_mdata_text(md, r, col[1]), ops[c]) != 0 ||
+                    strcmp(gm_mdata_text(md, r, col[1]), op) != 0 ||
                     strcmp(gm_mdata_text(md, r, col[2]), pats[p]) != 0)
                     continue;
                 if (strcmp(gm_mdata_text(md, r, col[5]), "Gsector/s") != 0)
@@ -160,16 +161,24 @@ gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *atom_op, const 
             if (best_w < 0)
                 return gm_fail(err, GM_ERR_MISSING,
                                "gatomics data: no l2rate row for %s, pattern %s (gpuq calibrate "
-                               "--suite gatomics)", ops[c], pats[p]);
+                               "--suite gatomics)", op, pats[p]);
             if (!(v > 0) || !isfinite(v))
                 return gm_fail(err, GM_ERR_RANGE, "gatomics data: l2rate %s %s = %g, need > 0",
-                               ops[c], pats[p], v);
+                               op, pats[p], v);
             if (p == 0)
                 out->one[c] = v * 1e9;
             else
                 out->peak[c] = v * 1e9;
         }
+    }
     return GM_OK;
+}
+
+gm_status gm_ga_rates_for_form(const gm_mdata *md, gm_ga_form form, gm_ga_rates *out,
+                               gm_error *err)
+{
+    const char *f32[GM_GA_CLASSES] = {"atom.add.f32", "red.add.f32", "atom.cas.u32"};
+    return gm_ga_rates_from_mdata(md, form == GM_GA_FORM_RATE_F32 ? f32 : NULL, out, err);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -5,7 +5,7 @@
  * registered unit with its fields, verdict and notes.
  *
  * Variants: "rate" (default: the busiest slice or the units' shared peak,
- * whichever binds), "server" (paper 000's single server per slice, no shared
+ * whichever binds), "rate-f32" (the same with f32-add rates), "server" (paper 000's single server per slice, no shared
  * peak), "direct" (the L2's own activity counter of the busiest slice, no
  * machine data). */
 #include <math.h>
@@ -17,11 +17,12 @@
 #include "gpuq/robertson.h"
 #include "gpuq/unit.h"
 
-enum { M_ATOM, M_RED, M_ASUM, M_AMAX, M_L2CYC, M_DUR, M_COUNT };
+enum { M_ATOM, M_RED, M_CAS, M_ASUM, M_AMAX, M_L2CYC, M_DUR, M_COUNT };
 
 static const char *const ga_metrics[] = {
     "lts__t_sectors_srcunit_tex_op_atom.sum",
     "lts__t_sectors_srcunit_tex_op_red.sum",
+    "lts__t_sectors_srcunit_tex_op_atom_dot_cas.sum",
     "lts__d_atomic_input_cycles_active.sum",
     "lts__d_atomic_input_cycles_active.max",
     "lts__cycles_elapsed.avg",
@@ -41,6 +42,7 @@ typedef struct ga_state {
 
 typedef struct ga_result {
     gm_ga_result r;
+    gm_ga_input in;
     int missing;           /* index+1 of the first missing metric, 0 none */
     char binding[24], notes[96], verdict[192];
 } ga_result;
@@ -56,13 +58,13 @@ static gm_status ga_prepare(const gm_machine *m, const char *variant, void **sta
     if (gm_ga_form_by_name(variant, &s->form, &why) != GM_OK) {
         free(s);
         return gm_fail(err, GM_ERR_INVALID_ARG, "unknown model variant 'gatomics:%s' (known: "
-                       "rate, server, direct)", variant);
+                       "rate, rate-f32, server, direct)", variant);
     }
     for (int i = 0; i < M_COUNT; i++)
         s->row[i] = gm_metric_find(ga_metrics[i]);
     const gm_mdata *md = m ? gm_machine_suite(m, "gatomics") : NULL;
     if (md) {
-        gm_status st = gm_ga_rates_from_mdata(md, NULL, NULL, &s->rates, err);
+        gm_status st = gm_ga_rates_for_form(md, s->form, &s->rates, err);
         if (st != GM_OK) {
             free(s);
             return st;
@@ -94,12 +96,15 @@ static gm_status ga_apply(const void *state, const gm_counters_meta *meta,
     if (!s || !k || !gr)
         return gm_fail(err, GM_ERR_INVALID_ARG, "gatomics: no state, launch or result");
     memset(gr, 0, sizeof *gr);
-    gm_ga_input in = {{metric(s, k, M_ATOM), metric(s, k, M_RED)},
+    /* The L2 counts CAS sectors inside the atom ones (atom = dot_alu + dot_cas). */
+    double cas = metric(s, k, M_CAS);
+    gm_ga_input in = {{metric(s, k, M_ATOM) - cas, metric(s, k, M_RED), cas},
                       metric(s, k, M_ASUM), metric(s, k, M_AMAX), metric(s, k, M_L2CYC),
                       metric(s, k, M_DUR) * 1e-9};
     for (int i = 0; i < M_COUNT && !gr->missing; i++)
         if (isnan(metric(s, k, i)))
             gr->missing = i + 1;
+    gr->in = in;
     gm_error why = {{0}};
     gm_status st = gm_ga_apply(s->have_rates ? &s->rates : NULL, s->form, &in, &gr->r, &why);
     if (st != GM_OK) {
@@ -160,10 +165,16 @@ static size_t ga_fields(const void *state, const void *result, gm_field *out, si
     TXT("binding", gr->binding, 10, "binds", 0);
     NUM("B_slice_us", r->B_slice * 1e6, 0, NULL, 0);
     NUM("B_all_us", r->B_all * 1e6, 0, NULL, 0);
+    NUM("sectors_atom", gr->in.sectors[GM_GA_ATOM], 0, NULL, 0);
+    NUM("sectors_red", gr->in.sectors[GM_GA_RED], 0, NULL, 0);
+    NUM("sectors_cas", gr->in.sectors[GM_GA_CAS], 0, NULL, 0);
+    NUM("duration_us", gr->in.duration_s * 1e6, 0, NULL, 0);
     NUM("R_one_atom_Gsps", s->have_rates ? s->rates.one[GM_GA_ATOM] / 1e9 : NAN, 0, NULL, 0);
     NUM("R_one_red_Gsps", s->have_rates ? s->rates.one[GM_GA_RED] / 1e9 : NAN, 0, NULL, 0);
     NUM("R_peak_atom_Gsps", s->have_rates ? s->rates.peak[GM_GA_ATOM] / 1e9 : NAN, 0, NULL, 0);
     NUM("R_peak_red_Gsps", s->have_rates ? s->rates.peak[GM_GA_RED] / 1e9 : NAN, 0, NULL, 0);
+    NUM("R_one_cas_Gsps", s->have_rates ? s->rates.one[GM_GA_CAS] / 1e9 : NAN, 0, NULL, 0);
+    NUM("R_peak_cas_Gsps", s->have_rates ? s->rates.peak[GM_GA_CAS] / 1e9 : NAN, 0, NULL, 0);
     TXT("model", gm_ga_form_name(s->form), 0, NULL, 0);
     TXT("notes", gr->notes, 0, NULL, 0);
     TXT("verdict", gr->verdict, 0, NULL, 0);
@@ -186,12 +197,17 @@ static void ga_text_notes(FILE *out, const void *state, const void *const *resul
     (void)results, (void)n;
     const ga_state *s = state;
     if (s->have_rates)
-        fprintf(out, "  machine data: gatomics (%s): ATOM %.2f / %.1f, RED %.2f / %.1f Gsector/s "
-                     "(one address / all distinct)\n",
+        fprintf(out, "  machine data: gatomics (%s): ATOM %.2f / %.1f, RED %.2f / %.1f, CAS %.2f / "
+                     "%.1f Gsector/s (one address / all distinct)\n",
                 s->source, s->rates.one[GM_GA_ATOM] / 1e9, s->rates.peak[GM_GA_ATOM] / 1e9,
-                s->rates.one[GM_GA_RED] / 1e9, s->rates.peak[GM_GA_RED] / 1e9);
+                s->rates.one[GM_GA_RED] / 1e9, s->rates.peak[GM_GA_RED] / 1e9,
+                s->rates.one[GM_GA_CAS] / 1e9, s->rates.peak[GM_GA_CAS] / 1e9);
     switch (s->form) {
     case GM_GA_FORM_RATE:
+    case GM_GA_FORM_RATE_F32:
+        if (s->form == GM_GA_FORM_RATE_F32)
+            fprintf(out, "  - rate-f32: ATOM and RED read as f32 adds (2.4x slower per address than "
+                         "integer adds on Hopper); use it for float scatters\n");
         fprintf(out, "  model: rate: B = max(sum N_c / (k_eff R_one_c), sum N_c / R_peak_c), "
                      "U = B / duration; k_eff = atomic-input cycles sum / max over L2 slices\n");
         break;
@@ -214,7 +230,7 @@ const gm_unit gm_unit_gatomics = {
     .paper = "Robertson, CUDA atomics (paper 002), with paper 000's utilization",
     .metrics = ga_metrics,
     .suites = ga_suites,
-    .variants = "rate,server,direct",
+    .variants = "rate,rate-f32,server,direct",
     .result_size = sizeof(ga_result),
     .prepare = ga_prepare,
     .release = ga_release,

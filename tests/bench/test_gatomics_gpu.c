@@ -149,7 +149,7 @@ static void quick_suite_test(void)
     CHECK(clk > 0 && clk < 50, "clock64 pair %.1f cycles", clk);
     CHECK(atom > 5 * clk, "strided atom %.1f not above 5x the clock pair %.1f", atom, clk);
     gm_ga_rates rates;
-    st = gm_ga_rates_from_mdata(md, NULL, NULL, &rates, &err);
+    st = gm_ga_rates_from_mdata(md, NULL, &rates, &err);
     CHECK(st == GM_OK, "rates: %s", err.msg);
     if (st == GM_OK) {
         printf("quick: ATOM %.2f / %.2f Gsector/s, RED %.2f / %.2f (one / distinct)\n",

@@ -12,16 +12,17 @@
 
 #include "gpuq/robertson.h"
 
-/* R_one = 1e9 sectors/s (one slice), R_peak = 60e9 (all slices), RED twice as fast. */
+/* R_one = 1e9 sectors/s (one slice), R_peak = 60e9 (all slices), RED twice
+ * as fast, CAS as fast as ATOM on one slice, half of it on all. */
 static gm_ga_rates sample_rates(void)
 {
-    gm_ga_rates r = {{1e9, 2e9}, {60e9, 120e9}};
+    gm_ga_rates r = {{1e9, 2e9, 1e9}, {60e9, 120e9, 30e9}};
     return r;
 }
 
 static gm_ga_input input(double n_atom, double n_red, double a_sum, double a_max, double t)
 {
-    gm_ga_input in = {{n_atom, n_red}, a_sum, a_max, 1000.0, t};
+    gm_ga_input in = {{n_atom, n_red, 0}, a_sum, a_max, 1000.0, t};
     return in;
 }
 
@@ -82,6 +83,12 @@ static void classes_add(void **state)
     assert_float_equal(res.B, 2e-3, 1e-15);
     assert_float_equal(res.U, 0.5, 1e-12);
     assert_float_equal(res.N, 3e6, 0);
+    /* CAS spread over 60 slices: 6e7 / 30e9 = 2 ms at the shared peak. */
+    gm_ga_input cas = {{0, 0, 6e7}, 60 * 10.0, 10, 1000, 2e-3};
+    assert_int_equal(gm_ga_apply(&r, GM_GA_FORM_RATE, &cas, &res, &err), GM_OK);
+    assert_float_equal(res.B_all, 2e-3, 1e-15);
+    assert_float_equal(res.U, 1.0, 1e-12);
+    assert_true(res.notes & GM_GA_NOTE_ALL_BOUND);
 }
 
 static void no_atomics_is_exactly_zero(void **state)
@@ -119,12 +126,16 @@ static void missing_and_bad_input(void **state)
     assert_non_null(strstr(err.msg, "duration"));
     gm_ga_rates bad = r;
     bad.one[GM_GA_RED] = 0;
+    bad.peak[GM_GA_CAS] = NAN;
     in = input(0, 5, 10, 10, 1e-3);
     assert_int_equal(gm_ga_apply(&bad, GM_GA_FORM_RATE, &in, &res, &err), GM_ERR_RANGE);
     assert_non_null(strstr(err.msg, "RED"));
     /* The bad RED rate does not matter when no RED sector was seen. */
     in = input(5, 0, 10, 10, 1e-3);
     assert_int_equal(gm_ga_apply(&bad, GM_GA_FORM_RATE, &in, &res, &err), GM_OK);
+    in.sectors[GM_GA_CAS] = 1;
+    assert_int_equal(gm_ga_apply(&bad, GM_GA_FORM_RATE, &in, &res, &err), GM_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "CAS"));
     /* No activity seen: one slice assumed, flagged. */
     in = input(1e6, 0, 0, 0, 1e-3);
     assert_int_equal(gm_ga_apply(&r, GM_GA_FORM_RATE, &in, &res, &err), GM_OK);
@@ -143,6 +154,8 @@ static void forms_by_name(void **state)
     assert_int_equal(f, GM_GA_FORM_SERVER);
     assert_int_equal(gm_ga_form_by_name(NULL, &f, &err), GM_OK);
     assert_int_equal(f, GM_GA_FORM_RATE);
+    assert_int_equal(gm_ga_form_by_name("rate-f32", &f, &err), GM_OK);
+    assert_int_equal(f, GM_GA_FORM_RATE_F32);
     assert_int_equal(gm_ga_form_by_name("queue", &f, &err), GM_ERR_RANGE);
     assert_non_null(strstr(err.msg, "queue"));
     assert_string_equal(gm_ga_form_name(GM_GA_FORM_DIRECT), "direct");
@@ -164,6 +177,11 @@ static gm_mdata *rates_file(int with_red_distinct)
         {"l2rate", "atom.add.u32", "32", "one", "32", "0", "1.5", "1.4", "1.6", "Gsector/s", "5"},
         {"l2rate", "atom.add.u32", "32", "distinct", "32", "0", "70", "69", "71", "Gsector/s", "5"},
         {"l2rate", "red.add.u32", "32", "one", "32", "0", "1.4", "1.3", "1.5", "Gsector/s", "5"},
+        {"l2rate", "atom.cas.u32", "32", "one", "32", "0", "1.3", "1.3", "1.3", "Gsector/s", "5"},
+        {"l2rate", "atom.cas.u32", "32", "distinct", "32", "0", "40", "40", "40", "Gsector/s", "5"},
+        {"l2rate", "atom.add.f32", "32", "one", "32", "0", "0.56", "0.5", "0.6", "Gsector/s", "5"},
+        {"l2rate", "atom.add.f32", "32", "distinct", "32", "0", "62", "62", "62", "Gsector/s", "5"},
+        {"l2rate", "red.add.f32", "32", "one", "32", "0", "0.55", "0.5", "0.6", "Gsector/s", "5"},
         {"l2rate", "red.add.u32", "32", "distinct", "32", "0", "90", "89", "91", "Gsector/s", "5"},
     };
     size_t n = sizeof rows / sizeof rows[0] - (with_red_distinct ? 0 : 1);
@@ -179,17 +197,23 @@ static void rates_from_file(void **state)
     gm_mdata *md = rates_file(1);
     gm_ga_rates r;
     gm_error err;
-    assert_int_equal(gm_ga_rates_from_mdata(md, NULL, NULL, &r, &err), GM_OK);
+    assert_int_equal(gm_ga_rates_from_mdata(md, NULL, &r, &err), GM_OK);
     /* The row with the most warps wins: 1.5, not 1.2. */
     assert_float_equal(r.one[GM_GA_ATOM], 1.5e9, 1);
     assert_float_equal(r.peak[GM_GA_ATOM], 70e9, 1);
     assert_float_equal(r.one[GM_GA_RED], 1.4e9, 1);
     assert_float_equal(r.peak[GM_GA_RED], 90e9, 1);
-    assert_int_equal(gm_ga_rates_from_mdata(md, "atom.add.f32", NULL, &r, &err), GM_ERR_MISSING);
-    assert_non_null(strstr(err.msg, "atom.add.f32"));
+    assert_float_equal(r.peak[GM_GA_CAS], 40e9, 1);
+    /* rate-f32 reads the f32 rows; red.add.f32 has no distinct row here. */
+    assert_int_equal(gm_ga_rates_for_form(md, GM_GA_FORM_RATE_F32, &r, &err), GM_ERR_MISSING);
+    assert_non_null(strstr(err.msg, "red.add.f32"));
+    const char *f32atom[GM_GA_CLASSES] = {"atom.add.f32", NULL, NULL};
+    assert_int_equal(gm_ga_rates_from_mdata(md, f32atom, &r, &err), GM_OK);
+    assert_float_equal(r.one[GM_GA_ATOM], 0.56e9, 1);
+    assert_float_equal(r.one[GM_GA_RED], 1.4e9, 1);
     gm_mdata_free(md);
     md = rates_file(0);
-    assert_int_equal(gm_ga_rates_from_mdata(md, NULL, NULL, &r, &err), GM_ERR_MISSING);
+    assert_int_equal(gm_ga_rates_from_mdata(md, NULL, &r, &err), GM_ERR_MISSING);
     assert_non_null(strstr(err.msg, "distinct"));
     gm_mdata_free(md);
 }

@@ -31,8 +31,10 @@ static gm_mdata *rates_md(void)
         {"l2rate", "atom.add.u32", "32", "distinct", "64", "0", "60", "60", "60", "Gsector/s", "5"},
         {"l2rate", "red.add.u32", "32", "one", "64", "0", "2", "2", "2", "Gsector/s", "5"},
         {"l2rate", "red.add.u32", "32", "distinct", "64", "0", "120", "120", "120", "Gsector/s", "5"},
+        {"l2rate", "atom.cas.u32", "32", "one", "64", "0", "1", "1", "1", "Gsector/s", "5"},
+        {"l2rate", "atom.cas.u32", "32", "distinct", "64", "0", "30", "30", "30", "Gsector/s", "5"},
     };
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 6; i++)
         assert_int_equal(gm_mdata_add_row(md, rows[i], NULL), GM_OK);
     return md;
 }
@@ -75,6 +77,7 @@ static void unit_applies_model(void **state)
     /* One hot slice: 1e6 ATOM sectors at 1 Gsector/s = 1 ms busy in 2 ms. */
     set(&k, "lts__t_sectors_srcunit_tex_op_atom.sum", 1e6);
     set(&k, "lts__t_sectors_srcunit_tex_op_red.sum", 0);
+    set(&k, "lts__t_sectors_srcunit_tex_op_atom_dot_cas.sum", 0);
     set(&k, "lts__d_atomic_input_cycles_active.sum", 700);
     set(&k, "lts__d_atomic_input_cycles_active.max", 700);
     set(&k, "lts__cycles_elapsed.avg", 1000);
@@ -86,6 +89,22 @@ static void unit_applies_model(void **state)
     assert_float_equal(field(f, nf, "U_direct")->num, 0.7, 1e-12);
     assert_float_equal(field(f, nf, "B_us")->num, 1000, 1e-6);
     assert_string_equal(field(f, nf, "binding")->text, "one slice");
+    /* Half of those sectors CAS over 60 slices: CAS apart, at its own peak.
+     * ATOM 5e5 / (60 * 1e9), CAS 5e5 / 30e9 at the shared peak: B_all =
+     * 5e5/60e9 + 5e5/30e9 = 25 us in 2 ms. */
+    set(&k, "lts__t_sectors_srcunit_tex_op_atom_dot_cas.sum", 5e5);
+    set(&k, "lts__d_atomic_input_cycles_active.sum", 60 * 10.0);
+    set(&k, "lts__d_atomic_input_cycles_active.max", 10);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    nf = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    assert_float_equal(field(f, nf, "sectors_cas")->num, 5e5, 0);
+    assert_float_equal(field(f, nf, "sectors_atom")->num, 5e5, 0);
+    assert_float_equal(field(f, nf, "B_us")->num, 25, 1e-9);
+    assert_string_equal(field(f, nf, "binding")->text, "all units");
+    set(&k, "lts__t_sectors_srcunit_tex_op_atom_dot_cas.sum", 0);
+    set(&k, "lts__d_atomic_input_cycles_active.sum", 700);
+    set(&k, "lts__d_atomic_input_cycles_active.max", 700);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
     gm_unit_verdict v;
     u->verdict(st, res, &v);
     assert_float_equal(v.severity, 0.5, 1e-12);
