@@ -7,10 +7,14 @@
  * CUPTI collector and the ncu importer read; a field that was not collected
  * is NaN.
  *
- * Counters file ("gpuq counters v1", docs/counters-format.md): CSV with a '#'
+ * Counters file ("gpuq counters v2", docs/counters-format.md): CSV with a '#'
  * metadata header (device name, SM count, max warps per SM, how it was
- * recorded) and one row per kernel launch.  The collector appends and
- * flushes one row per launch, so a crash loses nothing already measured.
+ * recorded, the process, the replay passes) and one row per kernel launch;
+ * one column per metric collected, named by the metric ("sm__cycles_active.sum"),
+ * so a new metric is a row of gm_metric_table, not a new format.  v1 files
+ * (the 13 shared-atomic metrics under their short names) still load.  The
+ * collector appends and flushes one row per launch, so a crash loses
+ * nothing already measured.
  */
 #ifndef GPUQ_COUNTERS_H
 #define GPUQ_COUNTERS_H
@@ -25,7 +29,7 @@
 extern "C" {
 #endif
 
-#define GM_COUNTERS_FORMAT_VERSION 1
+#define GM_COUNTERS_FORMAT_VERSION 2
 
 /* Executed ATOMS warp-instructions by opcode, from per-instruction counts and
  * the disassembly (the ADD vs POPC.INC split has no hardware counter). */
@@ -62,6 +66,11 @@ typedef struct gm_counters_meta {
     char command[512];  /* the profiled command line, if known */
     long pid;           /* the profiled process (v2 "# pid:"); 0 unknown */
     int passes;         /* replay passes the collector needed (v2 "# passes:"); 0 unknown */
+    /* The metric columns of the file, as rows of gm_metric_table in file
+     * order.  Writing: n_metrics 0 means every row of the table.  Loading:
+     * the file's columns (v1: the 13 shared-atomic rows). */
+    size_t n_metrics;
+    int metric_rows[GM_METRIC_MAX];
 } gm_counters_meta;
 
 typedef struct gm_counters_set {
@@ -80,10 +89,13 @@ void gm_counters_set_clear(gm_counters_set *set);
 /* Appends a copy that takes ownership of k's strings/arrays (k is reset). */
 gm_status gm_counters_set_push(gm_counters_set *set, gm_launch_counters *k);
 
-/* Counters file I/O.  write_header once, then append_row per launch (each
- * row is flushed).  load validates header, columns and values. */
+/* Counters file I/O (always v2).  write_header once, then append_row per
+ * launch with the same meta (its metric columns; each row is flushed).
+ * load validates header, columns and values; it reads v1 and v2, and skips
+ * v2 metric columns this gpuq's table does not know. */
 gm_status gm_counters_write_header(FILE *out, const gm_counters_meta *meta, gm_error *err);
-gm_status gm_counters_append_row(FILE *out, const gm_launch_counters *k, gm_error *err);
+gm_status gm_counters_append_row(FILE *out, const gm_counters_meta *meta,
+                                 const gm_launch_counters *k, gm_error *err);
 gm_status gm_counters_write_file(const char *path, const gm_counters_set *set, gm_error *err);
 gm_status gm_counters_load(const char *path, gm_counters_set *out, gm_error *err);
 

@@ -203,7 +203,7 @@ void gi_write_row(gi_device *dev, const gm_launch_counters *k)
                           g.out_path_used, err.msg);
         goto done;
     }
-    if (gm_counters_append_row(g.out, k, &err) != GM_OK || fflush(g.out) != 0) {
+    if (gm_counters_append_row(g.out, &dev->meta, k, &err) != GM_OK || fflush(g.out) != 0) {
         g.out_failed = 1;
         stand_down_locked(GI_ERROR_IO, "cannot append to '%s' (%s)", g.out_path_used,
                           err.msg[0] ? err.msg : strerror(errno));

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collector_internal.h"
 #include "collector_range.h"
@@ -238,6 +239,9 @@ static void describe_source(gi_device *dev)
              GPUQ_VERSION, dev->replay == CUPTI_KernelReplay ? "kernel" : "user", dev->passes,
              dev->passes == 1 ? "" : "es", dev->batch_max, dev->batch_max == 1 ? "" : "es",
              dev->meta.device_name, date);
+    /* the counters file's header: "# passes: N", "# pid: N" */
+    dev->meta.passes = (int)dev->passes;
+    dev->meta.pid = (long)getpid();
 }
 
 /* Launches per window: GPUQ_BATCH, except with kernel replay, where each

@@ -1,7 +1,7 @@
-/* Per-launch counters: the metric table, the counters set, and the counters
- * file "gpuq counters v1" (docs/counters-format.md).  Also the small RFC 4180
- * CSV reader/writer (csv_internal.h) that the ncu importer and the report
- * writers share. */
+/* Per-launch counters: the counters set and the counters file, "gpuq
+ * counters v2" with one column per metric named by the metric, and v1 (the
+ * 13 shared-atomic metrics under their short names) still read
+ * (docs/counters-format.md). */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -102,208 +102,6 @@ gm_status gm_counters_set_push(gm_counters_set *set, gm_launch_counters *k)
 }
 
 /* ------------------------------------------------------------------------
- * CSV helpers (csv_internal.h) */
-
-void gm_csv_reader_init(gm_csv_reader *r, FILE *in, const char *name)
-{
-    memset(r, 0, sizeof *r);
-    r->in = in;
-    r->name = name ? name : "(stream)";
-    r->next_line = 1;
-}
-
-void gm_csv_reader_free(gm_csv_reader *r)
-{
-    free(r->raw);
-    free(r->field_buf);
-    free(r->fields);
-    memset(r, 0, sizeof *r);
-}
-
-/* Appends one physical line (without terminator) to r->raw. */
-static gm_status append_physical_line(gm_csv_reader *r, int *eof, gm_error *err)
-{
-    int ch;
-    size_t start = r->raw_len;
-    *eof = 0;
-    while ((ch = fgetc(r->in)) != EOF && ch != '\n') {
-        if (ch == '\0') /* C strings would cut the field short */
-            return gm_fail(err, GM_ERR_PARSE, "%s:%ld: NUL byte in the line", r->name,
-                           r->next_line);
-        if (r->raw_len + 2 > r->raw_cap) {
-            size_t cap = r->raw_cap ? r->raw_cap * 2 : 256;
-            char *grown = realloc(r->raw, cap);
-            if (!grown)
-                return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: line too long to hold", r->name,
-                               r->next_line);
-            r->raw = grown;
-            r->raw_cap = cap;
-        }
-        r->raw[r->raw_len++] = (char)ch;
-    }
-    if (ferror(r->in))
-        return gm_fail(err, GM_ERR_IO, "%s:%ld: read failed: %s", r->name, r->next_line,
-                       strerror(errno));
-    if (ch == EOF && r->raw_len == start)
-        *eof = 1;
-    if (!r->raw) {
-        r->raw = malloc(1);
-        if (!r->raw)
-            return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", r->name);
-        r->raw_cap = 1;
-    }
-    if (r->raw_len > start && r->raw[r->raw_len - 1] == '\r')
-        r->raw_len--;
-    r->raw[r->raw_len] = '\0';
-    if (!*eof)
-        r->next_line++;
-    return GM_OK;
-}
-
-gm_status gm_csv_next_line(gm_csv_reader *r, int *eof, gm_error *err)
-{
-    r->raw_len = 0;
-    r->n_fields = 0;
-    r->line = r->next_line;
-    return append_physical_line(r, eof, err);
-}
-
-static gm_status push_field(gm_csv_reader *r, size_t offset, gm_error *err)
-{
-    if (r->n_fields == r->fields_cap) {
-        size_t cap = r->fields_cap ? r->fields_cap * 2 : 32;
-        char **grown = realloc(r->fields, cap * sizeof *grown);
-        if (!grown)
-            return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: out of memory", r->name, r->line);
-        r->fields = grown;
-        r->fields_cap = cap;
-    }
-    /* Offsets for now: field_buf may still move while continuation lines
-     * are read; converted to pointers at the end of gm_csv_split. */
-    r->fields[r->n_fields++] = (char *)(uintptr_t)offset;
-    return GM_OK;
-}
-
-static gm_status grow_field_buf(gm_csv_reader *r, gm_error *err)
-{
-    /* Unquoting only shrinks text and each comma becomes a NUL, so the
-     * unquoted fields fit in raw_len + 1 bytes. */
-    if (r->field_buf_cap >= r->raw_len + 2)
-        return GM_OK;
-    size_t cap = r->raw_len + 64;
-    char *grown = realloc(r->field_buf, cap);
-    if (!grown)
-        return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: out of memory", r->name, r->line);
-    r->field_buf = grown;
-    r->field_buf_cap = cap;
-    return GM_OK;
-}
-
-/* Reads the next physical line onto the current record after a '\n', for a
- * quoted field that spans lines. */
-static gm_status continue_record(gm_csv_reader *r, gm_error *err)
-{
-    int eof = 0;
-    if (r->raw_len + 2 > r->raw_cap) {
-        size_t cap = r->raw_cap * 2 + 2;
-        char *grown = realloc(r->raw, cap);
-        if (!grown)
-            return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: out of memory", r->name, r->line);
-        r->raw = grown;
-        r->raw_cap = cap;
-    }
-    r->raw[r->raw_len++] = '\n';
-    r->raw[r->raw_len] = '\0';
-    gm_status st = append_physical_line(r, &eof, err);
-    if (st != GM_OK)
-        return st;
-    if (eof)
-        return gm_fail(err, GM_ERR_PARSE,
-                       "%s:%ld: quoted field %zu is not closed before the end of the file "
-                       "(truncated?)",
-                       r->name, r->line, r->n_fields);
-    return GM_OK;
-}
-
-gm_status gm_csv_split(gm_csv_reader *r, gm_error *err)
-{
-    gm_status st;
-    size_t out = 0, pos = 0, field_start = 0;
-    int in_quotes = 0, was_quoted = 0;
-    r->n_fields = 0;
-    if ((st = grow_field_buf(r, err)) != GM_OK || (st = push_field(r, 0, err)) != GM_OK)
-        return st;
-    for (;;) {
-        while (pos < r->raw_len) {
-            char ch = r->raw[pos++];
-            if (in_quotes) {
-                if (ch != '"') {
-                    r->field_buf[out++] = ch;
-                } else if (pos < r->raw_len && r->raw[pos] == '"') {
-                    r->field_buf[out++] = '"'; /* "" inside quotes is one quote */
-                    pos++;
-                } else {
-                    in_quotes = 0;
-                    if (pos < r->raw_len && r->raw[pos] != ',')
-                        return gm_fail(err, GM_ERR_PARSE,
-                                       "%s:%ld: field %zu: text after a closing quote", r->name,
-                                       r->line, r->n_fields);
-                }
-            } else if (ch == ',') {
-                r->field_buf[out++] = '\0';
-                field_start = out;
-                was_quoted = 0;
-                if ((st = push_field(r, out, err)) != GM_OK)
-                    return st;
-            } else if (ch == '"') {
-                if (out != field_start || was_quoted)
-                    return gm_fail(err, GM_ERR_PARSE,
-                                   "%s:%ld: field %zu: quote inside an unquoted field", r->name,
-                                   r->line, r->n_fields);
-                in_quotes = 1;
-                was_quoted = 1;
-            } else {
-                r->field_buf[out++] = ch;
-            }
-        }
-        if (!in_quotes)
-            break;
-        if ((st = continue_record(r, err)) != GM_OK || (st = grow_field_buf(r, err)) != GM_OK)
-            return st;
-    }
-    r->field_buf[out] = '\0';
-    for (size_t i = 0; i < r->n_fields; i++)
-        r->fields[i] = r->field_buf + (size_t)(uintptr_t)r->fields[i];
-    return GM_OK;
-}
-
-int gm_csv_parse_double(const char *text, double *out)
-{
-    char *end = NULL;
-    if (!text || !*text || isspace((unsigned char)*text))
-        return -1;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno == ERANGE || *end != '\0' || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int gm_csv_parse_long(const char *text, long long *out)
-{
-    char *end = NULL;
-    if (!text || !*text || isspace((unsigned char)*text))
-        return -1;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno == ERANGE || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* ------------------------------------------------------------------------
  * The counters file */
 
 #define COUNTERS_MAGIC "# gpuq counters v"
@@ -318,15 +116,27 @@ static const char *const split_columns[] = {
     "split_valid", "split_add", "split_cas", "split_popc_inc", "split_other",
 };
 enum { N_SPLIT = sizeof split_columns / sizeof split_columns[0] };
-enum { N_COLUMNS = N_LEAD + GM_M_ATOMIC_ROWS + N_SPLIT };
 
-static const char *column_name(size_t i)
+/* The metric rows a meta writes: its own list, or every row of the table. */
+static size_t write_rows(const gm_counters_meta *meta, size_t i)
 {
-    if (i < N_LEAD)
-        return lead_columns[i];
-    if (i < N_LEAD + GM_M_ATOMIC_ROWS)
-        return gm_metric_table[i - N_LEAD].column;
-    return split_columns[i - N_LEAD - GM_M_ATOMIC_ROWS];
+    return meta->n_metrics ? (size_t)meta->metric_rows[i] : i;
+}
+
+static size_t write_count(const gm_counters_meta *meta)
+{
+    return meta->n_metrics ? meta->n_metrics : gm_metric_count();
+}
+
+static gm_status check_meta_rows(const gm_counters_meta *meta, gm_error *err)
+{
+    if (meta->n_metrics > GM_METRIC_MAX)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "counters: %zu metric columns", meta->n_metrics);
+    for (size_t i = 0; i < meta->n_metrics; i++)
+        if (meta->metric_rows[i] < 0 || (size_t)meta->metric_rows[i] >= gm_metric_count())
+            return gm_fail(err, GM_ERR_INVALID_ARG, "counters: metric row %d not in the table",
+                           meta->metric_rows[i]);
+    return GM_OK;
 }
 
 /* Metadata values are one line each: control characters become spaces. */
@@ -342,6 +152,9 @@ gm_status gm_counters_write_header(FILE *out, const gm_counters_meta *meta, gm_e
 {
     if (!out || !meta)
         return gm_fail(err, GM_ERR_INVALID_ARG, "counters header: no stream or metadata");
+    gm_status st = check_meta_rows(meta, err);
+    if (st != GM_OK)
+        return st;
     fprintf(out, COUNTERS_MAGIC "%d\n", GM_COUNTERS_FORMAT_VERSION);
     write_meta_value(out, "device_name", meta->device_name);
     fprintf(out, "# compute_capability: %d.%d\n", meta->cc_major, meta->cc_minor);
@@ -349,8 +162,16 @@ gm_status gm_counters_write_header(FILE *out, const gm_counters_meta *meta, gm_e
     fprintf(out, "# max_warps_per_sm: %d\n", meta->max_warps_per_sm);
     write_meta_value(out, "source", meta->source);
     write_meta_value(out, "command", meta->command);
-    for (size_t i = 0; i < N_COLUMNS; i++)
-        fprintf(out, "%s%s", i ? "," : "", column_name(i));
+    if (meta->pid > 0)
+        fprintf(out, "# pid: %ld\n", meta->pid);
+    if (meta->passes > 0)
+        fprintf(out, "# passes: %d\n", meta->passes);
+    for (size_t i = 0; i < N_LEAD; i++)
+        fprintf(out, "%s%s", i ? "," : "", lead_columns[i]);
+    for (size_t i = 0; i < write_count(meta); i++)
+        fprintf(out, ",%s", gm_metric_table[write_rows(meta, i)].name);
+    for (size_t i = 0; i < N_SPLIT; i++)
+        fprintf(out, ",%s", split_columns[i]);
     fputc('\n', out);
     if (fflush(out) != 0 || ferror(out))
         return gm_fail(err, GM_ERR_IO, "counters header: write failed: %s", strerror(errno));
@@ -365,18 +186,23 @@ static void put_double(FILE *out, double v)
     fputs(buf, out);
 }
 
-gm_status gm_counters_append_row(FILE *out, const gm_launch_counters *k, gm_error *err)
+gm_status gm_counters_append_row(FILE *out, const gm_counters_meta *meta,
+                                 const gm_launch_counters *k, gm_error *err)
 {
-    if (!out || !k || !k->kernel)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "counters row: no stream, launch or kernel name");
+    if (!out || !meta || !k || !k->kernel)
+        return gm_fail(err, GM_ERR_INVALID_ARG,
+                       "counters row: no stream, metadata, launch or kernel name");
+    gm_status st = check_meta_rows(meta, err);
+    if (st != GM_OK)
+        return st;
     fprintf(out, "%" PRIu64 ",", k->launch_id);
     gm_csv_write_field(out, k->kernel);
     fputc(',', out);
     gm_csv_write_field(out, k->mangled ? k->mangled : k->kernel);
     fprintf(out, ",%d,%u,%u,%u,%u,%u,%u,%d,%d", k->device, k->grid[0], k->grid[1], k->grid[2],
             k->block[0], k->block[1], k->block[2], k->regs_per_thread, k->shared_bytes);
-    for (int m = 0; m < GM_M_ATOMIC_ROWS; m++)
-        put_double(out, k->metric[m]);
+    for (size_t i = 0; i < write_count(meta); i++)
+        put_double(out, k->metric[write_rows(meta, i)]);
     fprintf(out, ",%d", k->split.valid ? 1 : 0);
     if (k->split.valid) {
         put_double(out, k->split.add);
@@ -404,7 +230,7 @@ gm_status gm_counters_write_file(const char *path, const gm_counters_set *set, g
         return gm_fail(err, GM_ERR_IO, "cannot create %s: %s", path, strerror(errno));
     gm_status st = gm_counters_write_header(out, &set->meta, err);
     for (size_t i = 0; st == GM_OK && i < set->count; i++)
-        st = gm_counters_append_row(out, &set->launches[i], err);
+        st = gm_counters_append_row(out, &set->meta, &set->launches[i], err);
     if (fclose(out) != 0 && st == GM_OK)
         st = gm_fail(err, GM_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return st;
@@ -415,15 +241,20 @@ gm_status gm_counters_write_file(const char *path, const gm_counters_set *set, g
 typedef struct counters_loader {
     gm_csv_reader rd;
     gm_counters_set *set;
+    int version;         /* 1 or 2 */
+    size_t n_columns;    /* of the header row */
+    size_t n_metric_cols;                /* columns between the lead and the split */
+    int col_row[GM_METRIC_MAX * 2];      /* metric row of each such column; -1 unknown */
     unsigned seen_keys;  /* bit per meta key */
     long *row_lines;     /* line of each launch, for duplicate messages */
     size_t row_lines_cap;
 } counters_loader;
 
 enum meta_key { KEY_DEVICE_NAME, KEY_CC, KEY_SM_COUNT, KEY_MAX_WARPS, KEY_SOURCE, KEY_COMMAND,
-                KEY_COUNT };
+                KEY_PID, KEY_PASSES, KEY_COUNT };
 static const char *const meta_keys[KEY_COUNT] = {
     "device_name", "compute_capability", "sm_count", "max_warps_per_sm", "source", "command",
+    "pid", "passes",
 };
 /* source and command may be absent (hand-made files); the device keys may not. */
 #define REQUIRED_KEYS ((1u << KEY_DEVICE_NAME) | (1u << KEY_CC) | (1u << KEY_SM_COUNT) | \
@@ -489,6 +320,15 @@ static gm_status parse_meta_line(counters_loader *ld, const char *where, gm_erro
         return parse_meta_int(value, where, "sm_count", &m->sm_count, err);
     case KEY_MAX_WARPS:
         return parse_meta_int(value, where, "max_warps_per_sm", &m->max_warps_per_sm, err);
+    case KEY_PASSES:
+        return parse_meta_int(value, where, "passes", &m->passes, err);
+    case KEY_PID: {
+        long long pid;
+        if (gm_csv_parse_long(value, &pid) != 0 || pid < 0 || pid > 0x7fffffffLL)
+            return gm_fail(err, GM_ERR_PARSE, "%s: pid '%s' is not a process id", where, value);
+        m->pid = (long)pid;
+        return GM_OK;
+    }
     default: { /* KEY_CC: "major.minor" */
         int major = 0, minor = 0, used = 0;
         if (sscanf(value, "%d.%d%n", &major, &minor, &used) != 2 || value[used] != '\0' ||
@@ -502,18 +342,65 @@ static gm_status parse_meta_line(counters_loader *ld, const char *where, gm_erro
     }
 }
 
+/* v1: the 13 shared-atomic metrics under their short names, in table
+ * order.  v2: the lead columns, metric columns by metric name (any order;
+ * names this gpuq does not know are skipped), the split columns. */
 static gm_status check_header_row(counters_loader *ld, const char *where, gm_error *err)
 {
     gm_status st = gm_csv_split(&ld->rd, err);
     if (st != GM_OK)
         return st;
-    for (size_t i = 0; i < ld->rd.n_fields && i < N_COLUMNS; i++)
-        if (strcmp(ld->rd.fields[i], column_name(i)) != 0)
+    size_t n = ld->rd.n_fields;
+    char **f = ld->rd.fields;
+    gm_counters_meta *m = &ld->set->meta;
+    m->n_metrics = 0;
+    if (ld->version == 1) {
+        ld->n_metric_cols = GM_M_ATOMIC_ROWS;
+        for (int i = 0; i < GM_M_ATOMIC_ROWS; i++)
+            ld->col_row[i] = m->metric_rows[m->n_metrics++] = i;
+    } else {
+        if (n < N_LEAD + N_SPLIT)
+            return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected at least %d",
+                           where, n, N_LEAD + N_SPLIT);
+        ld->n_metric_cols = n - N_LEAD - N_SPLIT;
+        if (ld->n_metric_cols > sizeof ld->col_row / sizeof ld->col_row[0])
+            return gm_fail(err, GM_ERR_RANGE, "%s: %zu metric columns, at most %zu", where,
+                           ld->n_metric_cols, sizeof ld->col_row / sizeof ld->col_row[0]);
+        for (size_t i = 0; i < ld->n_metric_cols; i++) {
+            const char *name = f[N_LEAD + i];
+            int row = gm_metric_find(name);
+            if (row >= 0 && strcmp(gm_metric_table[row].name, name) != 0)
+                row = -1; /* v2 names metrics in full; a short name is not one */
+            if (row < 0 && strchr(name, '.') == NULL)
+                return gm_fail(err, GM_ERR_PARSE,
+                               "%s: header column %zu is '%s', expected a metric name", where,
+                               N_LEAD + i + 1, name);
+            for (size_t j = 0; row >= 0 && j < m->n_metrics; j++)
+                if (m->metric_rows[j] == row)
+                    return gm_fail(err, GM_ERR_DUPLICATE, "%s: metric %s given twice", where,
+                                   name);
+            ld->col_row[i] = row;
+            if (row >= 0)
+                m->metric_rows[m->n_metrics++] = row;
+        }
+    }
+    for (size_t i = 0; i < N_LEAD && i < n; i++)
+        if (strcmp(f[i], lead_columns[i]) != 0)
             return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
-                           where, i + 1, ld->rd.fields[i], column_name(i));
-    if (ld->rd.n_fields != N_COLUMNS)
-        return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected %d", where,
-                       ld->rd.n_fields, N_COLUMNS);
+                           where, i + 1, f[i], lead_columns[i]);
+    for (size_t i = 0; ld->version == 1 && i < GM_M_ATOMIC_ROWS && N_LEAD + i < n; i++)
+        if (strcmp(f[N_LEAD + i], gm_metric_table[i].column) != 0)
+            return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
+                           where, N_LEAD + i + 1, f[N_LEAD + i], gm_metric_table[i].column);
+    size_t s0 = N_LEAD + ld->n_metric_cols;
+    for (size_t i = 0; i < N_SPLIT && s0 + i < n; i++)
+        if (strcmp(f[s0 + i], split_columns[i]) != 0)
+            return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
+                           where, s0 + i + 1, f[s0 + i], split_columns[i]);
+    ld->n_columns = N_LEAD + ld->n_metric_cols + N_SPLIT;
+    if (n != ld->n_columns)
+        return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected %zu", where, n,
+                       ld->n_columns);
     return GM_OK;
 }
 
@@ -548,9 +435,9 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
 {
     gm_status st;
     char **f = ld->rd.fields;
-    if (ld->rd.n_fields != N_COLUMNS)
-        return gm_fail(err, GM_ERR_PARSE, "%s: %zu columns, expected %d (truncated row?)", where,
-                       ld->rd.n_fields, N_COLUMNS);
+    if (ld->rd.n_fields != ld->n_columns)
+        return gm_fail(err, GM_ERR_PARSE, "%s: %zu columns, expected %zu (truncated row?)", where,
+                       ld->rd.n_fields, ld->n_columns);
     if (f[0][0] == '-')
         return gm_fail(err, GM_ERR_RANGE, "%s: launch_id '%s' is negative", where, f[0]);
     char *end = NULL;
@@ -568,12 +455,11 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
         return st;
     k->device = (int)v;
     for (int d = 0; d < 3; d++) {
-        if ((st = field_int(f[4 + d], where, column_name(4 + (size_t)d), 1, 2147483647LL, &v,
-                            err)) != GM_OK)
+        if ((st = field_int(f[4 + d], where, lead_columns[4 + d], 1, 2147483647LL, &v, err)) !=
+            GM_OK)
             return st;
         k->grid[d] = (unsigned)v;
-        if ((st = field_int(f[7 + d], where, column_name(7 + (size_t)d), 1, 1024, &v, err)) !=
-            GM_OK)
+        if ((st = field_int(f[7 + d], where, lead_columns[7 + d], 1, 1024, &v, err)) != GM_OK)
             return st;
         k->block[d] = (unsigned)v;
     }
@@ -583,11 +469,15 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
     if ((st = field_int(f[11], where, "shared_bytes", -1, 1LL << 30, &v, err)) != GM_OK)
         return st;
     k->shared_bytes = (int)v;
-    for (int m = 0; m < GM_M_ATOMIC_ROWS; m++)
-        if ((st = field_count(f[N_LEAD + m], where, gm_metric_table[m].column, &k->metric[m],
-                              err)) != GM_OK)
+    for (size_t c = 0; c < ld->n_metric_cols; c++) {
+        int row = ld->col_row[c];
+        if (row < 0)
+            continue; /* a metric this gpuq does not know */
+        const char *label = ld->version == 1 ? gm_metric_table[row].column : gm_metric_table[row].name;
+        if ((st = field_count(f[N_LEAD + c], where, label, &k->metric[row], err)) != GM_OK)
             return st;
-    const size_t s0 = N_LEAD + GM_M_ATOMIC_ROWS;
+    }
+    const size_t s0 = N_LEAD + ld->n_metric_cols;
     if ((st = field_int(f[s0], where, "split_valid", 0, 1, &v, err)) != GM_OK)
         return st;
     k->split.valid = (int)v;
@@ -663,9 +553,10 @@ static gm_status load_rows(counters_loader *ld, gm_error *err)
         ld->rd.raw[used] != '\0')
         return gm_fail(err, GM_ERR_PARSE, "%s:1: not a gpuq counters file (first line must be "
                        "'" COUNTERS_MAGIC "%d')", ld->rd.name, GM_COUNTERS_FORMAT_VERSION);
-    if (version != GM_COUNTERS_FORMAT_VERSION)
-        return gm_fail(err, GM_ERR_MISMATCH, "%s:1: counters format v%d, this gpuq reads v%d",
+    if (version != 1 && version != GM_COUNTERS_FORMAT_VERSION)
+        return gm_fail(err, GM_ERR_MISMATCH, "%s:1: counters format v%d, this gpuq reads v1 and v%d",
                        ld->rd.name, version, GM_COUNTERS_FORMAT_VERSION);
+    ld->version = version;
     for (;;) {
         if ((st = gm_csv_next_line(&ld->rd, &eof, err)) != GM_OK)
             goto fail;

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *out = open_memstream(&text, &len);
     gm_status st = out ? gm_counters_write_header(out, &set.meta, &err) : GM_ERR_NOMEM;
     for (size_t i = 0; st == GM_OK && i < set.count; i++)
-        st = gm_counters_append_row(out, &set.launches[i], &err);
+        st = gm_counters_append_row(out, &set.meta, &set.launches[i], &err);
     if (out)
         fclose(out);
     if (st == GM_OK) {

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "gpuq/counters.h"
+#include "test_files.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/data/counters/"
 
@@ -109,6 +110,8 @@ static void test_round_trip_keeps_every_field(void **state)
     set.meta.max_warps_per_sm = 64;
     snprintf(set.meta.source, sizeof set.meta.source, "unit test");
     snprintf(set.meta.command, sizeof set.meta.command, "./app --flag \"x, y\"");
+    set.meta.pid = 4242;
+    set.meta.passes = 3;
     const char *names[] = {"void hist<int, 4>(const uchar4 *, unsigned int *)",
                            "say \"hi\", then <go>", " leading and trailing space ",
                            "two\nlines"};
@@ -131,6 +134,9 @@ static void test_round_trip_keeps_every_field(void **state)
     assert_int_equal(back.meta.sm_count, 132);
     assert_int_equal(back.meta.max_warps_per_sm, 64);
     assert_string_equal(back.meta.command, "./app --flag \"x, y\"");
+    assert_int_equal(back.meta.pid, 4242);
+    assert_int_equal(back.meta.passes, 3);
+    assert_int_equal(back.meta.n_metrics, gm_metric_count());
     assert_int_equal(back.count, 4);
     for (size_t i = 0; i < 4; i++) {
         const gm_launch_counters *a = &set.launches[i], *b = &back.launches[i];
@@ -142,8 +148,8 @@ static void test_round_trip_keeps_every_field(void **state)
         assert_memory_equal(b->block, a->block, sizeof a->block);
         assert_int_equal(b->regs_per_thread, 32);
         assert_int_equal(b->shared_bytes, 4096);
-        /* A v1 file holds the shared-atomic rows (metrics.c); later rows stay NaN. */
-        for (int m = 0; m < GM_M_ATOMIC_ROWS; m++) {
+        /* v2 holds every row of the table, by metric name */
+        for (int m = 0; m < GM_METRIC_COUNT; m++) {
             if (isnan(a->metric[m]))
                 assert_true(isnan(b->metric[m]));
             else
@@ -172,7 +178,7 @@ static void test_append_row_is_on_disk_at_once(void **state)
     assert_int_equal(gm_counters_write_header(out, &meta, &err), GM_OK);
     gm_launch_counters k;
     fill_launch(&k, 0, "first(int)");
-    assert_int_equal(gm_counters_append_row(out, &k, &err), GM_OK);
+    assert_int_equal(gm_counters_append_row(out, &meta, &k, &err), GM_OK);
     /* Still open for writing, as in a profiled program that then crashes:
      * the loader must already see the row. */
     gm_counters_set seen;
@@ -233,7 +239,7 @@ static void test_rejects_bad_magic(void **state)
 static void test_rejects_other_version(void **state)
 {
     (void)state;
-    expect_rejected("bad_version.csv", GM_ERR_MISMATCH, ":1:", "v2");
+    expect_rejected("bad_version.csv", GM_ERR_MISMATCH, ":1:", "v9");
 }
 
 static void test_rejects_header_order(void **state)
@@ -306,12 +312,126 @@ static void test_write_refuses_unnamed_launch(void **state)
     gm_launch_counters k;
     gm_launch_counters_init(&k);
     gm_error err = {{0}};
-    assert_int_equal(gm_counters_append_row(stdout, &k, &err), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_counters_append_row(stdout, NULL, &k, &err), GM_ERR_INVALID_ARG);
+}
+
+/* v2 with a chosen set of metric columns, in the order given: the header
+ * names them in full; the rows carry only those; the loader maps them back
+ * by name. */
+static void test_v2_chosen_columns(void **state)
+{
+    (void)state;
+    char path[512];
+    temp_path(path, sizeof path, "chosen");
+    gm_counters_set set;
+    gm_counters_set_init(&set);
+    snprintf(set.meta.device_name, sizeof set.meta.device_name, "gpuq Test GPU");
+    set.meta.sm_count = 2;
+    set.meta.max_warps_per_sm = 4;
+    set.meta.n_metrics = 2;
+    set.meta.metric_rows[0] = GM_M_CYCLES_SUM;
+    set.meta.metric_rows[1] = GM_M_N_CAS;
+    gm_launch_counters k;
+    fill_launch(&k, 0, "k");
+    assert_int_equal(gm_counters_set_push(&set, &k), GM_OK);
+    gm_error err = {{0}};
+    assert_int_equal(gm_counters_write_file(path, &set, &err), GM_OK);
+    char *text = test_read_file(path);
+    assert_non_null(strstr(text, "# gpuq counters v2\n"));
+    assert_non_null(strstr(text, ",shared_bytes,sm__cycles_active.sum,"
+                                 "smsp__inst_executed_op_shared_atom_dot_cas.sum,split_valid,"));
+    free(text);
+    gm_counters_set back;
+    assert_int_equal(gm_counters_load(path, &back, &err), GM_OK);
+    assert_int_equal(back.meta.n_metrics, 2);
+    assert_int_equal(back.meta.metric_rows[0], GM_M_CYCLES_SUM);
+    assert_true(back.launches[0].metric[GM_M_CYCLES_SUM] == set.launches[0].metric[GM_M_CYCLES_SUM]);
+    assert_true(back.launches[0].metric[GM_M_N_CAS] == set.launches[0].metric[GM_M_N_CAS]);
+    assert_true(isnan(back.launches[0].metric[GM_M_N_ATOM])); /* not in the file */
+    gm_counters_set_clear(&back);
+    /* a row outside the table is refused */
+    set.meta.metric_rows[1] = (int)gm_metric_count();
+    assert_int_equal(gm_counters_write_file(path, &set, &err), GM_ERR_INVALID_ARG);
+    gm_counters_set_clear(&set);
+    unlink(path);
+}
+
+/* A v1 file (the 13 atomic metrics under their short names) loads with the
+ * same values as the v2 file written from it. */
+static void test_v1_and_v2_load_alike(void **state)
+{
+    (void)state;
+    gm_counters_set v1, v2;
+    gm_error err = {{0}};
+    assert_int_equal(gm_counters_load(DATA "valid.csv", &v1, &err), GM_OK);
+    char *text = test_read_file(DATA "valid.csv");
+    assert_non_null(strstr(text, "# gpuq counters v1\n"));
+    free(text);
+    assert_int_equal(v1.meta.n_metrics, GM_M_ATOMIC_ROWS);
+    char path[512];
+    temp_path(path, sizeof path, "v2");
+    assert_int_equal(gm_counters_write_file(path, &v1, &err), GM_OK);
+    assert_int_equal(gm_counters_load(path, &v2, &err), GM_OK);
+    assert_int_equal(v2.count, v1.count);
+    for (size_t i = 0; i < v1.count; i++)
+        for (int m = 0; m < GM_METRIC_COUNT; m++) {
+            double a = v1.launches[i].metric[m], b = v2.launches[i].metric[m];
+            assert_true((isnan(a) && isnan(b)) || a == b);
+        }
+    gm_counters_set_clear(&v1);
+    gm_counters_set_clear(&v2);
+    unlink(path);
+}
+
+/* v2 header problems: a short name where a metric name belongs, a metric
+ * twice; a metric this gpuq does not know is skipped. */
+static void test_v2_header_by_name(void **state)
+{
+    (void)state;
+    static const char head[] = "# gpuq counters v2\n# device_name: g\n# compute_capability: 9.0\n"
+                               "# sm_count: 2\n# max_warps_per_sm: 4\n# pid: 77\n# passes: 2\n"
+                               "launch_id,kernel,mangled,device,grid_x,grid_y,grid_z,block_x,"
+                               "block_y,block_z,regs,shared_bytes,";
+    static const char tail[] = ",split_valid,split_add,split_cas,split_popc_inc,split_other\n"
+                               "0,k,k,0,1,1,1,32,1,1,-1,-1,5,7,0,,,,\n";
+    const struct {
+        const char *metrics;
+        gm_status want;
+        const char *msg;
+    } cases[] = {
+        {"sm__cycles_active.sum,future__metric.sum", GM_OK, NULL},
+        {"cycles_sum,future__metric.sum", GM_ERR_PARSE, "expected a metric name"},
+        {"sm__cycles_active.sum,sm__cycles_active.sum", GM_ERR_DUPLICATE, "given twice"},
+    };
+    char path[512];
+    temp_path(path, sizeof path, "v2head");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "%s%s%s", head, cases[c].metrics, tail);
+        fclose(f);
+        gm_counters_set set;
+        gm_error err = {{0}};
+        assert_int_equal(gm_counters_load(path, &set, &err), cases[c].want);
+        if (cases[c].msg)
+            assert_non_null(strstr(err.msg, cases[c].msg));
+        else {
+            assert_int_equal(set.meta.pid, 77);
+            assert_int_equal(set.meta.passes, 2);
+            assert_int_equal(set.meta.n_metrics, 1);
+            assert_true(set.launches[0].metric[GM_M_CYCLES_SUM] == 5);
+            gm_counters_set_clear(&set);
+        }
+    }
+    unlink(path);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v2_chosen_columns),
+        cmocka_unit_test(test_v1_and_v2_load_alike),
+        cmocka_unit_test(test_v2_header_by_name),
         cmocka_unit_test(test_launch_init_marks_everything_unknown),
         cmocka_unit_test(test_set_names_copies_and_replaces),
         cmocka_unit_test(test_set_push_takes_ownership_and_grows),
