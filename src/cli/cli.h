@@ -98,9 +98,9 @@ enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY, CLI_OPT_SECTION, CL
     "      --force           use --table even if it was measured on another GPU\n"            \
     "      --section NAME    report only this section (repeatable; 'gpuq model --sections'\n"  \
     "                        lists them); default: every section whose inputs exist\n"        \
-    "  -m, --model [U:]V     model variant: %s (default: default)\n"                      \
-    "                        of the atomics section; U:V picks variant V of section U\n"      \
-    "                        (repeatable; 'gpuq model --sections' lists the variants)\n"     \
+    "  -m, --model [U:]V     variant V of section U (repeatable; 'gpuq model --sections'\n" \
+    "                        lists them); a bare V is the atomics section's\n"               \
+    "                        model variant: %s (default: default)\n"                         \
     "      --kernel-name-base function|demangled|mangled\n"                                  \
     "                        kernel names in text, as ncu's (default: function); CSV and\n"   \
     "                        JSON carry all three\n"                                          \
@@ -125,5 +125,11 @@ void cli_report_options(const cli_report_opts *r, gm_report_options *out);
  * exit code (0 ok). */
 int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
                      int sm_count, gm_machine *m);
+/* The same with the atomics table already loaded (gpuq profile loads it
+ * while the program runs): it is taken over (freed with m) and no other
+ * is looked for; NULL behaves as cli_machine_load. */
+int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char *gpu_name,
+                          int sm_count, struct gm_table *atomics, const char *atomics_path,
+                          gm_machine *m);
 
 #endif

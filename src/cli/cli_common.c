@@ -206,12 +206,26 @@ static void needed_suites(const cli_report_opts *r, const char **suites, size_t 
 int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
                      int sm_count, gm_machine *m)
 {
+    return cli_machine_load_with(cmd, r, gpu_name, sm_count, NULL, NULL, m);
+}
+
+int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char *gpu_name,
+                          int sm_count, gm_table *atomics, const char *atomics_path,
+                          gm_machine *m)
+{
     const char *suites[2 * GM_MACHINE_MAX_FILES + 1];
     needed_suites(r, suites, sizeof suites / sizeof suites[0]);
     char override[PATH_MAX + 16];
     const char *overrides[2] = {NULL, NULL};
     gm_error err = {{0}};
-    if (r->table) {
+    if (atomics) {
+        /* taken over: the other suites are loaded around it */
+        size_t j = 0;
+        for (size_t i = 0; suites[i]; i++)
+            if (strcmp(suites[i], "atomics") != 0)
+                suites[j++] = suites[i];
+        suites[j] = NULL;
+    } else if (r->table) {
         snprintf(override, sizeof override, "atomics=%s", r->table);
         overrides[0] = override;
     } else if (gpu_name[0]) {
@@ -225,8 +239,20 @@ int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_
         }
     }
     gm_status st = gm_machine_load(m, gpu_name, sm_count, suites, overrides, r->force, &err);
-    if (st != GM_OK)
+    if (st != GM_OK) {
+        gm_table_free(atomics);
         return cli_fail(cmd, st, &err);
+    }
+    if (atomics) {
+        m->atomics = atomics;
+        snprintf(m->atomics_path, sizeof m->atomics_path, "%s", atomics_path ? atomics_path : "");
+        /* the line gm_machine_load wrote for it does not hold */
+        size_t j = 0;
+        for (size_t i = 0; i < m->n_missing; i++)
+            if (strncmp(m->missing[i], "atomics:", 8) != 0)
+                memmove(m->missing[j++], m->missing[i], sizeof m->missing[0]);
+        m->n_missing = j;
+    }
     if (r->table && m->atomics) {
         if (!gpu_name[0])
             cli_error(cmd, "warning: the counters do not name their GPU; %s used unchecked",

@@ -2,6 +2,7 @@
  * explanation when nothing was measured. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuq/model.h"
@@ -35,39 +36,45 @@ static gm_table *take_prefetched(table_prefetch *tp, const profile_opts *o,
     return table;
 }
 
+/* The report through the registered units (cmd_model's path): every section
+ * whose machine data exists, the atomics table prefetched during the run
+ * when it is the right one.  model: the atomics variant, already checked
+ * (o->r carries every -m and --section). */
 int prof_report(const profile_opts *o, const gm_counters_set *set,
                 const gm_model_options *model, table_prefetch *prefetch)
 {
-    gm_error err = {{0}};
+    (void)model;
     char table_path[PATH_MAX];
     gm_table *table = take_prefetched(prefetch, o, set, table_path, sizeof table_path);
-    gm_status st = table ? GM_OK
-                         : cli_table_resolve(o->r.table, set->meta.device_name, set->meta.sm_count,
-                                             o->r.force, &table, table_path, sizeof table_path,
-                                             &err);
-    if (st != GM_OK) {
-        int rc = cli_fail(CMD, st, &err);
+    gm_machine *machine = calloc(1, sizeof *machine);
+    if (!machine) {
+        gm_table_free(table);
+        cli_error(CMD, "out of memory");
+        return GPUQ_EXIT_INPUT;
+    }
+    int rc = cli_machine_load_with(CMD, &o->r, set->meta.device_name, set->meta.sm_count, table,
+                                   table_path, machine);
+    int no_report = rc != GPUQ_EXIT_OK; /* no machine data, or nothing to report */
+    if (rc == GPUQ_EXIT_OK) {
+        gm_report_options ro;
+        cli_report_options(&o->r, &ro);
+        gm_report_file file = {.set = set, .path = o->counters};
+        gm_report rep;
+        gm_error err = {{0}};
+        gm_status st = gm_report_make(&rep, &file, 1, machine, &ro, &err);
+        if (st == GM_OK) {
+            rc = cli_write_report(CMD, o->r.output, &rep, o->r.format);
+            gm_report_free(&rep);
+        } else {
+            rc = cli_fail(CMD, st, &err);
+            no_report = 1;
+        }
+    }
+    if (no_report && o->counters)
         cli_error(CMD, "the counters are kept in %s: 'gpuq model %s --table FILE' reports them "
                   "once a table is at hand", o->counters, o->counters);
-        return rc;
-    }
-    if (o->r.table && o->r.force &&
-        cli_table_check(table, table_path, set->meta.device_name, set->meta.sm_count, NULL) !=
-            GM_OK)
-        cli_error(CMD, "warning: --force: %s was measured on %s with %d SMs, the counters come "
-                  "from %s with %d SMs", table_path, table->meta.gpu_name, table->meta.sm_count,
-                  set->meta.device_name, set->meta.sm_count);
-    gm_report rep;
-    st = gm_report_build(&rep, set, table, table_path, model, &err);
-    int rc;
-    if (st != GM_OK) {
-        rc = cli_fail(CMD, st, &err);
-    } else {
-        rep.summary = o->r.summary;
-        rc = cli_write_report(CMD, o->r.output, &rep, o->r.format);
-        gm_report_free(&rep);
-    }
-    gm_table_free(table);
+    gm_machine_free(machine);
+    free(machine);
     return rc;
 }
 
