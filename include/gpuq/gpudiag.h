@@ -208,6 +208,7 @@ typedef struct gm_gd_policy_stats {
     size_t events;
     double mean_run;        /* issues in a row by the same warp */
     double cyclic_frac;     /* switches to the next warp in cyclic order */
+    double cyclic_down_frac;/* switches to the next warp in descending cyclic order */
     double oldest_frac;     /* switches to the lowest-numbered other warp not yet done */
     gm_gd_policy policy;
 } gm_gd_policy_stats;
@@ -215,8 +216,9 @@ typedef struct gm_gd_policy_stats {
 /* Classifies the issue log of the warps of one scheduler (any order; it is
  * sorted by clock, ties by warp).  steps: logged issues per warp (a warp is
  * done after its last).  GTO when mean_run >= 2; else OF when oldest_frac
- * >= 0.9 and above cyclic_frac (two warps alternating fit both); else RR
- * when cyclic_frac >= 0.6; else unknown. */
+ * >= 0.9 and above both cyclic fractions (two warps alternating fit both);
+ * else RR when the larger cyclic fraction (either direction: Hopper walks
+ * its warps downwards) is >= 0.6; else unknown. */
 gm_status gm_gd_classify_policy(const gm_gd_issue *log, size_t n, int steps,
                                 gm_gd_policy_stats *out, gm_error *err);
 

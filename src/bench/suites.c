@@ -8,11 +8,13 @@
 extern const gb_suite gb_suite_atomics; /* paper 000: shared-memory atomics (suite_atomics.c) */
 extern const gb_suite gb_suite_gatomics; /* paper 002: global-memory atomics (suite_gatomics.c) */
 extern const gb_suite gb_suite_throughput; /* paper 004: Zhang & Owens (suite_throughput.c) */
+extern const gb_suite gb_suite_sched; /* paper 003: GPUDIAG scheduling parameters (suite_sched.c) */
 
 const gb_suite *const gb_suites[] = {
     &gb_suite_atomics,
     &gb_suite_gatomics,
     &gb_suite_throughput,
+    &gb_suite_sched,
     NULL,
 };
 

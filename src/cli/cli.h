@@ -32,6 +32,7 @@ int cmd_profile(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_diag(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* Prints "gpuq: <cmd>: <message>" to stderr (one line). */

@@ -16,6 +16,7 @@ static const command commands[] = {
     {"profile", cmd_profile, "run a program, collect counters per kernel, report atomic utilization"},
     {"model", cmd_model, "apply the model to saved counters (no GPU needed)"},
     {"table", cmd_table, "show, validate, convert or plot a calibration table"},
+    {"diag", cmd_diag, "GPUDIAG scheduling parameters of a GPU, measured vs documented (paper 003)"},
     {"version", cmd_version, "print version and build information"},
     {"help", cmd_help, "show help for gpuq or one subcommand"},
 };

@@ -411,7 +411,7 @@ gm_status gm_gd_classify_policy(const gm_gd_issue *log, size_t n, int steps,
         if (nw == 0 || ids[nw - 1] != ids[i])
             ids[nw++] = ids[i];
     /* index of each issue's warp among the distinct ids */
-    size_t runs = 1, switches = 0, cyclic = 0, oldest = 0;
+    size_t runs = 1, switches = 0, cyclic = 0, cyclic_down = 0, oldest = 0;
     size_t prev = 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
@@ -431,6 +431,17 @@ gm_status gm_gd_classify_policy(const gm_gd_issue *log, size_t n, int steps,
             }
             if (nx == k)
                 cyclic++;
+            /* the same, walking the warps downwards */
+            size_t nd = prev;
+            for (size_t j = 1; j <= nw; j++) {
+                size_t c = (prev + nw - j) % nw;
+                if (done[c] < steps) {
+                    nd = c;
+                    break;
+                }
+            }
+            if (nd == k)
+                cyclic_down++;
             size_t lo = 0; /* the oldest other warp not yet done */
             while (lo < nw && (done[lo] >= steps || lo == prev))
                 lo++;
@@ -443,12 +454,14 @@ gm_status gm_gd_classify_policy(const gm_gd_issue *log, size_t n, int steps,
     out->events = n;
     out->mean_run = (double)n / (double)runs;
     out->cyclic_frac = switches ? (double)cyclic / switches : NAN;
+    out->cyclic_down_frac = switches ? (double)cyclic_down / switches : NAN;
     out->oldest_frac = switches ? (double)oldest / switches : NAN;
+    double cyc = out->cyclic_down_frac > out->cyclic_frac ? out->cyclic_down_frac : out->cyclic_frac;
     if (out->mean_run >= 2.0)
         out->policy = GM_GD_POLICY_GTO;
-    else if (out->oldest_frac >= 0.9 && out->oldest_frac > out->cyclic_frac)
+    else if (out->oldest_frac >= 0.9 && out->oldest_frac > cyc)
         out->policy = GM_GD_POLICY_OF;
-    else if (out->cyclic_frac >= 0.6)
+    else if (cyc >= 0.6)
         out->policy = GM_GD_POLICY_RR;
     else
         out->policy = GM_GD_POLICY_UNKNOWN;

@@ -21,7 +21,10 @@ expect=$("$gpuq" calibrate --sass-expect) || { echo "FAIL: $gpuq calibrate --sas
 [ -n "$expect" ] || { echo "FAIL: no SASS expectations listed"; exit 1; }
 tmp=$(mktemp /tmp/gpuq_sass.XXXXXX) || exit 1
 trap 'rm -f "$tmp"' EXIT
-"$cuobjdump" -sass "$gpuq" "$@" >"$tmp" 2>&1 || { echo "FAIL: $cuobjdump -sass $gpuq $*"; cat "$tmp"; exit 1; }
+# one file per cuobjdump call (it reads only the first of several)
+for f in "$gpuq" "$@"; do
+  "$cuobjdump" -sass "$f" 2>&1 || { echo "FAIL: $cuobjdump -sass $f"; exit 1; }
+done >"$tmp" || { cat "$tmp"; exit 1; }
 
 # One line per function: name, then every mnemonic (predicate dropped).
 ops=$(awk '

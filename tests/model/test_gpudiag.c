@@ -313,6 +313,14 @@ static void test_policy(void **state)
     assert_int_equal(st.policy, GM_GD_POLICY_RR);
     NEAR(st.mean_run, 1);
     NEAR(st.cyclic_frac, 1);
+    /* round robin walking down, as the H100 issues: 7, 6, .., 0, 7, .. */
+    for (int i = 0; i < 32; i++)
+        log[i] = (gm_gd_issue){7 - i % 8, i};
+    assert_int_equal(gm_gd_classify_policy(log, 32, 4, &st, NULL), GM_OK);
+    assert_int_equal(st.policy, GM_GD_POLICY_RR);
+    NEAR(st.cyclic_down_frac, 1);
+    /* upwards only the last switch, 1 -> 0, fits (0 is the only warp left) */
+    NEAR(st.cyclic_frac, 1.0 / 31);
     /* greedy: each warp's 4 issues in a row: runs of 4 */
     for (int i = 0; i < 32; i++)
         log[i] = (gm_gd_issue){i / 4, i};

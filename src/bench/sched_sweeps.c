@@ -1,0 +1,437 @@
+/* Suite "sched": the state-buffer tests (N_slot by the global semaphore,
+ * Sec. 3.2.3, Fig. 3.4, Eq. 3.9-3.13), Hopper's clusters, and the
+ * end-to-end kernel times T(g,b) of Sec. 4.3.3. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_suite.h"
+
+#define GS_QUIET_NS 100000u  /* the watcher's "nobody arrived for" window */
+#define GS_NSLOT_BOUND 64    /* blocks per SM the count launch offers at most */
+#define GS_TGB_REPS 3
+
+unsigned gs_fu_iters(const gb_fu_op *op);
+
+/* Blocks co-resident on the whole GPU (gd_count, mode 0): the watcher's count. */
+static gm_status count_coresident(gs_ctx *c, gb_kern *k, unsigned B, unsigned dyn,
+                                  unsigned cluster, unsigned G, long *total, gm_error *err)
+{
+    uint32_t v = 0;
+    gb_launch l = {{G, 1, 1}, {B, 1, 1}, cluster, dyn, c->out, c->sync, c->data, GS_QUIET_NS, G};
+    gm_status st = gs_reset_sync(c, err);
+    if (st == GM_OK)
+        st = gb_jit_zero(c->j, c->out, 8, err);
+    if (st == GM_OK)
+        st = gb_jit_run(c->j, k, &l, c->timeout_s, NULL, err);
+    if (st == GM_OK)
+        st = gb_jit_read(c->j, &v, c->out, 4, err);
+    *total = (long)v;
+    return st;
+}
+
+static unsigned count_grid(const gs_ctx *c)
+{
+    return (unsigned)(c->n_mp * (GS_NSLOT_BOUND + 1));
+}
+
+typedef struct pts {
+    gm_gd_point p[256];
+    size_t n;
+} pts;
+
+/* One N_slot point: measured, the occupancy API beside it, a row. */
+static gm_status nslot_point(gs_ctx *c, gb_kern *k, const char *name, int b, long s, int regs,
+                             pts *into, int *api_diff, int *not_div, gm_error *err)
+{
+    long total;
+    int api = -1;
+    gm_status st = count_coresident(c, k, 32u * (unsigned)b, (unsigned)s, 0, count_grid(c), &total, err);
+    if (st == GM_ERR_RANGE) /* refused: the block does not fit at all */
+        return gs_row(c, "nslot", name, b, s, regs, 0, NAN, 0, "launch refused", err);
+    if (st != GM_OK)
+        return st;
+    gm_error e;
+    gb_kern_occupancy(k, 32 * b, (int)s, &api, &e);
+    gm_gd_point pt = {.b = b, .s = s, .r = regs, .total = total};
+    gm_gd_point_from_total(&pt, c->n_mp);
+    if (into->n < sizeof into->p / sizeof into->p[0])
+        into->p[into->n++] = pt;
+    if (api >= 0 && api != pt.nslot)
+        (*api_diff)++;
+    if (pt.not_divisible)
+        (*not_div)++;
+    gs_progress(c, 1, "state buffers");
+    return gs_row(c, "nslot", name, b, s, regs, pt.nslot, api >= 0 ? api : NAN, (double)total,
+                  pt.not_divisible ? "total not divisible by n_mp" : "", err);
+}
+
+/* Fig. 3.4 as printed: every block waits for G or times out after 2 ms.
+ * Run at the measured total (all fit: no timeout) and one more (cannot all
+ * be co-resident: must end by itself, with the timeout flag). */
+static gm_status semaphore_check(gs_ctx *c, const char *name, int b, long s, long total,
+                                 gm_error *err)
+{
+    gb_kern *k = NULL;
+    gm_status st0;
+    if (gb_ptx_count(c->ptx, GS_PTX_MAX, c->cc, s > 0 ? -1 : 0, 0, 0, 1) < 0)
+        return gm_fail(err, GM_ERR_NOMEM, "PTX too long");
+    if ((st0 = gs_load(c, "gd_count", &k, err)) != GM_OK)
+        return st0;
+    if (s > 0 && (st0 = gb_kern_set_dyn_smem(k, (int)s, err)) != GM_OK) {
+        gb_kern_free(k);
+        return st0;
+    }
+    for (long G = total; G <= total + 1; G++) {
+        uint32_t flag[2] = {0, 0};
+        double ms = NAN;
+        gb_launch l = {{(unsigned)G, 1, 1}, {32u * (unsigned)b, 1, 1}, 0, (unsigned)s,
+                       c->out, c->sync, c->data, 2000000u, (unsigned)G};
+        gm_status st = gs_reset_sync(c, err);
+        if (st == GM_OK)
+            st = gb_jit_run(c->j, k, &l, c->timeout_s, &ms, err);
+        if (st == GM_OK)
+            st = gb_jit_read(c->j, flag, c->sync, 8, err);
+        if (st != GM_OK) {
+            gb_kern_free(k);
+            return st;
+        }
+        gs_row(c, "sema", name, G, b, s, flag[1] == 2 ? 1 : 0, NAN, ms,
+               flag[1] == 2 ? "timed out; ended by itself" : "all arrived", err);
+    }
+    gb_kern_free(k);
+    return GM_OK;
+}
+
+static gm_status load_count(gs_ctx *c, long smem, int regs, gb_kern **k, gm_error *err)
+{
+    if (gb_ptx_count(c->ptx, GS_PTX_MAX, c->cc, smem, regs, regs, 0) < 0)
+        return gm_fail(err, GM_ERR_NOMEM, "PTX too long");
+    return gs_load(c, "gd_count", k, err);
+}
+
+static const long s_cands[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048};
+#define N_SCANDS (sizeof s_cands / sizeof s_cands[0])
+
+/* Eq. 3.12, 3.13 and the s_min / r_min search; both forms recorded. */
+static void derive(gs_ctx *c, const pts *wsb, const pts *shm, const pts *rf, gm_error *err)
+{
+    int N1 = 0, N2 = 0;
+    const gb_dev *d = &c->dev;
+    if (gm_gd_derive_wsb(wsb->p, wsb->n, &N1, &N2, NULL) != GM_OK)
+        return;
+    gs_row(c, "param", "N1", NAN, NAN, NAN, N1, d->max_blocks_per_sm, NAN, "Eq. 3.12", err);
+    gs_row(c, "param", "N2", NAN, NAN, NAN, N2, d->max_threads_per_sm / 32.0, NAN, "Eq. 3.12", err);
+    static const long res[] = {0, 256, 512, 1024, 2048};
+    long S = 0, smin = 0, bS = 0, bsmin = 0, bres = 0;
+    int mis, best = -1, paper_mis = -1;
+    for (size_t i = 0; i < sizeof res / sizeof res[0] && shm->n; i++) {
+        if (gm_gd_derive_shm(shm->p, shm->n, N1, res[i], s_cands, N_SCANDS, &S, &smin, &mis,
+                             NULL) != GM_OK)
+            continue;
+        if (i == 0) {
+            paper_mis = mis;
+            gs_row(c, "param", "S_paper", NAN, NAN, NAN, S, d->smem_per_sm, smin,
+                   "paper form: extra = s_min", err);
+        }
+        if (best < 0 || mis < best) {
+            best = mis;
+            bS = S;
+            bsmin = smin;
+            bres = res[i];
+        }
+    }
+    gs_row(c, "param", "S", NAN, NAN, NAN, bS, d->smem_per_sm, NAN, "Eq. 3.13", err);
+    gs_row(c, "param", "s_min", NAN, NAN, NAN, bsmin, NAN, NAN, "Eq. 3.10 consistency", err);
+    gs_row(c, "param", "s_res", NAN, NAN, NAN, bres, d->reserved_smem_per_block, NAN,
+           "reserved per block that explains the most points", err);
+    gs_row(c, "param", "shm_mismatch_paper", NAN, NAN, NAN, paper_mis, NAN, (double)shm->n, "", err);
+    gs_row(c, "param", "shm_mismatch_hopper", NAN, NAN, NAN, best, NAN, (double)shm->n, "", err);
+    long R = 0, rmin = 0, bR = 0, brmin = 0;
+    int bparts = 1, rbest = -1, rpaper = -1;
+    static const int parts[] = {1, 2, 4};
+    for (size_t i = 0; i < 3 && rf->n; i++) {
+        if (gm_gd_derive_rf(rf->p, rf->n, 32, N1, N2, parts[i], s_cands, N_SCANDS, &R, &rmin, &mis,
+                            NULL) != GM_OK)
+            continue;
+        if (i == 0) {
+            rpaper = mis;
+            gs_row(c, "param", "R_paper", NAN, NAN, NAN, R, d->regs_per_sm, rmin,
+                   "paper form: extra = r_min", err);
+        }
+        if (rbest < 0 || mis < rbest) {
+            rbest = mis;
+            bR = R;
+            brmin = rmin;
+            bparts = parts[i];
+        }
+    }
+    gs_row(c, "param", "R", NAN, NAN, NAN, bR, d->regs_per_sm, NAN, "Eq. 3.13", err);
+    gs_row(c, "param", "r_min", NAN, NAN, NAN, brmin, NAN, NAN, "Eq. 3.11 consistency, per warp", err);
+    gs_row(c, "param", "r_parts", NAN, NAN, NAN, bparts, NAN, NAN, "register-file partitions", err);
+    gs_row(c, "param", "rf_mismatch_paper", NAN, NAN, NAN, rpaper, NAN, (double)rf->n, "", err);
+    gs_row(c, "param", "rf_mismatch_hopper", NAN, NAN, NAN, rbest, NAN, (double)rf->n, "", err);
+    gm_gd_params p = {.w = 32, .n_mp = c->n_mp, .N1 = N1, .N2 = N2, .S = bS, .s_min = bsmin,
+                      .s_res = bres, .R = bR, .r_min = brmin, .r_parts = bparts,
+                      .form = GM_GD_FORM_HOPPER};
+    c->params = p;
+    c->have_params = 1;
+}
+
+gm_status gs_test_nslot(gs_ctx *c, gm_error *err)
+{
+    pts *wsb = calloc(1, sizeof *wsb), *shm = calloc(1, sizeof *shm), *rf = calloc(1, sizeof *rf);
+    gb_kern *k = NULL;
+    gm_status st = GM_OK;
+    int api_diff = 0, not_div = 0;
+    if (!wsb || !shm || !rf) {
+        st = gm_fail(err, GM_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (c->n_mp <= 0) {
+        st = gm_fail(err, GM_ERR_MISSING, "N_slot needs n_mp (num mp test)");
+        goto done;
+    }
+    int bmax = c->L_TB > 0 ? c->L_TB / 32 : 32;
+    /* warp-slot buffer (Eq. 3.9): s = 0, few registers */
+    if ((st = load_count(c, 0, 0, &k, err)) != GM_OK)
+        goto done;
+    int base_regs = gb_kern_regs(k);
+    for (int b = 1; b <= bmax && st == GM_OK; b++) {
+        if (c->quick && !(b <= 4 || b == 8 || b == 16 || b == 21 || b == 32))
+            continue;
+        st = nslot_point(c, k, "wsb", b, 0, base_regs, wsb, &api_diff, &not_div, err);
+    }
+    if (st == GM_OK && wsb->n)
+        st = semaphore_check(c, "wsb", 1, 0, wsb->p[0].total, err);
+    gb_kern_free(k);
+    k = NULL;
+    /* shared memory (Eq. 3.10): b = 1, dynamic s around every N_slot edge */
+    if (st == GM_OK && (st = load_count(c, -1, 0, &k, err)) == GM_OK)
+        st = gb_kern_set_dyn_smem(k, c->dev.smem_per_block_optin, err);
+    long smax = c->dev.smem_per_block_optin, S_doc = c->dev.smem_per_sm;
+    for (int n = 1; n <= 32 && st == GM_OK; n++) {
+        if (c->quick && !(n <= 3 || n == 5 || n == 8 || n == 16 || n == 32))
+            continue;
+        long edge = S_doc / n - c->dev.reserved_smem_per_block;
+        long offs[4] = {0, -64, -200, 1};
+        for (int o = 0; o < (c->quick ? 2 : 4) && st == GM_OK; o++) {
+            long s = edge + offs[o];
+            if (s < 1 || s > smax)
+                continue;
+            st = nslot_point(c, k, "shm", 1, s, base_regs, shm, &api_diff, &not_div, err);
+        }
+    }
+    if (st == GM_OK && shm->n)
+        st = semaphore_check(c, "shm", 1, shm->p[0].s, shm->p[0].total, err);
+    gb_kern_free(k);
+    k = NULL;
+    /* register file (Eq. 3.11): s = 0, kernels holding r registers */
+    static const int rs[] = {32, 40, 48, 56, 64, 72, 80, 96, 128, 168, 200, 255};
+    static const int bs[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0] && st == GM_OK; i++) {
+        if (c->quick && !(rs[i] == 32 || rs[i] == 72 || rs[i] == 128 || rs[i] == 255))
+            continue;
+        if ((st = load_count(c, 0, rs[i], &k, err)) != GM_OK)
+            break;
+        int regs = gb_kern_regs(k);
+        for (size_t j = 0; j < sizeof bs / sizeof bs[0] && st == GM_OK; j++) {
+            if (bs[j] > bmax || (c->quick && !(bs[j] == 1 || bs[j] == 3 || bs[j] == 8 || bs[j] == 32)))
+                continue;
+            st = nslot_point(c, k, "rf", bs[j], 0, regs, rf, &api_diff, &not_div, err);
+        }
+        gb_kern_free(k);
+        k = NULL;
+        if (gs_stop(c))
+            st = gm_fail(err, GM_ERR_INTERRUPTED, "stopped in the state-buffer test");
+    }
+    if (st == GM_OK) {
+        derive(c, wsb, shm, rf, err);
+        gs_row(c, "param", "nslot_api_diff", NAN, NAN, NAN, api_diff, 0,
+               (double)(wsb->n + shm->n + rf->n), "points where N_slot != occupancy API", err);
+        gs_row(c, "param", "nslot_not_divisible", NAN, NAN, NAN, not_div, 0,
+               (double)(wsb->n + shm->n + rf->n), "totals not divisible by n_mp", err);
+    }
+done:
+    gb_kern_free(k);
+    free(wsb);
+    free(shm);
+    free(rf);
+    return st;
+}
+
+/* Clusters (Hopper, beyond the paper): the largest cluster a launch
+ * accepts, portable and with the opt-in, and how many clusters of one
+ * block per SM are co-resident, beside cuOccupancyMaxActiveClusters. */
+gm_status gs_test_clusters(gs_ctx *c, gm_error *err)
+{
+    gb_kern *k = NULL;
+    gm_status st = load_count(c, -1, 0, &k, err);
+    if (st != GM_OK)
+        return st;
+    int maxk[2] = {0, 0};
+    for (int np = 0; np < 2 && st == GM_OK; np++) {
+        if (np && (st = gb_kern_set_nonportable(k, 1, err)) != GM_OK)
+            break;
+        for (unsigned kk = 1; kk <= 32; kk++) {
+            gb_launch l = {{kk, 1, 1}, {32, 1, 1}, kk, 0, c->out, c->sync, c->data, 1000, kk};
+            gm_error e;
+            gs_reset_sync(c, &e);
+            gm_status r = gb_jit_run(c->j, k, &l, c->timeout_s, NULL, &e);
+            if (r == GM_OK)
+                maxk[np] = (int)kk;
+            else if (r != GM_ERR_RANGE) {
+                *err = e;
+                st = r;
+                break;
+            }
+        }
+    }
+    if (st == GM_OK) {
+        gs_row(c, "param", "cluster_max_portable", NAN, NAN, NAN, maxk[0], 8, NAN,
+               "doc: programming guide, portable cluster size", err);
+        gs_row(c, "param", "cluster_max_nonportable", NAN, NAN, NAN, maxk[1], 16, NAN,
+               "doc: programming guide, H100 with the non-portable opt-in", err);
+    }
+    /* one block per SM: shared memory above half the SM's */
+    unsigned dyn = (unsigned)c->dev.smem_per_block_optin;
+    if (st == GM_OK)
+        st = gb_kern_set_dyn_smem(k, (int)dyn, err);
+    static const unsigned ks[] = {1, 2, 3, 4, 6, 8, 12, 16};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0] && st == GM_OK; i++) {
+        unsigned kk = ks[i];
+        if ((int)kk > maxk[1])
+            continue;
+        unsigned G = kk * ((unsigned)c->n_mp / kk + 2);
+        long total = 0;
+        int api = -1;
+        st = count_coresident(c, k, 32, dyn, kk, G, &total, err);
+        if (st == GM_ERR_RANGE) {
+            st = gs_row(c, "cluster", "", kk, NAN, NAN, NAN, NAN, NAN, "launch refused", err);
+            continue;
+        }
+        gb_launch l = {{G, 1, 1}, {32, 1, 1}, kk, dyn, c->out, c->sync, c->data, GS_QUIET_NS, G};
+        gm_error e;
+        gb_kern_max_clusters(c->j, k, &l, &api, &e);
+        if (st == GM_OK)
+            st = gs_row(c, "cluster", "", kk, NAN, NAN, (double)(total / (long)kk),
+                        api >= 0 ? api : NAN, (double)total, "", err);
+        gs_progress(c, 1, "clusters");
+    }
+    gb_kern_free(k);
+    return st;
+}
+
+/* ms of one launch of G blocks of b warps: the two-size delta (n and 2n
+ * iterations) cancels the launch and the kernel's prologue, leaving Eq.
+ * 3.4's N_period -> infinity time; median of GS_TGB_REPS. */
+static gm_status tgb_time(gs_ctx *c, gb_kern *k, unsigned G, int b, unsigned n, double *ms,
+                          double *ms1, gm_error *err)
+{
+    double d[GS_TGB_REPS], one[GS_TGB_REPS];
+    for (int r = 0; r < GS_TGB_REPS; r++) {
+        double t1, t2;
+        gb_launch l = {{G, 1, 1}, {32u * (unsigned)b, 1, 1}, 0, 0, c->out, 0, c->data, n, G};
+        gm_status st = gb_jit_run(c->j, k, &l, c->timeout_s, &t1, err);
+        l.n = 2 * n;
+        if (st == GM_OK)
+            st = gb_jit_run(c->j, k, &l, c->timeout_s, &t2, err);
+        if (st != GM_OK)
+            return st;
+        d[r] = t2 - t1;
+        one[r] = t1;
+    }
+    *ms = gm_gd_median(d, GS_TGB_REPS);
+    *ms1 = gm_gd_median(one, GS_TGB_REPS);
+    return GM_OK;
+}
+
+/* Where the blocks of a launch with one and a half waves ran: per SM, all
+ * its blocks and those that started after the first block of the launch
+ * ended (the tail), from the fu kernel's per-block (smid, start, end). */
+static gm_status tail_log(gs_ctx *c, gb_kern *k, const char *op, long G, int b, unsigned n,
+                          gm_error *err)
+{
+    enum { MAX_SM = 1024 };
+    size_t bytes = 24 * (size_t)G;
+    uint64_t *log = malloc(bytes);
+    long all[MAX_SM] = {0}, tail[MAX_SM] = {0};
+    if (!log)
+        return gm_fail(err, GM_ERR_NOMEM, "out of memory");
+    gb_launch l = {{(unsigned)G, 1, 1}, {32u * (unsigned)b, 1, 1}, 0, 0, c->out, 0, c->data, n,
+                   (unsigned)G};
+    gm_status st = gb_jit_run(c->j, k, &l, c->timeout_s, NULL, err);
+    if (st == GM_OK)
+        st = gb_jit_read(c->j, log, c->out + GB_BLOCKLOG_OFFSET, bytes, err);
+    if (st == GM_OK) {
+        uint64_t first_end = UINT64_MAX;
+        for (long i = 0; i < G; i++)
+            if (log[3 * i + 2] < first_end)
+                first_end = log[3 * i + 2];
+        for (long i = 0; i < G; i++) {
+            uint64_t sm = log[3 * i];
+            if (sm >= MAX_SM)
+                continue;
+            all[sm]++;
+            if (log[3 * i + 1] >= first_end)
+                tail[sm]++;
+        }
+        for (int sm = 0; sm < MAX_SM && st == GM_OK; sm++)
+            if (all[sm])
+                st = gs_row(c, "tail", op, sm, b, (double)G, (double)tail[sm], NAN, (double)all[sm],
+                            "", err);
+    }
+    free(log);
+    return st;
+}
+
+/* Sec. 4.3.3, Fig. 4.5: kernel time over g and b for four instruction
+ * kernels; the prediction is made from these rows by the model (gpuq diag). */
+gm_status gs_test_tgb(gs_ctx *c, gm_error *err)
+{
+    static const char *const ops[] = {"lds", "ffma", "mufu_ex2", "ldg"};
+    static const int bs_full[] = {1, 2, 4, 8, 16, 32}, bs_quick[] = {1, 8, 32};
+    const int *bs = c->quick ? bs_quick : bs_full;
+    int nb = c->quick ? 3 : 6;
+    gm_status st = GM_OK;
+    for (size_t o = 0; o < 4 && st == GM_OK; o++) {
+        const gb_fu_op *op = gb_fu_op_find(ops[o]);
+        char entry[64];
+        gb_kern *k = NULL;
+        snprintf(entry, sizeof entry, "gd_fu_%s", op->name);
+        if (gb_ptx_fu(c->ptx, GS_PTX_MAX, op, c->cc) < 0)
+            return gm_fail(err, GM_ERR_NOMEM, "PTX too long");
+        if ((st = gs_load(c, entry, &k, err)) != GM_OK)
+            return st;
+        unsigned n = gs_fu_iters(op) * 2;
+        double warm, w1;
+        tgb_time(c, k, 1, 1, n, &warm, &w1, err); /* clocks up */
+        for (int bi = 0; bi < nb && st == GM_OK; bi++) {
+            int b = bs[bi], N = 0;
+            gm_error e;
+            if (gb_kern_occupancy(k, 32 * b, 0, &N, &e) != GM_OK || N <= 0)
+                continue;
+            long m = c->n_mp, full = m * N;
+            long Gs[] = {1, m / 2, m, m + 1, full / 2, full - 1, full, full + 1, full + full / 2,
+                         2 * full, 2 * full + m / 2, 3 * full, 4 * full};
+            long prev = -1;
+            for (size_t gi = 0; gi < sizeof Gs / sizeof Gs[0] && st == GM_OK; gi++) {
+                long G = Gs[gi];
+                if (G < 1 || G <= prev || (c->quick && gi % 2))
+                    continue;
+                prev = G;
+                double ms, ms1;
+                if ((st = tgb_time(c, k, (unsigned)G, b, n, &ms, &ms1, err)) != GM_OK)
+                    break;
+                st = gs_row(c, "tgb", op->name, G, b, N, ms, NAN, ms1, "", err);
+                gs_progress(c, 2 * GS_TGB_REPS, "end-to-end T(g,b)");
+            }
+            if (st == GM_OK && (b == 1 || b == 32))
+                st = tail_log(c, k, op->name, full + full / 2, b, n, err);
+        }
+        gb_kern_free(k);
+    }
+    return st;
+}

@@ -1,0 +1,451 @@
+/* gpuq diag: the GPUDIAG parameters of one GPU (paper 003, Table 3.1) from
+ * its machine data (suite "sched"), each beside what the vendor documents,
+ * with a flag on every difference; the end-to-end check of Eq. 3.2
+ * (Sec. 4.3.3); text, CSV or JSON; --plot DIR draws the figures.  Needs no
+ * GPU. */
+#include <dirent.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "diag.h"
+#include "gpuq/gpudiag_data.h"
+#include "gpuq/mdata.h"
+
+#define CMD "diag"
+#define MAX_ITEMS 256
+
+static void print_help(void)
+{
+    printf("usage: gpuq diag [--table FILE | --gpu NAME] [-f text|csv|json] [--form F]\n"
+           "                 [--plot DIR] [-o FILE]\n"
+           "\n"
+           "Shows what 'gpuq calibrate --suite sched' measured on a GPU with GPUDIAG's\n"
+           "microbenchmarks (Kim 2023): kernel limits, throughput of each instruction,\n"
+           "the multiprocessor count, the warp-scheduling policy, the state buffers behind\n"
+           "N_slot, thread-block clusters, and how well Eq. 3.2 predicts measured kernel\n"
+           "times.  Each value stands beside the documented one (device attributes, the\n"
+           "occupancy API, the programming guide); '*' flags a difference.\n"
+           "\n"
+           "options:\n"
+           "      --table FILE   the sched machine data (default: the one shipped for --gpu,\n"
+           "                     or the only one in $GPUQ_TABLE_DIR or the source tables/)\n"
+           "      --gpu NAME     the GPU whose shipped data to show (\"NVIDIA H100 80GB HBM3\")\n"
+           "      --form F       N_slot form for the predictions: hopper (default: reserved\n"
+           "                     shared memory, register-file partitions) or paper (Eq. 3.3)\n"
+           "  -f, --format F     text (default), csv or json\n"
+           "      --plot DIR     also write the figures as SVG into DIR\n"
+           "  -o, --output FILE  write the report there instead of stdout\n"
+           "  -h, --help         this text\n"
+           "\n"
+           "exit codes: 0 ok, 1 usage, 2 bad or missing machine data\n");
+}
+
+typedef struct item {
+    const char *section;
+    char name[64];
+    double measured, documented;
+    int differs;
+    char note[200];
+} item;
+
+typedef struct report {
+    item it[MAX_ITEMS];
+    size_t n;
+} report;
+
+static item *add(report *r, const char *section, const char *name, double m, double d,
+                 double tol, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static item *add(report *r, const char *section, const char *name, double m, double d,
+                 double tol, const char *fmt, ...)
+{
+    if (r->n >= MAX_ITEMS)
+        return NULL;
+    item *i = &r->it[r->n++];
+    i->section = section;
+    snprintf(i->name, sizeof i->name, "%s", name);
+    i->measured = m;
+    i->documented = d;
+    i->differs = !isnan(m) && !isnan(d) && fabs(m - d) > tol * fabs(d);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(i->note, sizeof i->note, fmt, ap);
+    va_end(ap);
+    return i;
+}
+
+static void add_param(report *r, const gm_mdata *md, const char *section, const char *name,
+                      const char *label)
+{
+    double doc;
+    const char *note;
+    double v = gm_gd_data_param(md, name, &doc, &note);
+    if (isnan(v))
+        return;
+    add(r, section, label ? label : name, v, doc, 0, "%s", note ? note : "");
+}
+
+/* rows of one kind, by column name */
+static int colx(const gm_mdata *md, const char *c)
+{
+    return gm_mdata_col(md, c);
+}
+
+static void build(report *r, const gm_gd_data *d, gm_gd_form form)
+{
+    const gm_mdata *md = d->md;
+    static const char *const lim[] = {"L_T_B", "L_B_y", "L_B_z", "L_G_x", "L_G_y", "L_G_z",
+                                      "L_T_G", "L_S_B_static", "L_S_B_dyn", "L_S_B_optin",
+                                      "L_R_T", "L_R_B"};
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+        add_param(r, md, "kernel limits", lim[i], NULL);
+    for (size_t i = 0; i < d->n_ops; i++) {
+        const gm_gd_op *o = &d->ops[i];
+        char name[64];
+        snprintf(name, sizeof name, "%s (%s)", o->name, o->sass);
+        /* throughputs within 5% of the guide count as agreeing */
+        add(r, "functional units", name, o->thr, o->guide, 0.05,
+            "results/clk/SM (Eq. 3.7); P_1 %.2f cycles; s_u %d; peak at c = %d warps", o->fu.P1,
+            o->s_u, o->c_at);
+    }
+    add_param(r, md, "num mp", "n_mp", NULL);
+    int ck = colx(md, "kind"), cn = colx(md, "name"), cx = colx(md, "x"), cy = colx(md, "y"),
+        cz = colx(md, "z"), cv = colx(md, "value"), cd = colx(md, "doc"), ce = colx(md, "extra"),
+        cnote = colx(md, "note");
+    for (size_t row = 0; row < md->n_rows; row++) {
+        const char *k = gm_mdata_text(md, row, ck);
+        if (k && !strcmp(k, "policy")) {
+            item *i = add(r, "warp scheduler", gm_mdata_text(md, row, cn),
+                          gm_mdata_num(md, row, cv), NAN, 0, "%s: mean run %.2f; of switches "
+                          "%.2f to the next warp up, %.2f down, %.2f to the oldest (%g issues)",
+                          gm_mdata_text(md, row, cnote), gm_mdata_num(md, row, cv),
+                          gm_mdata_num(md, row, cx), gm_mdata_num(md, row, ce),
+                          gm_mdata_num(md, row, cy), gm_mdata_num(md, row, cz));
+            (void)i;
+        }
+    }
+    static const char *const sb[] = {"N1", "N2", "S", "s_min", "s_res", "R", "r_min", "r_parts",
+                                     "S_paper", "R_paper", "shm_mismatch_paper",
+                                     "shm_mismatch_hopper", "rf_mismatch_paper",
+                                     "rf_mismatch_hopper", "nslot_api_diff", "nslot_not_divisible"};
+    for (size_t i = 0; i < sizeof sb / sizeof sb[0]; i++)
+        add_param(r, md, "state buffers", sb[i], NULL);
+    /* the model's N_slot (selected form) at every measured point vs the API */
+    if (d->have_params) {
+        int n = 0, diff = 0;
+        for (size_t row = 0; row < md->n_rows; row++) {
+            const char *k = gm_mdata_text(md, row, ck);
+            double api = gm_mdata_num(md, row, cd);
+            if (!k || strcmp(k, "nslot") || isnan(api))
+                continue;
+            int N = gm_gd_nslot(&d->form[form], (int)gm_mdata_num(md, row, cx),
+                                (long)gm_mdata_num(md, row, cy), (long)gm_mdata_num(md, row, cz),
+                                NULL);
+            n++;
+            diff += N != (int)api;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "model_vs_api_%s", gm_gd_form_name(form));
+        add(r, "state buffers", name, diff, 0, 0,
+            "points of %d where Eq. 3.3 (%s form) differs from the occupancy API", n,
+            gm_gd_form_name(form));
+    }
+    add_param(r, md, "clusters", "cluster_max_portable", NULL);
+    add_param(r, md, "clusters", "cluster_max_nonportable", NULL);
+    for (size_t row = 0; row < md->n_rows; row++) {
+        const char *k = gm_mdata_text(md, row, ck);
+        if (k && !strcmp(k, "cluster")) {
+            char name[64];
+            snprintf(name, sizeof name, "clusters_of_%g", gm_mdata_num(md, row, cx));
+            add(r, "clusters", name, gm_mdata_num(md, row, cv), gm_mdata_num(md, row, cd), 0,
+                "co-resident (1 block/SM) vs cuOccupancyMaxActiveClusters; %g blocks",
+                gm_mdata_num(md, row, ce));
+        }
+    }
+    static const char *const e2e[] = {"lds", "ffma", "mufu_ex2", "ldg"};
+    for (size_t i = 0; i < 4; i++) {
+        gm_gd_fit f;
+        if (gm_gd_fit_tgb(d, e2e[i], form, &f, NULL) != GM_OK)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "r_%s", e2e[i]);
+        add(r, "end to end", name, f.r, NAN, 0, "Pearson r of Eq. 3.2 vs measured, %zu points%s",
+            f.n, f.r >= 0.995 ? "" : " (below 0.995)");
+        snprintf(name, sizeof name, "median_err_%s", e2e[i]);
+        add(r, "end to end", name, f.median_err, NAN, 0, "median |pred/meas - 1|; max %.3f",
+            f.max_err);
+        gm_gd_fit_free(&f);
+    }
+    /* the tail wave: how many SMs got blocks after the first ended, and the
+     * most one SM got, against Eq. 3.2's even share ceil(G / n_mp) - N */
+    for (size_t row = 0; row < md->n_rows; row++) {
+        const char *k = gm_mdata_text(md, row, ck);
+        if (!k || strcmp(k, "tail"))
+            continue;
+        const char *op = gm_mdata_text(md, row, cn);
+        int b = (int)gm_mdata_num(md, row, cy);
+        double G = gm_mdata_num(md, row, cz);
+        int sms = 0, most = 0, total = 0;
+        size_t last = row;
+        for (size_t q = row; q < md->n_rows; q++) {
+            const char *kq = gm_mdata_text(md, q, ck), *oq = gm_mdata_text(md, q, cn);
+            if (!kq || strcmp(kq, "tail") || strcmp(oq, op) || (int)gm_mdata_num(md, q, cy) != b ||
+                gm_mdata_num(md, q, cz) != G)
+                break;
+            int t = (int)gm_mdata_num(md, q, cv);
+            sms += t > 0;
+            total += t;
+            most = t > most ? t : most;
+            last = q;
+        }
+        const gm_gd_op *o = gm_gd_data_op(d, op);
+        int N = o && d->have_params ? gm_gd_nslot(&d->form[form], b, o->smem, o->regs, NULL) : 0;
+        long even = N > 0 ? gm_gd_blocks_per_mp((long)G, d->form[form].n_mp) - N : -1;
+        char name[64];
+        snprintf(name, sizeof name, "tail_%s_b%d", op, b);
+        add(r, "end to end", name, most, (double)even, 0,
+            "G = %.0f: %d tail blocks on %d SMs; most on one SM vs Eq. 3.2's even share", G,
+            total, sms);
+        row = last;
+    }
+    (void)cnote;
+}
+
+static void write_text(FILE *out, const report *r, const gm_mdata *md, const char *path)
+{
+    fprintf(out, "GPUDIAG parameters (paper 003) of %s, %d SMs, cc %d.%d, measured %s\n",
+            md->meta.gpu_name, md->meta.sm_count, md->meta.cc_major, md->meta.cc_minor,
+            md->meta.date);
+    fprintf(out, "machine data: %s\n", path);
+    const char *sec = NULL;
+    for (size_t i = 0; i < r->n; i++) {
+        const item *it = &r->it[i];
+        if (!sec || strcmp(sec, it->section)) {
+            sec = it->section;
+            fprintf(out, "\n%s\n  %-28s %16s %16s  %s\n", sec, "parameter", "measured",
+                    "documented", "");
+        }
+        char m[32], d[32];
+        snprintf(m, sizeof m, isnan(it->measured) ? "-" : "%.6g", it->measured);
+        snprintf(d, sizeof d, isnan(it->documented) ? "-" : "%.6g", it->documented);
+        fprintf(out, "  %-28s %16s %16s %s %s\n", it->name, m, d, it->differs ? "*" : " ",
+                it->note);
+    }
+    fprintf(out, "\n* measured differs from documented (throughputs: by more than 5%%)\n");
+}
+
+static void csv_text(FILE *out, const char *s)
+{
+    int q = strpbrk(s, ",\"\n") != NULL;
+    if (!q) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void num(FILE *out, double v, int json)
+{
+    if (isnan(v))
+        fputs(json ? "null" : "", out);
+    else
+        fprintf(out, "%.9g", v);
+}
+
+static void json_text(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", *s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void write_csv(FILE *out, const report *r)
+{
+    fputs("section,parameter,measured,documented,differs,note\n", out);
+    for (size_t i = 0; i < r->n; i++) {
+        const item *it = &r->it[i];
+        csv_text(out, it->section);
+        fputc(',', out);
+        csv_text(out, it->name);
+        fputc(',', out);
+        num(out, it->measured, 0);
+        fputc(',', out);
+        num(out, it->documented, 0);
+        fprintf(out, ",%d,", it->differs);
+        csv_text(out, it->note);
+        fputc('\n', out);
+    }
+}
+
+static void write_json(FILE *out, const report *r, const gm_mdata *md)
+{
+    fputs("{\n  \"gpu\": ", out);
+    json_text(out, md->meta.gpu_name);
+    fprintf(out, ",\n  \"sm_count\": %d,\n  \"date\": ", md->meta.sm_count);
+    json_text(out, md->meta.date);
+    fputs(",\n  \"parameters\": [\n", out);
+    for (size_t i = 0; i < r->n; i++) {
+        const item *it = &r->it[i];
+        fputs("    {\"section\": ", out);
+        json_text(out, it->section);
+        fputs(", \"parameter\": ", out);
+        json_text(out, it->name);
+        fputs(", \"measured\": ", out);
+        num(out, it->measured, 1);
+        fputs(", \"documented\": ", out);
+        num(out, it->documented, 1);
+        fprintf(out, ", \"differs\": %s, \"note\": ", it->differs ? "true" : "false");
+        json_text(out, it->note);
+        fprintf(out, "}%s\n", i + 1 < r->n ? "," : "");
+    }
+    fputs("  ]\n}\n", out);
+}
+
+/* The only sched.csv under dir/<gpu>/ ; 0 none, 1 found, 2 several. */
+static int scan_dir(const char *dir, char *path, size_t len)
+{
+    DIR *d = dir && dir[0] ? opendir(dir) : NULL;
+    int found = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char p[4096];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "%s/%s/sched.csv", dir, e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        fclose(f);
+        if (!found)
+            snprintf(path, len, "%s", p);
+        found++;
+    }
+    closedir(d);
+    return found > 1 ? 2 : found;
+}
+
+int cmd_diag(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"table", required_argument, NULL, 't'}, {"gpu", required_argument, NULL, 'g'},
+        {"form", required_argument, NULL, 'F'},  {"format", required_argument, NULL, 'f'},
+        {"plot", required_argument, NULL, 'p'},  {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    const char *table = NULL, *gpu = NULL, *plot = NULL, *output = NULL;
+    gm_format fmt = GM_FORMAT_TEXT;
+    gm_gd_form form = GM_GD_FORM_HOPPER;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":hf:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': print_help(); return GPUQ_EXIT_OK;
+        case 't': table = optarg; break;
+        case 'g': gpu = optarg; break;
+        case 'p': plot = optarg; break;
+        case 'o': output = optarg; break;
+        case 'F':
+            if (gm_gd_form_parse(optarg, &form) != GM_OK)
+                return cli_usage_error(CMD, "--form: '%s' is not hopper or paper", optarg);
+            break;
+        case 'f':
+            if (gm_format_parse(optarg, &fmt) != GM_OK)
+                return cli_usage_error(CMD, "--format: '%s' is not text, csv or json", optarg);
+            break;
+        case ':': return cli_usage_error(CMD, "%s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (table && gpu)
+        return cli_usage_error(CMD, "--table and --gpu exclude each other");
+    char path[4096];
+    gm_error err = {{0}};
+    gm_status st;
+    if (table) {
+        snprintf(path, sizeof path, "%s", table);
+    } else if (gpu) {
+        gm_mdata_set_search_dirs(NULL, GPUQ_SOURCE_DIR "/tables");
+        if ((st = gm_mdata_find(gpu, 0, "sched", "sched.csv", path, sizeof path, &err)) != GM_OK)
+            return cli_fail(CMD, st, &err);
+    } else {
+        int n = scan_dir(getenv("GPUQ_TABLE_DIR"), path, sizeof path);
+        if (n == 0)
+            n = scan_dir(GPUQ_SOURCE_DIR "/tables", path, sizeof path);
+        if (n != 1) {
+            cli_error(CMD, n ? "machine data of several GPUs: choose one with --gpu or --table"
+                             : "no sched machine data found (run 'gpuq calibrate --suite sched')");
+            return GPUQ_EXIT_INPUT;
+        }
+    }
+    gm_mdata *md = NULL;
+    if ((st = gm_mdata_load(path, &md, &err)) != GM_OK)
+        return cli_fail(CMD, st, &err);
+    if (strcmp(md->meta.suite, "sched") != 0) {
+        cli_error(CMD, "%s holds suite '%s', not 'sched'", path, md->meta.suite);
+        gm_mdata_free(md);
+        return GPUQ_EXIT_INPUT;
+    }
+    gm_gd_data *d = malloc(sizeof *d);
+    report *r = calloc(1, sizeof *r);
+    int rc = GPUQ_EXIT_OK;
+    if (!d || !r) {
+        cli_error(CMD, "out of memory");
+        rc = GPUQ_EXIT_INPUT;
+        goto done;
+    }
+    if ((st = gm_gd_data_load(md, d, &err)) != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+        goto done;
+    }
+    build(r, d, form);
+    FILE *out = stdout;
+    if (output && strcmp(output, "-") && !(out = fopen(output, "w"))) {
+        cli_error(CMD, "%s: cannot write", output);
+        rc = GPUQ_EXIT_INPUT;
+        goto done;
+    }
+    if (fmt == GM_FORMAT_CSV)
+        write_csv(out, r);
+    else if (fmt == GM_FORMAT_JSON)
+        write_json(out, r, md);
+    else
+        write_text(out, r, md, path);
+    if (out != stdout && fclose(out) != 0) {
+        cli_error(CMD, "%s: write failed", output);
+        rc = GPUQ_EXIT_INPUT;
+    }
+    if (rc == GPUQ_EXIT_OK && plot) {
+        int n = 0;
+        if ((st = diag_plot(d, form, plot, &n, &err)) != GM_OK)
+            rc = cli_fail(CMD, st, &err);
+        else
+            fprintf(stderr, "diag: %d figures in %s\n", n, plot);
+    }
+done:
+    free(r);
+    free(d);
+    gm_mdata_free(md);
+    return rc;
+}
