@@ -46,6 +46,7 @@ Python 3 standard library only: runs on the CPU machine too.
 """
 import argparse
 import csv
+import gzip
 import io
 import math
 import os
@@ -89,12 +90,21 @@ NCU_METRICS = {
     "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum": "shared_pending",
     "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum": "shared_inst",
     "sm__average_inst_latency_pipe_lsu_mem_shared_cmd_read.ratio": "shared_latency",
+    # The atomic-latency quantity (include/gpuq/atomic_latency.h, latency.py),
+    # and the counter its derived denominator stands in for.
+    "smsp__warps_issue_stalled_short_scoreboard.sum": "stall_short_scoreboard",
+    "smsp__warps_issue_stalled_mio_throttle.sum": "stall_mio_throttle",
+    "smsp__warps_active.sum": "warps_active",
 }
 RAW_COLUMNS = list(NCU_METRICS.values())
+# Any other stall reason a run collected (STALL_METRICS=all in run.sh) is
+# kept as stall_<reason>.
+STALL_PREFIX = "smsp__warps_issue_stalled_"
 
 # Per-variant columns copied from gpuq model's CSV (src/model/report_csv.c: the
 # atomics section's "atomics.<name>" columns, read under their plain names).
-VARIANT_COLUMNS = ("U", "B", "T", "n", "e", "c", "S", "N", "U_lo", "U_hi", "notes", "verdict")
+VARIANT_COLUMNS = ("U", "B", "T", "n", "e", "c", "S", "N", "U_lo", "U_hi", "notes", "verdict", "L", "kind")
+TEXT_VARIANT_COLUMNS = ("notes", "verdict", "kind")
 
 
 class AnalyzeError(Exception):
@@ -104,6 +114,9 @@ class AnalyzeError(Exception):
 # --------------------------------------------------------------------- input
 
 def read_text(path):
+    if path.endswith(".gz"):
+        with gzip.open(path, "rt", newline="") as f:
+            return f.read()
     with open(path, newline="") as f:
         return f.read()
 
@@ -137,7 +150,10 @@ def read_ncu_long(path_or_text, from_text=False):
             continue
         lid = int(row["ID"])
         rec = launches.setdefault(lid, {"launch_id": lid, "kernel": row.get("Kernel Name", "")})
-        col = NCU_METRICS.get(row.get("Metric Name", ""))
+        name = row.get("Metric Name", "")
+        col = NCU_METRICS.get(name)
+        if not col and name.startswith(STALL_PREFIX) and name.endswith(".sum"):
+            col = "stall_" + name[len(STALL_PREFIX):-len(".sum")]
         if col:
             rec[col] = parse_number(row.get("Metric Value", ""), row.get("Metric Unit", ""))
     return [launches[i] for i in sorted(launches)]
@@ -339,6 +355,8 @@ def join(times_rows, manifest_rows, launches, variants, max_warps_per_sm=64):
     if missing:
         raise AnalyzeError("manifest cases not in the timing CSV: %s" % ", ".join(missing[:5]))
     mapping = map_launches(manifest_rows, launches) if launches else {}
+    extra_stalls = sorted({k for l in launches for k in l
+                           if k.startswith("stall_") and k not in RAW_COLUMNS})
     joined = []
     for m in manifest_rows:
         row = by_name[m["name"]]
@@ -349,7 +367,7 @@ def join(times_rows, manifest_rows, launches, variants, max_warps_per_sm=64):
         rec = mapping.get(m["name"], {})
         out["launch_id"] = rec.get("launch_id", "")
         out["kernel_name"] = rec.get("kernel", "")
-        for col in RAW_COLUMNS:
+        for col in RAW_COLUMNS + extra_stalls:
             out[col] = rec.get(col, math.nan)
         out.update(derived(rec, max_warps_per_sm))
         for vname, model_rows in variants:
@@ -361,7 +379,7 @@ def join(times_rows, manifest_rows, launches, variants, max_warps_per_sm=64):
                                                                  m["name"], m.get("kernel", "")))
             for col in VARIANT_COLUMNS:
                 val = mr.get(col, "")
-                out["%s_%s" % (col, vname)] = val if col in ("notes", "verdict") else fnum(val)
+                out["%s_%s" % (col, vname)] = val if col in TEXT_VARIANT_COLUMNS else fnum(val)
         joined.append(out)
     return joined
 
@@ -1253,7 +1271,7 @@ def read_joined(path):
     for r in rows:
         for k, v in list(r.items()):
             if k in ("group", "name", "op", "pattern", "work", "truth", "kernel_name") or \
-                    k.startswith(("notes_", "verdict_")):
+                    k.startswith(("notes_", "verdict_", "kind_")):
                 continue
             r[k] = fnum(v)
     return header, rows

@@ -20,7 +20,7 @@
  *             issue ATOMS at a saturated unit;
  *   W_active  active warp-cycles, sm__warps_active.sum, derived from
  *             counters the model already reads: occupancy / 100 x
- *             max warps per SM x sm__cycles_active.sum (within 1.5% of the
+ *             max warps per SM x sm__cycles_active.sum (within 1.6% of the
  *             counter itself on the 348 validation kernels; reading it costs
  *             no counter);
  *   N / I_shared  the ATOMS share of the LSU shared-pipe instructions

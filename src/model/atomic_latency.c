@@ -65,7 +65,7 @@ gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic
     }
     out->stall_share = (in->stalled_short_scoreboard + in->stalled_mio_throttle) / out->warps_active;
     /* A share of warp-cycles cannot pass 1; the derived denominator can be
-     * off by about 1.5% (docs/validation.md). */
+     * off by up to 1.6% (docs/validation.md). */
     out->L = fmin(1.0, out->stall_share * out->atom_share);
     return GM_OK;
 }

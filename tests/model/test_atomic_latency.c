@@ -94,7 +94,7 @@ static void bad_input_fails(void **state)
 static void share_capped_at_one(void **state)
 {
     (void)state;
-    /* Stalls over the derived W_active (it is 1.5% off at worst) and N above
+    /* Stalls over the derived W_active (it is up to 1.6% off) and N above
      * the pipe count (mixed files): L stays a share. */
     gm_atomic_latency_input in = sample(16100, 0, 600, 500);
     gm_atomic_latency out;

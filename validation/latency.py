@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""The atomic-latency quantity L against the validation suite's truth.
+
+usage:
+  latency.py report JOINED.csv [--doc docs/validation.md] [--md FILE] [--source TEXT]
+  latency.py stalls JOINED.csv             (stall reasons of chosen cases)
+
+L (include/gpuq/atomic_latency.h, src/model/atomic_latency.c; the same
+formula here, checked against the same launches in the tests):
+
+  L = (W_sb + W_mio) / W_active x N / I_shared
+  W_active = occupancy / 100 x max warps per SM x active cycles (summed)
+
+The verdict kind: U >= U_SIGNIFICANT: throughput; else L >= L_threshold:
+latency; else none.  U is gpuq's `default` variant (U_default in JOINED).
+
+`report` checks the issue's bars for the two-kind verdict and chooses the L
+threshold from the data:
+  - atomic group: every case gets an atomic verdict (throughput or latency);
+  - free group: none;
+  - mixed group: in each series (one op, pattern, work and shape, k rising)
+    the verdict may differ from the truth's (U_true >= 0.5) only at the knob
+    step where U_true crosses 0.5, on either side of it;
+  - real group (where a truth exists): verdicts against U_true >= 0.5.
+The threshold: the atomic cases that need the latency kind (U < 0.5) must
+read L above it; cases whose truth is below 0.5 (mixed, real, free) must
+read below it.  The largest L of the second set and the smallest of the
+first bound the thresholds that separate them; the middle of that gap is
+the choice.  Atomic cases whose L lies below the second set's largest
+cannot be separated by any threshold: they are listed as misses.
+
+Python 3 standard library only.
+"""
+import argparse
+import math
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import analyze as A  # noqa: E402
+
+U_SIGNIFICANT = A.U_SIGNIFICANT
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "gpuq",
+                      "atomic_latency.h")
+DOC_BEGIN = "<!-- validation-latency:begin (written by validation/latency.py report --doc) -->"
+DOC_END = "<!-- validation-latency:end -->"
+
+
+def l_threshold_shipped(path=HEADER):
+    """GM_L_LATENCY as the C header defines it (the one place it is written)."""
+    with open(path) as f:
+        m = re.search(r"#define\s+GM_L_LATENCY\s+([0-9.]+)", f.read())
+    if not m:
+        raise A.AnalyzeError("%s: no GM_L_LATENCY" % path)
+    return float(m.group(1))
+
+
+def latency_L(row, max_warps_per_sm=64):
+    """L of one joined row (NaN where a counter is missing); 0 without atomics."""
+    N = A.fnum(row.get("N_atom"))
+    if N == 0:
+        return 0.0
+    sb, mio = A.fnum(row.get("stall_short_scoreboard")), A.fnum(row.get("stall_mio_throttle"))
+    occ, cyc = A.fnum(row.get("occupancy_pct")), A.fnum(row.get("cycles_sum"))
+    inst = A.fnum(row.get("shared_inst"))
+    if any(math.isnan(x) for x in (N, sb, mio, occ, cyc, inst)):
+        return math.nan
+    wa = occ / 100.0 * max_warps_per_sm * cyc
+    if wa <= 0:
+        return math.nan
+    share = min(1.0, N / inst) if inst > 0 else 1.0
+    return min(1.0, (sb + mio) / wa * share)
+
+
+def kind(u, l, l_threshold, u_threshold=U_SIGNIFICANT):
+    if math.isnan(u):
+        return "unknown"
+    if u >= u_threshold:
+        return "throughput"
+    if math.isnan(l):
+        return "unknown"
+    return "latency" if l >= l_threshold else "none"
+
+
+def is_atomic(k):
+    return k in ("throughput", "latency")
+
+
+def with_l(rows):
+    for r in rows:
+        r["L"] = latency_L(r)
+        wa = A.fnum(r.get("warps_active"))
+        if not math.isnan(wa) and wa > 0:
+            r["W_active_ratio"] = (A.fnum(r.get("occupancy_pct")) / 100.0 * 64 *
+                                   A.fnum(r.get("cycles_sum"))) / wa
+    return rows
+
+
+def u_of(r):
+    return A.fnum(r.get("U_default"))
+
+
+def truth_known(r):
+    return not math.isnan(A.fnum(r.get("U_true"))) and r.get("truth") != "lower_bound"
+
+
+# ------------------------------------------------------------ threshold
+
+def choose_threshold(rows):
+    """(lo, hi, lo_case, hi_case, inseparable): lo = the largest L among cases
+    whose truth is below 0.5 and whose U is below 0.5 (the latency kind must
+    not name them); hi = the smallest L among atomic cases with U below 0.5
+    that lie above lo (the kind must name them); inseparable = atomic cases
+    with U below 0.5 at or below lo."""
+    neg = [(r["L"], r["name"]) for r in rows
+           if truth_known(r) and A.fnum(r["U_true"]) < 0.5 and u_of(r) < U_SIGNIFICANT
+           and not math.isnan(r["L"])]
+    pos = [(r["L"], r["name"]) for r in rows
+           if r["group"] == "atomic" and u_of(r) < U_SIGNIFICANT and not math.isnan(r["L"])]
+    lo, lo_case = max(neg) if neg else (0.0, "-")
+    above = [p for p in pos if p[0] > lo]
+    hi, hi_case = min(above) if above else (1.0, "-")
+    inseparable = sorted(p for p in pos if p[0] <= lo)
+    return lo, hi, lo_case, hi_case, inseparable
+
+
+# ------------------------------------------------------------ the bars
+
+def series_key(r):
+    return (r.get("op"), r.get("pattern"), r.get("work"), A.fnum(r.get("threads")),
+            A.fnum(r.get("blocks_per_sm")))
+
+
+def mixed_series(rows, l_threshold):
+    """Per mixed series: (key, [(k, U_true, U, L, kind)], ok, crossing index).
+    A verdict may differ from the truth only at the two cases around the
+    crossing (the last with U_true >= 0.5 and the first below)."""
+    groups = {}
+    for r in rows:
+        if r["group"] == "mixed":
+            groups.setdefault(series_key(r), []).append(r)
+    out = []
+    for key, rs in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        rs.sort(key=lambda r: A.fnum(r.get("k")))
+        pts = [(A.fnum(r.get("k")), A.fnum(r["U_true"]), u_of(r), r["L"],
+                kind(u_of(r), r["L"], l_threshold)) for r in rs]
+        truth_atomic = [t >= 0.5 for _, t, _, _, _ in pts]
+        crossing = next((i for i, a in enumerate(truth_atomic) if not a), len(pts))
+        ok = True
+        for i, (_, _, _, _, kd) in enumerate(pts):
+            if is_atomic(kd) != truth_atomic[i] and i not in (crossing - 1, crossing):
+                ok = False
+        out.append((key, pts, ok, crossing))
+    return out
+
+
+def bars(rows, l_threshold):
+    """{name: (passed, text)} for the issue's four verdict bars."""
+    res = {}
+    at = [r for r in rows if r["group"] == "atomic"]
+    miss = [r for r in at if not is_atomic(kind(u_of(r), r["L"], l_threshold))]
+    res["atomic"] = (not miss, "%d of %d atomic-bound cases get an atomic verdict (%d throughput, %d latency)"
+                     % (len(at) - len(miss), len(at),
+                        sum(kind(u_of(r), r["L"], l_threshold) == "throughput" for r in at),
+                        sum(kind(u_of(r), r["L"], l_threshold) == "latency" for r in at)), miss)
+    fr = [r for r in rows if r["group"] == "free"]
+    bad = [r for r in fr if kind(u_of(r), r["L"], l_threshold) != "none"]
+    res["free"] = (not bad, "%d of %d atomic-free cases get no atomic verdict" % (len(fr) - len(bad), len(fr)),
+                   bad)
+    ser = mixed_series(rows, l_threshold)
+    badser = [s for s in ser if not s[2]]
+    res["mixed"] = (not badser, "%d of %d mixed series change verdict within one knob step of U_true = 0.5"
+                    % (len(ser) - len(badser), len(ser)), badser)
+    re_ = [r for r in rows if r["group"] == "real" and truth_known(r)]
+    dis = [r for r in re_ if is_atomic(kind(u_of(r), r["L"], l_threshold)) != (A.fnum(r["U_true"]) >= 0.5)]
+    res["real"] = (None, "%d of %d real kernels with a truth agree with it (U_true >= 0.5 or not)"
+                   % (len(re_) - len(dis), len(re_)), dis)
+    return res
+
+
+# ------------------------------------------------------------ report
+
+def fmt(x, spec="%.3f"):
+    return "-" if isinstance(x, float) and math.isnan(x) else spec % x
+
+
+def markdown(rows, source="", l_threshold=None):
+    shipped = l_threshold_shipped() if l_threshold is None else l_threshold
+    lo, hi, lo_case, hi_case, inseparable = choose_threshold(rows)
+    out = []
+    if source:
+        out.append("Data: %s" % source)
+        out.append("")
+    n = {g: sum(r["group"] == g for r in rows) for g in A.GROUPS}
+    out.append("Cases: " + ", ".join("%s %d" % (g, n[g]) for g in A.GROUPS) + ".")
+    out.append("")
+    ratios = [r["W_active_ratio"] for r in rows if "W_active_ratio" in r and not math.isnan(r["W_active_ratio"])]
+    if ratios:
+        out.append("W_active from occupancy x 64 x active cycles against the counter "
+                   "smsp__warps_active.sum: median %.4f, range %.4f to %.4f (%d cases)."
+                   % (statistics.median(ratios), min(ratios), max(ratios), len(ratios)))
+        out.append("")
+    both = [r for r in rows if not math.isnan(A.fnum(r.get("L_default"))) and not math.isnan(r["L"])]
+    if both:
+        dl = max(abs(A.fnum(r["L_default"]) - r["L"]) for r in both)
+        kinds = [r for r in rows if r.get("kind_default")]
+        agree = sum(r["kind_default"] == kind(u_of(r), r["L"], shipped) for r in kinds)
+        out.append("gpuq (src/model/atomic_latency.c, through `gpuq model`) and this script give the same L "
+                   "to within %.1e on %d cases, and the same kind on %d of %d." % (dl, len(both), agree, len(kinds)))
+        out.append("")
+    out.append("**Threshold from the data.** Cases whose truth is below 0.5 and whose U is below 0.5 "
+               "read L at most %s (`%s`); atomic-bound cases with U below 0.5 that lie above that read "
+               "L from %s (`%s`). Any threshold in (%s, %s] separates them; the middle is %s. "
+               "Shipped: GM_L_LATENCY = %s."
+               % (fmt(lo), lo_case, fmt(hi), hi_case, fmt(lo), fmt(hi), fmt((lo + hi) / 2, "%.2f"),
+                  fmt(shipped, "%.2f")))
+    if inseparable:
+        out.append("")
+        out.append("Atomic-bound cases with U below 0.5 that no threshold can separate (L at or below %s): %s."
+                   % (fmt(lo), ", ".join("`%s` (L %s)" % (nm, fmt(l)) for l, nm in inseparable)))
+    out.append("")
+    res = bars(rows, shipped)
+    out.append("Bars of the two-kind verdict (U >= %.2f: throughput; else L >= %.2f: latency):"
+               % (U_SIGNIFICANT, shipped))
+    out.append("")
+    for g in ("atomic", "free", "mixed", "real"):
+        passed, text, bad = res[g]
+        tag = "PASS" if passed else ("FAIL" if passed is False else "info")
+        out.append("- %s: %s, %s" % (g, tag, text))
+    out.append("")
+    third = third_pass(rows, shipped)
+    if third:
+        out.append(third)
+        out.append("")
+    miss = res["atomic"][2]
+    if miss:
+        out.append("Atomic-bound cases without an atomic verdict:")
+        out.append("")
+        out.append("| case | warps/SM | U | L | short scoreboard | MIO throttle | ATOMS share of shared pipe |")
+        out.append("| --- | --- | --- | --- | --- | --- | --- |")
+        for r in miss:
+            wa = A.fnum(r.get("occupancy_pct")) / 100 * 64 * A.fnum(r.get("cycles_sum"))
+            out.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
+                r["name"], fmt(A.fnum(r.get("warps_per_sm")), "%.0f"), fmt(u_of(r)), fmt(r["L"]),
+                fmt(A.fnum(r.get("stall_short_scoreboard")) / wa), fmt(A.fnum(r.get("stall_mio_throttle")) / wa),
+                fmt(A.fnum(r["N_atom"]) / A.fnum(r["shared_inst"]))))
+        out.append("")
+    # Every atomic case that U alone misses, and what L says.
+    low = [r for r in rows if r["group"] == "atomic" and u_of(r) < U_SIGNIFICANT]
+    out.append("Atomic-bound cases with U below %.2f (U alone names no bottleneck there):" % U_SIGNIFICANT)
+    out.append("")
+    out.append("| case | warps/SM | U | L | verdict kind |")
+    out.append("| --- | --- | --- | --- | --- |")
+    for r in sorted(low, key=lambda r: u_of(r)):
+        out.append("| `%s` | %s | %s | %s | %s |" % (r["name"], fmt(A.fnum(r.get("warps_per_sm")), "%.0f"),
+                                                   fmt(u_of(r)), fmt(r["L"]), kind(u_of(r), r["L"], shipped)))
+    out.append("")
+    out.append("L by group (median / largest):")
+    out.append("")
+    out.append("| group | cases | median L | largest L | largest where U_true < 0.5 |")
+    out.append("| --- | --- | --- | --- | --- |")
+    for g in A.GROUPS:
+        ls = [r["L"] for r in rows if r["group"] == g and not math.isnan(r["L"])]
+        lneg = [(r["L"], r["name"]) for r in rows if r["group"] == g and truth_known(r)
+                and A.fnum(r["U_true"]) < 0.5 and not math.isnan(r["L"])]
+        out.append("| %s | %d | %s | %s | %s |" % (
+            g, len(ls), fmt(statistics.median(ls)) if ls else "-", fmt(max(ls)) if ls else "-",
+            ("%s (`%s`)" % (fmt(max(lneg)[0]), max(lneg)[1])) if lneg else "-"))
+    out.append("")
+    out.append("Mixed series (k rising; * marks a verdict that differs from the truth):")
+    out.append("")
+    out.append("| series | crossing of U_true = 0.5 between k | verdict changes between k | ok |")
+    out.append("| --- | --- | --- | --- |")
+    for key, pts, ok, c in mixed_series(rows, shipped):
+        op, pat, work, thr, bps = key
+        ks = [p[0] for p in pts]
+        pred = [is_atomic(p[4]) for p in pts]
+        pc = next((i for i, a in enumerate(pred) if not a), len(pts))
+        span = lambda i: ("%g and %g" % (ks[i - 1], ks[i])) if 0 < i < len(ks) else (
+            "never (all atomic)" if i >= len(ks) else "before k = %g" % ks[0])
+        out.append("| %s %s, %s, %dx%d | %s | %s | %s |" % (op, pat, work, thr, bps, span(c), span(pc),
+                                                           "yes" if ok else "NO"))
+    out.append("")
+    rl = [r for r in rows if r["group"] == "real"]
+    if rl:
+        out.append("Real kernels:")
+        out.append("")
+        out.append("| case | U_true | U | L | verdict kind |")
+        out.append("| --- | --- | --- | --- | --- |")
+        for r in rl:
+            t = A.fnum(r.get("U_true"))
+            tt = (">= " if r.get("truth") == "lower_bound" else "") + fmt(t)
+            out.append("| `%s` | %s | %s | %s | %s |" % (r["name"], tt, fmt(u_of(r)), fmt(r["L"]),
+                                                        kind(u_of(r), r["L"], shipped)))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def latency_L_issue(row):
+    """L plus the cycles a warp issues or waits a fixed latency, apportioned
+    to ATOMS by their share of issued instructions (stall 'selected' counts
+    one warp-cycle per issued instruction): what two more counters
+    (stall_wait, stall_selected) would add; NaN where they were not collected."""
+    base = latency_L(row)
+    N = A.fnum(row.get("N_atom"))
+    wait, sel = A.fnum(row.get("stall_wait")), A.fnum(row.get("stall_selected"))
+    if N == 0:
+        return 0.0
+    if any(math.isnan(x) for x in (base, wait, sel)) or sel <= 0:
+        return math.nan
+    wa = A.fnum(row["occupancy_pct"]) / 100.0 * 64 * A.fnum(row["cycles_sum"])
+    return min(1.0, base + (wait + sel) / wa * min(1.0, N / sel))
+
+
+def third_pass(rows, shipped):
+    """One line: what L with the issue term would separate, where the data has it."""
+    li = [(latency_L_issue(r), r) for r in rows]
+    if all(math.isnan(x) for x, _ in li):
+        return ""
+    neg = [(x, r["name"]) for x, r in li if not math.isnan(x) and truth_known(r)
+           and A.fnum(r["U_true"]) < 0.5 and u_of(r) < U_SIGNIFICANT]
+    pos = [(x, r["name"]) for x, r in li if not math.isnan(x) and r["group"] == "atomic"
+           and u_of(r) < U_SIGNIFICANT]
+    lo = max(neg) if neg else (0.0, "-")
+    sep = [p for p in pos if p[0] > lo[0]]
+    hi = min(sep) if sep else (1.0, "-")
+    caught = sum(1 for x, r in li if r["group"] == "atomic" and
+                 (u_of(r) >= U_SIGNIFICANT or (not math.isnan(x) and x > lo[0])))
+    n_at = sum(r["group"] == "atomic" for r in rows)
+    return ("With two more counters (stall reasons `wait` and `selected`, apportioned to ATOMS by their share "
+            "of issued instructions), the gap is (%s, %s] (`%s`, `%s`) and %d of %d atomic-bound cases get an "
+            "atomic verdict; still missed: %s." % (
+                fmt(lo[0]), fmt(hi[0]), lo[1], hi[1], caught, n_at,
+                ", ".join("`%s` (%s)" % (nm, fmt(x)) for x, nm in sorted(pos) if x <= lo[0]) or "none"))
+
+
+STALL_CASES = ("add_same_address_e32_t32x1", "add_same_address_e32_t32x1_chain", "add_same_address_e1_t32x1_chain",
+               "cas_same_address_e32_t32x1", "popc_inc_same_address_e32_t32x1", "add_same_address_e1_t256x1",
+               "add_same_address_e32_t1024x2", "popc_inc_same_address_e32_t1024x2", "hash_cas_t512x1",
+               "hash_lds_sts_t512x1", "add_same_address_e32_t256x4_fma16", "fma16_t256x4", "gload4_t256x4",
+               "lds_sts4_t256x4", "red_global1_t256x4")
+
+
+def stall_table(rows, names=STALL_CASES):
+    """Share of active warp-cycles per stall reason (the counter's own
+    denominator), for cases built so that one reason should dominate."""
+    reasons = sorted({k[6:] for r in rows for k in r if k.startswith("stall_")
+                      and not math.isnan(A.fnum(r.get(k)))})
+    by = {r["name"]: r for r in rows}
+    shown = [n for n in names if n in by]
+    keep = [s for s in reasons
+            if any(A.fnum(by[n].get("stall_" + s)) / A.fnum(by[n]["warps_active"]) >= 0.05 for n in shown)]
+    out = ["| case | warps/SM | " + " | ".join(keep) + " |", "| --- | --- |" + " --- |" * len(keep)]
+    for n in shown:
+        r = by[n]
+        wa = A.fnum(r["warps_active"])
+        out.append("| `%s` | %s | " % (n, fmt(A.fnum(r.get("warps_per_sm")), "%.0f")) +
+                   " | ".join(fmt(A.fnum(r.get("stall_" + s)) / wa, "%.2f") for s in keep) + " |")
+    return "\n".join(out) + "\n"
+
+
+def pcsamp_table(text, names=None):
+    """Per profiled kernel of an `ncu --page source --print-source sass --csv`
+    export: samples, the share at ATOMS instructions, the share stalled on
+    short scoreboard anywhere, and the largest reasons."""
+    import csv
+    import io
+    blocks, cur = [], None
+    for line in text.splitlines():
+        if line.startswith('"Kernel Name"'):
+            cur = {"kernel": line.split(",", 1)[1].strip('",'), "lines": []}
+            blocks.append(cur)
+        elif cur is not None:
+            cur["lines"].append(line)
+    lines_out = []
+    out = ["| kernel | samples | at ATOMS | short_sb (any PC) | short_sb at readers of an ATOMS result | "
+           "largest reasons |", "| --- | --- | --- | --- | --- | --- |"]
+    seen = set()
+    for b in blocks:
+        rows = list(csv.DictReader(io.StringIO("\n".join(b["lines"]) + "\n")))
+        if not rows:
+            continue
+        reasons = [k for k in rows[0] if k.startswith("stall_") and "Not Issued" not in k]
+        tot = sum(A.fnum(r.get("Warp Stall Sampling (All Samples)")) or 0 for r in rows)
+        key = (b["kernel"], tot)
+        if tot <= 0 or key in seen:
+            continue  # the export lists each result's source twice
+        seen.add(key)
+        atoms = sum(A.fnum(r["Warp Stall Sampling (All Samples)"]) for r in rows
+                    if r.get("Source", "").strip().startswith("ATOMS"))
+        by = {k[6:]: sum(A.fnum(r.get(k)) or 0 for r in rows) for k in reasons}
+        # Registers an ATOMS writes (its first operand, unless RZ), and the
+        # short-scoreboard samples of instructions that read one of them.
+        dests = set()
+        for r in rows:
+            m = re.match(r"\s*(?:@!?P\d\s+)?ATOMS\S*\s+(R\d+)", r.get("Source", ""))
+            if m:
+                dests.add(m.group(1))
+        readers = 0.0
+        for r in rows:
+            src = r.get("Source", "")
+            m = re.match(r"\s*(?:@!?P\d\s+)?(\S+)\s+(.*)", src)
+            if not m or m.group(1).startswith("ATOMS"):
+                continue
+            ops = [o.strip() for o in m.group(2).split(",")]
+            if any(re.fullmatch(r"-?\|?(R\d+)\|?(\.\w+)?", o) and re.sub(r"[^R\d]", "", o.split(".")[0]) in dests
+                   for o in ops[1:]):
+                readers += A.fnum(r.get("stall_short_sb")) or 0
+        top = sorted(by.items(), key=lambda kv: -kv[1])[:4]
+        sb = by.get("short_sb", 0)
+        lines_out.append(("| `%s` | %.0f | %.2f | %.2f | %s | %s |", b["kernel"][:48], (
+            tot, atoms / tot, sb / tot, ("%.2f of it" % (readers / sb)) if sb else "-",
+            ", ".join("%s %.2f" % (k, v / tot) for k, v in top))))
+    # Case names (the probe's manifest, in launch order) where they match one to one.
+    label = names if names and len(names) == len(lines_out) else [k for _, k, _ in lines_out]
+    for (f, _, vals), nm in zip(lines_out, label):
+        out.append(f % ((nm,) + vals))
+    return "\n".join(out) + "\n"
+
+
+def update_doc(text, section):
+    return A.update_doc(text, section, begin=DOC_BEGIN, end=DOC_END)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="the atomic-latency quantity against the validation truth")
+    sub = p.add_subparsers(dest="cmd")
+    r = sub.add_parser("report")
+    r.add_argument("joined", nargs="+")
+    r.add_argument("--md")
+    r.add_argument("--doc")
+    r.add_argument("--source")
+    r.add_argument("--pcsamp", help="ncu source-page CSV (may be .gz) of the PC-sampling probe")
+    s = sub.add_parser("stalls")
+    s.add_argument("joined", nargs="+")
+    q = sub.add_parser("pcsamp", help="PC sampling (ncu source page CSV): samples at ATOMS and by reason")
+    q.add_argument("source_csv")
+    args = p.parse_args(argv)
+    if not args.cmd:
+        p.print_help(sys.stderr)
+        return 1
+    try:
+        if args.cmd == "pcsamp":
+            sys.stdout.write(pcsamp_table(A.read_text(args.source_csv)))
+            return 0
+        rows = []
+        for path in args.joined:
+            rows.extend(A.read_joined(path)[1])
+        with_l(rows)
+        if args.cmd == "stalls":
+            sys.stdout.write(stall_table(rows))
+            return 0
+        md = markdown(rows, args.source or "")
+        md += "\nStall reasons, share of active warp-cycles (smsp__warps_issue_stalled_<reason>.sum / " \
+              "smsp__warps_active.sum), on cases built so that one reason should dominate:\n\n"
+        md += stall_table(rows)
+        if args.pcsamp:
+            md += ("\nPC sampling (ncu SourceCounters) on six of those kernels: share of the samples at ATOMS "
+                   "instructions, stalled on short scoreboard anywhere, and which part of that sits at an "
+                   "instruction reading a register an ATOMS wrote:\n\n")
+            man = os.path.join(os.path.dirname(args.pcsamp), "pcsamp_manifest.csv")
+            names = [r["name"] for r in A.read_table(man)[1]] if os.path.exists(man) else None
+            md += pcsamp_table(A.read_text(args.pcsamp), names)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(md)
+        if args.doc:
+            with open(args.doc) as f:
+                text = f.read()
+            with open(args.doc, "w") as f:
+                f.write(update_doc(text, md))
+        if not (args.md or args.doc):
+            sys.stdout.write(md)
+    except (A.AnalyzeError, OSError) as e:
+        print("latency: %s" % e, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
