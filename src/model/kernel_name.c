@@ -337,8 +337,22 @@ static int same_text(const char *a, const char *b)
     return strcmp(a ? a : "", b ? b : "") == 0; /* NULL and "" are both no name */
 }
 
+/* FNV-1a of both names: launches of one kernel are found by hash first
+ * (reports of 10^5 launches of long PyTorch names stay fast). */
+static uint64_t names_hash(const char *dem, const char *mang)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = dem ? dem : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0xffu) * 1099511628211ULL; /* a separator no name holds */
+    for (const char *p = mang ? mang : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
 typedef struct kernel_entry {
     size_t first;  /* index of its first launch */
+    uint64_t hash; /* names_hash of its names */
     char *full;    /* text in the chosen base, sanitised */
     char *plain;   /* full cut to the width */
     char *shown;   /* the final name */
@@ -430,14 +444,16 @@ gm_status gm_kernel_display_names(const char *const *demangled, const char *cons
 #define DEM(i) (demangled ? demangled[i] : NULL)
 #define MANG(i) (mangled ? mangled[i] : NULL)
     for (size_t i = 0; i < n; i++) {
+        uint64_t h = names_hash(DEM(i), MANG(i));
         size_t j = 0;
-        while (j < d && !(same_text(DEM(k[j].first), DEM(i)) &&
+        while (j < d && !(k[j].hash == h && same_text(DEM(k[j].first), DEM(i)) &&
                           same_text(MANG(k[j].first), MANG(i))))
             j++;
         kid[i] = j;
         if (j < d)
             continue;
         k[d].first = i;
+        k[d].hash = h;
         k[d].full = base_text(DEM(i), MANG(i), base);
         k[d].plain = k[d].full ? cut(k[d].full, width) : NULL;
         d++;
