@@ -408,22 +408,26 @@ static gm_status build_summary(const gm_report *rep, report_rows *rows, gm_error
 /* ------------------------------------------------------------------------
  * Verdicts and names */
 
+int report_pick_verdict(const gm_unit_verdict *v, size_t n)
+{
+    int best = -1;
+    for (size_t s = 0; s < n; s++)
+        /* the most severe section speaks; NaN (undecided) only when all are;
+         * on a tie the earlier section (registry order) */
+        if (best < 0 || (!isnan(v[s].severity) &&
+                         (isnan(v[best].severity) || v[s].severity > v[best].severity)))
+            best = (int)s;
+    return best;
+}
+
 static void pick_verdicts(const gm_report *rep, report_rows *rows)
 {
     for (size_t i = 0; i < rows->count; i++) {
-        int best = -1;
-        for (size_t s = 0; s < rep->n_sections; s++) {
-            gm_unit_verdict *v = &rows->verdicts[i * rep->n_sections + s];
+        gm_unit_verdict *v = &rows->verdicts[i * rep->n_sections];
+        for (size_t s = 0; s < rep->n_sections; s++)
             rep->sections[s].unit->verdict(rep->sections[s].state, report_result(rep, rows, s, i),
-                                           v);
-            /* the most severe section speaks; NaN (undecided) only when all are */
-            if (best < 0 ||
-                (!isnan(v->severity) &&
-                 (isnan(rows->verdicts[i * rep->n_sections + (size_t)best].severity) ||
-                  v->severity > rows->verdicts[i * rep->n_sections + (size_t)best].severity)))
-                best = (int)s;
-        }
-        rows->verdict_section[i] = best;
+                                           &v[s]);
+        rows->verdict_section[i] = report_pick_verdict(v, rep->n_sections);
     }
 }
 

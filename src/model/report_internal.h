@@ -49,6 +49,10 @@ static inline const gm_unit_verdict *report_verdict(const gm_report *rep,
     return &rows->verdicts[row * rep->n_sections + section];
 }
 
+/* Which of n section verdicts is the row's: the highest severity; NaN only
+ * when every one is NaN; the first on a tie; -1 when n is 0. */
+int report_pick_verdict(const gm_unit_verdict *v, size_t n);
+
 /* The process a file came from: "pid 4242", else the file's name. */
 void report_process_label(const gm_report *rep, size_t file, char *buf, size_t len);
 

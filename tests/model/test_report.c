@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../src/model/csv_internal.h"
+#include "../../src/model/report_internal.h"
 #include "gpuq/report.h"
 
 static double table_T(int n, int e, int c)
@@ -521,10 +522,101 @@ static void test_empty_set_writes_valid_output(void **state)
     gm_report_free(&rep);
 }
 
+/* ---- the verdict line ---- */
+
+static void test_verdict_line_picks_most_severe(void **state)
+{
+    (void)state;
+    gm_unit_verdict v[4];
+    memset(v, 0, sizeof v);
+    v[0].severity = 0.3;
+    v[1].severity = 0.9;
+    v[2].severity = NAN;
+    v[3].severity = 0.9;
+    assert_int_equal(report_pick_verdict(v, 4), 1);  /* highest; the first of a tie */
+    v[0].severity = NAN;
+    v[1].severity = NAN;
+    v[3].severity = 0.0;
+    assert_int_equal(report_pick_verdict(v, 4), 3);  /* a number beats undecided */
+    v[3].severity = NAN;
+    assert_int_equal(report_pick_verdict(v, 4), 0);  /* all undecided: the first */
+    assert_int_equal(report_pick_verdict(v, 0), -1);
+}
+
+/* Two kernels whose function names are the same never show as one string
+ * in the text; CSV keeps each full name. */
+static void test_text_tells_same_named_kernels_apart(void **state)
+{
+    fixture *f = *state;
+    gm_counters_set set;
+    gm_counters_set_init(&set);
+    add_launch(&set, 0, "void at::native::reduce_kernel<512, 1>(float *)", 24, 0, 48, 50);
+    add_launch(&set, 1, "void at::native::reduce_kernel<128, 4>(float *)", 24, 0, 48, 50);
+    gm_report rep;
+    gm_error err = {{0}};
+    assert_int_equal(gm_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
+    char *text = render(&rep, GM_FORMAT_TEXT);
+    const char *v = strstr(text, "verdicts:");
+    assert_non_null(v);
+    char a[64] = "", b[64] = "";
+    assert_int_equal(sscanf(v, "verdicts:\n%*d %63[^:]: %*[^\n]\n%*d %63[^:]:", a, b), 2);
+    assert_non_null(strstr(a, "reduce_kernel"));
+    assert_non_null(strstr(b, "reduce_kernel"));
+    assert_string_not_equal(a, b);
+    free(text);
+    char *csv = render(&rep, GM_FORMAT_CSV);
+    assert_non_null(strstr(csv, "\"void at::native::reduce_kernel<512, 1>(float *)\""));
+    assert_non_null(strstr(csv, "\"void at::native::reduce_kernel<128, 4>(float *)\""));
+    free(csv);
+    gm_report_free(&rep);
+    gm_counters_set_clear(&set);
+}
+
+/* Several files: rows say which, a summary sums per file. */
+static void test_several_files(void **state)
+{
+    fixture *f = *state;
+    gm_counters_set sets[2];
+    for (int i = 0; i < 2; i++) {
+        gm_counters_set_init(&sets[i]);
+        sets[i].meta = f->set.meta;
+        sets[i].meta.pid = 500 + i;
+        add_launch(&sets[i], 0, "k", 24, 0, 48, 50);
+        add_launch(&sets[i], 1, "k", 28, 0, 56, 50);
+    }
+    gm_machine m;
+    memset(&m, 0, sizeof m);
+    m.atomics = f->table;
+    const char *const sections[] = {"atomics", NULL};
+    gm_report_options opt = {.sections = sections, .summary = 1};
+    gm_report_file files[2] = {{&sets[0], "a.csv"}, {&sets[1], "b.csv"}};
+    gm_report rep;
+    gm_error err = {{0}};
+    assert_int_equal(gm_report_make(&rep, files, 2, &m, &opt, &err), GM_OK);
+    assert_int_equal(rep.n_launches, 4);
+    char *csv = render(&rep, GM_FORMAT_CSV);
+    assert_non_null(strstr(csv, "launch_id,file,pid,kernel,demangled,mangled,launches,"));
+    assert_non_null(strstr(csv, "\n0,a.csv,500,k,k,k,2,0,"));
+    assert_non_null(strstr(csv, "\n0,b.csv,501,k,k,k,2,0,"));
+    free(csv);
+    char *text = render(&rep, GM_FORMAT_TEXT);
+    assert_non_null(strstr(text, "pid 501: k: "));
+    free(text);
+    gm_report_free(&rep);
+    /* a section that cannot report, asked for by name, is an error */
+    m.atomics = NULL;
+    assert_int_equal(gm_report_make(&rep, files, 2, &m, &opt, &err), GM_ERR_MISSING);
+    for (int i = 0; i < 2; i++)
+        gm_counters_set_clear(&sets[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_names_round_trip),
+        cmocka_unit_test(test_verdict_line_picks_most_severe),
+        cmocka_unit_test_setup_teardown(test_text_tells_same_named_kernels_apart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_several_files, setup, teardown),
         cmocka_unit_test(test_verdict_thresholds),
         cmocka_unit_test(test_verdict_appends_notes),
         cmocka_unit_test(test_verdict_keeps_reason_when_not_modelled),
