@@ -228,6 +228,8 @@ def markdown(rows, source="", l_threshold=None):
     for g in ("atomic", "free", "mixed", "real"):
         passed, text, bad = res[g]
         tag = "PASS" if passed else ("FAIL" if passed is False else "info")
+        if not any(r["group"] == g for r in rows):
+            tag, text = "no data", "no %s cases in this run" % g
         out.append("- %s: %s, %s" % (g, tag, text))
     out.append("")
     third = third_pass(rows, shipped)
@@ -317,7 +319,7 @@ def latency_L_issue(row):
 def third_pass(rows, shipped):
     """One line: what L with the issue term would separate, where the data has it."""
     li = [(latency_L_issue(r), r) for r in rows]
-    if all(math.isnan(x) for x, _ in li):
+    if not any(not math.isnan(x) and A.fnum(r.get("N_atom")) > 0 for x, r in li):
         return ""
     neg = [(x, r["name"]) for x, r in li if not math.isnan(x) and truth_known(r)
            and A.fnum(r["U_true"]) < 0.5 and u_of(r) < U_SIGNIFICANT]
@@ -349,7 +351,9 @@ def stall_table(rows, names=STALL_CASES):
     reasons = sorted({k[6:] for r in rows for k in r if k.startswith("stall_")
                       and not math.isnan(A.fnum(r.get(k)))})
     by = {r["name"]: r for r in rows}
-    shown = [n for n in names if n in by]
+    shown = [n for n in names if n in by and A.fnum(by[n].get("warps_active")) > 0]
+    if not shown or not reasons:
+        return "(no stall counters beyond L's, or no smsp__warps_active.sum, in this run)\n"
     keep = [s for s in reasons
             if any(A.fnum(by[n].get("stall_" + s)) / A.fnum(by[n]["warps_active"]) >= 0.05 for n in shown)]
     out = ["| case | warps/SM | " + " | ".join(keep) + " |", "| --- | --- |" + " --- |" * len(keep)]

@@ -16,6 +16,7 @@
 #   model_<v>.csv    gpuq model --model <v> --format csv, per variant
 #   joined.csv       truth, raw counters and every variant's U per case
 #   report.md, scatter.svg   analyze.py report
+#   latency.md       latency.py report: the throughput/latency verdict's bars
 #   collectors.md, collectors.csv   gpuq profile's counters against ncu's
 #                    (analyze.py collectors), when both ran
 # Steps that cannot run (no ncu, gpuq model not built) are skipped with a
@@ -28,7 +29,7 @@
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
-  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && [ "$1" = "--help" ] && exit 0
   exit 1
 fi
@@ -169,6 +170,11 @@ DEVICE=$(grep -m1 '^# device:' "$OUTDIR/times.csv" | sed 's/^# device: //')
 "$PY" "$HERE/analyze.py" report "$OUTDIR/joined.csv" --md "$OUTDIR/report.md" --svg "$OUTDIR/scatter.svg" \
   --source "$DEVICE, $(date -u +%Y-%m-%d), validation/run.sh BUILD OUT ${SELECT[*]}"
 cat "$OUTDIR/report.md"
+# The two-kind verdict (throughput or latency) against the truth, where the
+# stall counters were collected (docs/validation.md, "The latency quantity").
+"$PY" "$HERE/latency.py" report "$OUTDIR/joined.csv" --md "$OUTDIR/latency.md" \
+  --source "$DEVICE, $(date -u +%Y-%m-%d), validation/run.sh BUILD OUT ${SELECT[*]}" &&
+  cat "$OUTDIR/latency.md" || echo "run.sh: latency report failed" >&2
 
 # (e) gpuq profile's counters against ncu's, case by case (both ran).
 if [ -s "$OUTDIR/counters.csv" ] && [ -s "$OUTDIR/ncu.csv" ]; then
