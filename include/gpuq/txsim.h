@@ -17,11 +17,15 @@
  * it stays >= 32 B, repeat.
  *
  * Shared memory.  `banks` banks of `bank_bytes`; a warp's access is split
- * into phases of banks * bank_bytes / access_bytes threads (32 for 4-byte,
- * 16 for 8-byte, 8 for 16-byte accesses on Hopper), or `phase_threads` when
- * set (16, a half-warp, on GT200).  A phase costs as many wavefronts as
- * the most distinct words any one bank must deliver (threads reading the
- * same word share it: broadcast), at least one.
+ * into phases of `phase_threads` threads (16, a half-warp, on GT200; the
+ * whole warp on Hopper, for 4-, 8- and 16-byte accesses alike: an 8-byte
+ * access by lane pairs to 16 distinct words takes one wavefront, which
+ * half-warp phases would make two; checked against the counters,
+ * docs/bottleneck.md), or banks * bank_bytes / access_bytes threads when
+ * phase_threads is 0.  A phase costs as many wavefronts as the most
+ * distinct words any one bank must deliver (threads reading the same word
+ * share it: broadcast), at least one; without conflicts it would cost
+ * ceil(distinct words / banks).
  */
 #ifndef GPUQ_TXSIM_H
 #define GPUQ_TXSIM_H
@@ -49,7 +53,7 @@ typedef struct gm_tx_shared_rules {
 } gm_tx_shared_rules;
 
 extern const gm_tx_global_rules gm_tx_hopper_global; /* {32, 32, 128, 0} */
-extern const gm_tx_shared_rules gm_tx_hopper_shared; /* {32, 4, 0} */
+extern const gm_tx_shared_rules gm_tx_hopper_shared; /* {32, 4, 32} */
 extern const gm_tx_global_rules gm_tx_gt200_global;  /* {16, 32, 0, 1} */
 extern const gm_tx_shared_rules gm_tx_gt200_shared;  /* {16, 4, 16} */
 
@@ -66,7 +70,7 @@ typedef struct gm_tx_global_cost {
 typedef struct gm_tx_shared_cost {
     double instructions;
     double wavefronts;   /* with bank conflicts */
-    double ideal;        /* without: one per phase that has an active thread */
+    double ideal;        /* without: ceil(distinct words / banks) per phase */
 } gm_tx_shared_cost;
 
 /* One warp instruction: n threads (1..32), addr[i] the byte address of

@@ -15,7 +15,10 @@
  *   GM_ZO_PAPER   the paper's linear combination, sum over types of N / X(w);
  *   GM_ZO_HOPPER  Hopper's pipes run side by side: the slowest pipe, or the
  *                 issue rate (one warp-instruction per clock per SMSP) when
- *                 that binds first; plus the fixed cost of a launch.
+ *                 that binds first; pipes timed with four independent chains
+ *                 per thread (the paper's are dependent chains); shared
+ *                 memory at the bandwidth measured with the launch's own
+ *                 degree of bank conflicts; plus the fixed cost of a launch.
  * Pure C: the throughput curves come from the suite "throughput"
  * (tables/<gpu>/throughput.csv, docs/bottleneck.md).
  */
@@ -74,20 +77,25 @@ typedef struct gm_zo_gpoint {
     double gbps;   /* bytes moved / time, 1e9 B/s */
 } gm_zo_gpoint;
 
+#define GM_ZO_WAYS 6 /* shared curves for 1, 2, 4, 8, 16, 32-way conflicts */
+
 typedef struct gm_zo_machine {
     double clock_mhz;               /* SM clock during the suite */
     int sm_count;
     int max_warps_per_sm;
-    gm_zo_curve inst[GM_ZO_PIPES];  /* warp-instructions / clock / SM; n == 0: not measured */
+    gm_zo_curve inst[GM_ZO_PIPES];  /* warp-instructions / clock / SM, one dependent chain
+                                       per thread (ilp 1, the paper's); n == 0: not measured */
+    gm_zo_curve inst4[GM_ZO_PIPES]; /* the same with four independent chains (ilp 4) */
     gm_zo_curve issue;              /* all pipes together */
     gm_zo_curve shared;             /* wavefronts / clock / SM (4-byte, conflict-free) */
+    gm_zo_curve shared_k[GM_ZO_WAYS]; /* the same with 2^i-way conflicts ([0] == shared) */
     size_t n_global;
     gm_zo_gpoint *global;           /* owned */
     double launch_ns;               /* an empty launch, back to back (Hopper form) */
 } gm_zo_machine;
 
-/* Reads the suite's file (columns: kind,name,bytes,ways,warps,blocks,threads,
- * per_thread,value,spread,sass; docs/bottleneck.md).  Rows of other kinds
+/* Reads the suite's file (columns: kind,name,bytes,ways,[ilp,]warps,blocks,
+ * threads,per_thread,value,...; docs/bottleneck.md).  Rows of other kinds
  * are kept for the docs and ignored here. */
 gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_error *err);
 void gm_zo_machine_free(gm_zo_machine *m);

@@ -2,8 +2,10 @@
  * paper 004, Sec. 4) on Hopper, written to tables/<gpu>/throughput.csv.
  *
  *   kind=inst    warp-instructions / clock / SM of one SASS instruction per
- *                SM pipe, against warps per SM (Fig. 2 left), beside the
- *                programming guide's throughput table (`documented`);
+ *                SM pipe, against warps per SM (Fig. 2 left), with one
+ *                dependent chain per thread (ilp 1, the paper's) and four
+ *                independent ones (ilp 4), beside the programming guide's
+ *                throughput table (`documented`);
  *   kind=issue   the same for an FFMA + FFMA + LOP3 mix: the issue rate;
  *   kind=shared  wavefronts / clock / SM of a shared-to-shared copy of 4-,
  *                8- and 16-byte elements with k-way bank conflicts, against
@@ -48,8 +50,11 @@ static const gb_sass_expect throughput_sass[] = {
 static const int warps_full[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 static const int warps_quick[] = {1, 8, 64};
 static const int blocks_list[] = {1, 4, 16, 66, 132, 264, 528, 1056, 2112, 4224};
-static const int threads_list[] = {128, 256, 512, 1024};
-static const int per_thread_list[] = {1, 2, 4, 8};
+static const int threads_list[] = {64, 128, 256, 512, 1024};
+#define N_THREADS 5
+static const int per_thread_list[] = {1, 4, 16, 64, 256};
+#define N_PER_THREAD 5
+#define MAX_REGION (512ull << 20) /* bytes one global launch may move */
 static const int bytes_list[] = {4, 8, 16};
 static const int ways_list[] = {1, 2, 4, 8, 16, 32};
 
@@ -70,9 +75,10 @@ static const struct {
     {TP_ISSUE, "issue", "issue", "FFMA+LOP3", 4, 4, 3},
 };
 
-static const char *const cols[] = {"kind",    "name",       "bytes", "ways",   "warps", "blocks",
-                                   "threads", "per_thread", "value", "spread", "documented", "sass"};
-#define NCOLS 12
+static const char *const cols[] = {"kind",       "name",  "bytes",  "ways",       "ilp",
+                                   "warps",      "blocks", "threads", "per_thread", "value",
+                                   "spread",     "documented", "sass"};
+#define NCOLS 13
 
 
 typedef struct tp_ctx {
@@ -105,11 +111,11 @@ static gm_status cuda_fail(int st, const char *what, gm_error *err)
 static gm_status add_row(tp_ctx *c, const char *kind, const char *name, const double *v,
                          const char *sass, gm_error *err)
 {
-    const char *texts[NCOLS] = {kind, name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                NULL, sass};
+    const char *texts[NCOLS] = {kind, name, NULL, NULL, NULL, NULL, NULL,
+                                NULL, NULL, NULL, NULL, NULL, sass};
     double vals[NCOLS];
     memset(vals, 0, sizeof vals);
-    memcpy(vals + 2, v, 9 * sizeof(double));
+    memcpy(vals + 2, v, 10 * sizeof(double)); /* bytes .. documented */
     return gm_mdata_add_values(c->md, texts, vals, err);
 }
 
@@ -136,22 +142,26 @@ static void shape(const tp_ctx *c, int w, int *blocks, int *threads)
 static gm_status measure_inst(tp_ctx *c, const int *wl, int nw, gm_error *err)
 {
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (int ilp = 1; ilp <= 4; ilp += 3)
         for (int i = 0; i < nw; i++) {
+            if (ops[o].op == TP_ISSUE && ilp != 1)
+                continue; /* the issue kernel has its own three chains */
             int w = wl[i], blocks, threads;
             shape(c, w, &blocks, &threads);
             /* iterations for ~TARGET_CYCLES at the expected peak */
             double per_iter = (double)TP_UNROLL * ops[o].chains * w / ops[o].guess;
             int iters = (int)fmax(4, TARGET_CYCLES / per_iter);
             float ms[REPS];
-            int st = tp_inst_run(ops[o].op, blocks, threads, iters, &ms[0]); /* warm-up */
+            int st = tp_inst_run(ops[o].op, ilp, blocks, threads, iters, &ms[0]); /* warm-up */
             for (int r = 0; r < REPS && st == 0; r++)
-                st = tp_inst_run(ops[o].op, blocks, threads, iters, &ms[r]);
+                st = tp_inst_run(ops[o].op, ilp, blocks, threads, iters, &ms[r]);
             if (st)
                 return cuda_fail(st, ops[o].sass, err);
             double spread, med = median_spread(ms, REPS, &spread);
             double inst = (double)iters * TP_UNROLL * ops[o].chains * blocks * (threads / 32);
             double rate = inst / (med * 1e-3 * c->mhz * 1e6 * c->sm);
-            double v[9] = {0, 0, w, blocks, threads, iters, rate, spread, ops[o].documented};
+            double v[10] = {0, 0, ops[o].op == TP_ISSUE ? 3 : ilp, w, blocks, threads, iters,
+                            rate, spread, ops[o].documented};
             gm_status s = add_row(c, ops[o].kind, ops[o].pipe, v, ops[o].sass, err);
             if (s == GM_OK)
                 s = step(c, "points", err);
@@ -198,7 +208,7 @@ static gm_status measure_shared(tp_ctx *c, const int *wl, int nw, int quick, gm_
                 double spread, med = median_spread(ms, REPS, &spread);
                 double total = wf * 16.0 * iters * blocks * (threads / 32);
                 double rate = total / (med * 1e-3 * c->mhz * 1e6 * c->sm);
-                double v[9] = {bytes, ways, w, blocks, threads, iters, rate, spread, NAN};
+                double v[10] = {bytes, ways, 1, w, blocks, threads, iters, rate, spread, NAN};
                 char sass[32];
                 snprintf(sass, sizeof sass, "LDS/STS.%d", bytes * 8);
                 gm_status s = add_row(c, "shared", "copy", v, sass, err);
@@ -230,14 +240,18 @@ static gm_status measure_global(tp_ctx *c, int quick, gm_error *err)
         for (int store = 0; store < 2 && s == GM_OK; store++)
             for (int b = 0; b < 3 && s == GM_OK; b++)
                 for (int i = 0; i < 10 && s == GM_OK; i++)
-                    for (int j = 0; j < 4 && s == GM_OK; j++)
-                        for (int k = 0; k < 4 && s == GM_OK; k++) {
+                    for (int j = 0; j < N_THREADS && s == GM_OK; j++)
+                        for (int k = 0; k < N_PER_THREAD && s == GM_OK; k++) {
                             if (quick && (i % 4 || j % 2 || k % 2))
                                 continue;
                             int bytes = bytes_list[b], blocks = blocks_list[i];
                             int threads = threads_list[j], m = per_thread_list[k];
                             unsigned long long region =
                                 (unsigned long long)blocks * threads * m * bytes;
+                            if (region > MAX_REGION) {
+                                s = step(c, "points", err); /* too long for a few seconds */
+                                continue;
+                            }
                             float ms[REPS];
                             int e = 0;
                             for (int r = -1; r < REPS && !e; r++) {
@@ -258,8 +272,8 @@ static gm_status measure_global(tp_ctx *c, int quick, gm_error *err)
                                 break;
                             }
                             double spread, med = median_spread(ms, REPS, &spread);
-                            double v[9] = {bytes, 0, 0, blocks, threads, m,
-                                           (double)region / (med * 1e6), spread, NAN};
+                            double v[10] = {bytes, 0, 1, 0, blocks, threads, m,
+                                            (double)region / (med * 1e6), spread, NAN};
                             char name[16];
                             snprintf(name, sizeof name, "%s_%s", l2 ? "l2" : "dram",
                                      store ? "st" : "ld");
@@ -298,19 +312,19 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
         return gm_fail(err, GM_ERR_NOMEM, "throughput: out of memory");
     const int *wl = run->quick ? warps_quick : warps_full;
     int nw = run->quick ? 3 : (int)(sizeof warps_full / sizeof warps_full[0]);
-    c.total = (long)(sizeof ops / sizeof ops[0]) * nw + 3L * (run->quick ? 2 : 6) * nw +
-              (run->quick ? 4L * 3 * 3 * 2 * 2 : 4L * 3 * 10 * 4 * 4);
+    c.total = (2L * (long)(sizeof ops / sizeof ops[0]) - 1) * nw + 3L * (run->quick ? 2 : 6) * nw +
+              (run->quick ? 4L * 3 * 3 * 3 * 3 : 4L * 3 * 10 * N_THREADS * N_PER_THREAD);
     gm_status s = GM_OK;
     float ms = 0;
     /* One empty launch, back to back (the Hopper form's fixed cost). */
-    if ((st = tp_inst_run(TP_EMPTY, c.sm, 32, 20, &ms)) == 0)
-        st = tp_inst_run(TP_EMPTY, c.sm, 32, 200, &ms);
+    if ((st = tp_inst_run(TP_EMPTY, 1, c.sm, 32, 20, &ms)) == 0)
+        st = tp_inst_run(TP_EMPTY, 1, c.sm, 32, 200, &ms);
     if (st)
         s = cuda_fail(st, "empty launch", err);
-    double v[9] = {0, 0, 0, c.sm, 32, 200, ms * 1e6 / 200, NAN, NAN};
+    double v[10] = {0, 0, 1, 0, c.sm, 32, 200, ms * 1e6 / 200, NAN, NAN};
     if (s == GM_OK)
         s = add_row(&c, "launch", "empty", v, "", err);
-    double vd[9] = {0, 0, 0, 0, 0, 0, c.max_warps, NAN, NAN};
+    double vd[10] = {0, 0, 1, 0, 0, 0, 0, c.max_warps, NAN, NAN};
     if (s == GM_OK)
         s = add_row(&c, "device", "max_warps_per_sm", vd, "", err);
     if (s == GM_OK && (s = measure_inst(&c, wl, nw, err)) == GM_OK)

@@ -18,60 +18,64 @@
 #define UNROLL 64
 
 // ---- instruction pipes ----------------------------------------------------
-#define CHAIN(body)                      \
-    for (int it = 0; it < iters; it++) { \
-        _Pragma("unroll")                \
-        for (int u = 0; u < UNROLL; u++) \
-            body;                        \
-    }
+// ILP independent chains per thread, UNROLL instructions per loop iteration
+// in all: ILP 1 is the paper's dependent chain, ILP 4 what unrolled compiled
+// code tends to offer.
+#define CHAINS(T, init, body)                                    \
+    T x[ILP];                                                    \
+    _Pragma("unroll") for (int k = 0; k < ILP; k++) x[k] = init; \
+    for (int it = 0; it < iters; it++) {                         \
+        _Pragma("unroll") for (int u = 0; u < UNROLL / ILP; u++) \
+            _Pragma("unroll") for (int k = 0; k < ILP; k++) body; \
+    }                                                            \
+    T sum = x[0];                                                \
+    _Pragma("unroll") for (int k = 1; k < ILP; k++) sum = sum + x[k];
 
-__global__ void tp_inst_ffma(int iters, float a, float b, float *sink)
+#define LB __launch_bounds__(1024, 2)
+template <int ILP> __global__ void LB tp_inst_ffma(int iters, float a, float b, float *sink)
 {
-    float x = threadIdx.x;
-    CHAIN(asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b)));
-    if (x == -1.0f) sink[0] = x;
+    CHAINS(float, threadIdx.x + k, asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x[k]) : "f"(a), "f"(b)));
+    if (sum == -1.0f) sink[0] = sum;
 }
-__global__ void tp_inst_imad(int iters, int a, int b, int *sink)
+template <int ILP> __global__ void LB tp_inst_imad(int iters, int a, int b, int *sink)
 {
-    int x = threadIdx.x;
-    CHAIN(asm volatile("mad.lo.s32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b)));
-    if (x == -1) sink[0] = x;
+    CHAINS(int, threadIdx.x + k, asm volatile("mad.lo.s32 %0, %0, %1, %2;" : "+r"(x[k]) : "r"(a), "r"(b)));
+    if (sum == -1) sink[0] = sum;
 }
-__global__ void tp_inst_lop3(int iters, int a, int b, int *sink)
+template <int ILP> __global__ void LB tp_inst_lop3(int iters, int a, int b, int *sink)
 {
-    int x = threadIdx.x;
-    CHAIN(asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x) : "r"(a), "r"(b)));
-    if (x == -1) sink[0] = x;
+    CHAINS(int, threadIdx.x + k, asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x[k]) : "r"(a), "r"(b)));
+    if (sum == -1) sink[0] = sum;
 }
-__global__ void tp_inst_dfma(int iters, double a, double b, double *sink)
+template <int ILP> __global__ void LB tp_inst_dfma(int iters, double a, double b, double *sink)
 {
-    double x = threadIdx.x;
-    CHAIN(asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(x) : "d"(a), "d"(b)));
-    if (x == -1.0) sink[0] = x;
+    CHAINS(double, threadIdx.x + k, asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(x[k]) : "d"(a), "d"(b)));
+    if (sum == -1.0) sink[0] = sum;
 }
-__global__ void tp_inst_hfma2(int iters, unsigned a, unsigned b, unsigned *sink)
+template <int ILP> __global__ void LB tp_inst_hfma2(int iters, unsigned a, unsigned b, unsigned *sink)
 {
-    unsigned x = threadIdx.x;
-    CHAIN(asm volatile("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b)));
-    if (x == 0xffffffffu) sink[0] = x;
+    CHAINS(unsigned, threadIdx.x + k, asm volatile("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(x[k]) : "r"(a), "r"(b)));
+    if (sum == 0xffffffffu) sink[0] = sum;
 }
-__global__ void tp_inst_mufu(int iters, float a, float b, float *sink)
+template <int ILP> __global__ void LB tp_inst_mufu(int iters, float a, float b, float *sink)
 {
-    float x = threadIdx.x * a + b;
-    CHAIN(asm volatile("ex2.approx.ftz.f32 %0, %0;" : "+f"(x)));
-    if (x == -1.0f) sink[0] = x;
+    CHAINS(float, threadIdx.x * a + b + k, asm volatile("ex2.approx.ftz.f32 %0, %0;" : "+f"(x[k])));
+    if (sum == -1.0f) sink[0] = sum;
 }
 // The issue rate: two FFMA chains and one LOP3 chain, independent.  Per SMSP
 // the fma pipe needs 2 clocks, the alu pipe 2 (16 lanes), issue 3: issue binds.
-__global__ void tp_inst_issue(int iters, float a, float b, float *sink)
+__global__ void LB tp_inst_issue(int iters, float a, float b, float *sink)
 {
     float x = threadIdx.x, y = x + 1;
     int z = threadIdx.x;
-    CHAIN({
-        asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b));
-        asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(y) : "f"(a), "f"(b));
-        asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(z) : "r"(__float_as_int(a)), "r"(7));
-    });
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b));
+            asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(y) : "f"(a), "f"(b));
+            asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(z) : "r"(__float_as_int(a)), "r"(7));
+        }
+    }
     if (x + y == -1.0f && z == 3) sink[0] = x;
 }
 __global__ void tp_empty(void) {}
@@ -93,40 +97,36 @@ __global__ void tp_clock(long long spin_ns, double *mhz)
 // Thread t of a warp reads word (t * stride) of its warp's source row and
 // writes it to the same place in the destination: stride k (in accesses of
 // `W` bytes) gives k-way conflicts on 4-byte accesses (k <= 32).
-// Loads and stores in PTX (volatile: every one is kept) of W bytes.
+// A load and a store of W bytes in one PTX block (volatile: every one is
+// kept; the value never leaves the block, so no register is held across).
 template <int W> struct sh_io;
 template <> struct sh_io<4> {
     static __device__ void copy(unsigned from, unsigned to, unsigned &acc)
     {
-        unsigned a;
-        asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(a) : "r"(from));
-        asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(to), "r"(a));
-        acc ^= a;
+        asm volatile("{ .reg .b32 a; ld.volatile.shared.u32 a, [%0]; st.volatile.shared.u32 [%1], a; }"
+                     ::"r"(from), "r"(to) : "memory");
+        acc += 1;
     }
 };
 template <> struct sh_io<8> {
     static __device__ void copy(unsigned from, unsigned to, unsigned &acc)
     {
-        unsigned a, b;
-        asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(from));
-        asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %2};" ::"r"(to), "r"(a), "r"(b));
-        acc ^= a;
+        asm volatile("{ .reg .b32 a, b; ld.volatile.shared.v2.u32 {a, b}, [%0]; "
+                     "st.volatile.shared.v2.u32 [%1], {a, b}; }" ::"r"(from), "r"(to) : "memory");
+        acc += 1;
     }
 };
 template <> struct sh_io<16> {
     static __device__ void copy(unsigned from, unsigned to, unsigned &acc)
     {
-        unsigned a, b, c, d;
-        asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(from));
-        asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(to), "r"(a), "r"(b),
-                     "r"(c), "r"(d));
-        acc ^= a;
+        asm volatile("{ .reg .b32 a, b, c, d; ld.volatile.shared.v4.u32 {a, b, c, d}, [%0]; "
+                     "st.volatile.shared.v4.u32 [%1], {a, b, c, d}; }" ::"r"(from), "r"(to) : "memory");
+        acc += 1;
     }
 };
 
 template <int W>
-__global__ void tp_shared_copy(int iters, int stride, int *sink)
+__global__ void LB tp_shared_copy(int iters, int stride, int *sink)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -150,7 +150,7 @@ __global__ void tp_shared_copy(int iters, int stride, int *sink)
 // Thread t's j-th transaction: element (j * total + t) of a `W`-byte array,
 // wrapped to `mask` + 1 elements (L2-resident runs); .cg keeps L1 out.
 template <typename T>
-__global__ void tp_global_ld(const T *__restrict__ p, int per_thread, long long mask, int *sink)
+__global__ void LB tp_global_ld(const T *__restrict__ p, int per_thread, long long mask, int *sink)
 {
     const long long total = (long long)gridDim.x * blockDim.x;
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -162,7 +162,7 @@ __global__ void tp_global_ld(const T *__restrict__ p, int per_thread, long long 
     if (acc == 0x9e3779b9u) sink[0] = (int)acc;
 }
 template <typename T>
-__global__ void tp_global_st(T *p, int per_thread, long long mask)
+__global__ void LB tp_global_st(T *p, int per_thread, long long mask)
 {
     const long long total = (long long)gridDim.x * blockDim.x;
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -193,7 +193,7 @@ extern "C" int tp_clock_mhz(double *mhz)
     return st;
 }
 
-extern "C" int tp_inst_run(int op, int blocks, int threads, int iters, float *ms)
+extern "C" int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms)
 {
     static void *sink;
     cudaError_t st = cudaSuccess;
@@ -202,13 +202,16 @@ extern "C" int tp_inst_run(int op, int blocks, int threads, int iters, float *ms
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     cudaEventRecord(e0);
+#define TP_I(kern, ...)                                                                        \
+    (ilp == 4 ? kern<4><<<blocks, threads>>>(iters, __VA_ARGS__) : kern<1><<<blocks, threads>>>(iters, __VA_ARGS__))
     switch (op) {
-    case TP_FFMA: tp_inst_ffma<<<blocks, threads>>>(iters, 0.999f, 0.5f, (float *)sink); break;
-    case TP_IMAD: tp_inst_imad<<<blocks, threads>>>(iters, 3, 5, (int *)sink); break;
-    case TP_LOP3: tp_inst_lop3<<<blocks, threads>>>(iters, 0x1234, 0x777, (int *)sink); break;
-    case TP_DFMA: tp_inst_dfma<<<blocks, threads>>>(iters, 0.999, 0.5, (double *)sink); break;
-    case TP_HFMA2: tp_inst_hfma2<<<blocks, threads>>>(iters, 0x3bff3bffu, 0x38003800u, (unsigned *)sink); break;
-    case TP_MUFU: tp_inst_mufu<<<blocks, threads>>>(iters, 1e-3f, 0.5f, (float *)sink); break;
+    case TP_FFMA: TP_I(tp_inst_ffma, 0.999f, 0.5f, (float *)sink); break;
+    case TP_IMAD: TP_I(tp_inst_imad, 3, 5, (int *)sink); break;
+    case TP_LOP3: TP_I(tp_inst_lop3, 0x1234, 0x777, (int *)sink); break;
+    case TP_DFMA: TP_I(tp_inst_dfma, 0.999, 0.5, (double *)sink); break;
+    case TP_HFMA2: TP_I(tp_inst_hfma2, 0x3bff3bffu, 0x38003800u, (unsigned *)sink); break;
+    case TP_MUFU: TP_I(tp_inst_mufu, 1e-3f, 0.5f, (float *)sink); break;
+#undef TP_I
     case TP_ISSUE: tp_inst_issue<<<blocks, threads>>>(iters, 0.999f, 0.5f, (float *)sink); break;
     case TP_EMPTY:
         for (int i = 0; i < iters; i++) tp_empty<<<blocks, threads>>>();

@@ -16,7 +16,8 @@ enum { TP_FFMA, TP_IMAD, TP_LOP3, TP_DFMA, TP_HFMA2, TP_MUFU, TP_ISSUE, TP_EMPTY
 #define TP_UNROLL 64 /* timed instructions per loop iteration and chain */
 
 int tp_clock_mhz(double *mhz);
-int tp_inst_run(int op, int blocks, int threads, int iters, float *ms);
+/* ilp: 1 or 4 independent chains (TP_ISSUE: always its 3) */
+int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms);
 /* Copy of `bytes`-wide elements between two shared regions, thread stride
  * `stride` elements, 16 loads and 16 stores per iteration. */
 int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 const gm_tx_global_rules gm_tx_hopper_global = {32, 32, 128, 0};
-const gm_tx_shared_rules gm_tx_hopper_shared = {32, 4, 0};
+const gm_tx_shared_rules gm_tx_hopper_shared = {32, 4, 32};
 const gm_tx_global_rules gm_tx_gt200_global = {16, 32, 0, 1};
 const gm_tx_shared_rules gm_tx_gt200_shared = {16, 4, 16};
 
@@ -180,7 +180,8 @@ gm_status gm_tx_shared_add(const gm_tx_shared_rules *r, const uint64_t *addr,
                 most = per_bank[b];
         }
         cost->wavefronts += most;
-        cost->ideal += 1;
+        /* Without conflicts: the distinct words spread over all banks. */
+        cost->ideal += (nw + r->banks - 1) / r->banks;
     }
     cost->instructions += any;
     return GM_OK;

@@ -103,21 +103,24 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
     m->global = calloc(md->n_rows ? md->n_rows : 1, sizeof *m->global);
     if (!m->global)
         return gm_fail(err, GM_ERR_NOMEM, "throughput data: out of memory");
+    int col_ilp = gm_mdata_col(md, "ilp"); /* absent: every row ilp 1 */
     gm_status st = GM_OK;
     for (size_t r = 0; r < md->n_rows && st == GM_OK; r++) {
+        double ilp = col_ilp >= 0 ? gm_mdata_num(md, r, col_ilp) : 1;
         const char *kind = gm_mdata_text(md, r, col[0]);
         const char *name = gm_mdata_text(md, r, col[1]);
         double bytes = gm_mdata_num(md, r, col[2]), ways = gm_mdata_num(md, r, col[3]);
         double warps = gm_mdata_num(md, r, col[4]), value = gm_mdata_num(md, r, col[8]);
         if (strcmp(kind, "inst") == 0) {
             int p = gm_zo_pipe_find(name);
-            if (p >= 0)
-                st = curve_add(&m->inst[p], warps, value, err);
+            if (p >= 0 && (ilp == 1 || ilp == 4))
+                st = curve_add(ilp == 4 ? &m->inst4[p] : &m->inst[p], warps, value, err);
         } else if (strcmp(kind, "issue") == 0) {
             st = curve_add(&m->issue, warps, value, err);
-        } else if (strcmp(kind, "shared") == 0 && strcmp(name, "copy") == 0 && bytes == 4 &&
-                   ways == 1) {
-            st = curve_add(&m->shared, warps, value, err);
+        } else if (strcmp(kind, "shared") == 0 && strcmp(name, "copy") == 0 && bytes == 4) {
+            int k = (int)lround(log2(ways));
+            if (k >= 0 && k < GM_ZO_WAYS && ways == (double)(1 << k))
+                st = curve_add(&m->shared_k[k], warps, value, err);
         } else if (strcmp(kind, "global") == 0) {
             gm_zo_gpoint *g = &m->global[m->n_global];
             g->l2 = strncmp(name, "l2_", 3) == 0;
@@ -137,6 +140,7 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
             m->max_warps_per_sm = (int)value;
         }
     }
+    m->shared = m->shared_k[0];
     if (st == GM_OK && (m->issue.n == 0 || m->shared.n == 0 || m->n_global == 0))
         st = gm_fail(err, GM_ERR_MISSING,
                      "throughput data: needs issue, shared copy and global rows");
@@ -222,6 +226,35 @@ static int lane_bytes(const gm_zo_launch *l)
     return !(b > 6) ? 4 : b > 12 ? 16 : 8;
 }
 
+/* The paper times each type with a dependent chain; the Hopper form with
+ * four independent chains where the suite measured them. */
+static const gm_zo_curve *inst_curve(const gm_zo_machine *m, gm_zo_form form, int p)
+{
+    return form == GM_ZO_HOPPER && m->inst4[p].n ? &m->inst4[p] : &m->inst[p];
+}
+
+/* Shared wavefronts per clock per SM at w warps.  The paper: the conflict-
+ * free bandwidth (conflicts only add transactions).  Hopper: the bandwidth
+ * measured at the launch's own conflict degree k = wavefronts / ideal
+ * (several wavefronts per instruction need fewer warps to fill the pipe),
+ * interpolated between the measured 2^i-way curves in log2(k). */
+static double shared_rate(const gm_zo_machine *m, gm_zo_form form, const gm_zo_launch *l,
+                          double w)
+{
+    double k = l->shared_wavefronts / l->shared_ideal;
+    if (form != GM_ZO_HOPPER || !(k > 1))
+        return gm_zo_curve_at(&m->shared, w);
+    double x = fmin(log2(k), GM_ZO_WAYS - 1);
+    int lo = (int)floor(x), hi = lo + 1 < GM_ZO_WAYS ? lo + 1 : lo;
+    while (lo > 0 && m->shared_k[lo].n == 0)
+        lo--;
+    while (hi > lo && m->shared_k[hi].n == 0)
+        hi--;
+    double a = gm_zo_curve_at(&m->shared_k[lo], w), b = gm_zo_curve_at(&m->shared_k[hi], w);
+    double f = hi > lo ? (x - lo) / (hi - lo) : 0;
+    return a + f * (b - a);
+}
+
 gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
                         const gm_zo_launch *l, gm_zo_result *r, gm_error *err)
 {
@@ -251,7 +284,7 @@ gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
         r->t_pipe[p] = NAN;
         if (!isfinite(l->inst[p]))
             continue;
-        double x = m->inst[p].n ? gm_zo_curve_at(&m->inst[p], w) : x_issue;
+        double x = m->inst[p].n ? gm_zo_curve_at(inst_curve(m, form, p), w) : x_issue;
         r->t_pipe[p] = l->inst[p] / (x * per_ns);
     }
     if (isfinite(r->t_pipe[GM_ZO_FMAHEAVY]) && isfinite(r->t_pipe[GM_ZO_FMA]))
@@ -270,7 +303,7 @@ gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
     r->t[GM_ZO_INST] = any || isfinite(r->t_issue) ? t_inst : NAN;
 
     /* Shared memory (Sec. 4.2): wavefronts over the bandwidth at w. */
-    r->t[GM_ZO_SHARED] = l->shared_wavefronts / (gm_zo_curve_at(&m->shared, w) * per_ns);
+    r->t[GM_ZO_SHARED] = l->shared_wavefronts / (shared_rate(m, form, l, w) * per_ns);
 
     /* Global memory (Sec. 4.3): the synthetic kernel of the same shape. */
     r->t[GM_ZO_GLOBAL] = NAN;
@@ -334,7 +367,7 @@ gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
             r->causes |= GM_ZO_CAUSE_EXPENSIVE;
         const gm_zo_curve *c = slow >= 0 && m->inst[slow].n &&
                                        !(r->t_issue > r->t_pipe[slow] && form == GM_ZO_HOPPER)
-                                   ? &m->inst[slow]
+                                   ? inst_curve(m, form, slow)
                                    : &m->issue;
         if (gm_zo_curve_at(c, w) < 0.8 * gm_zo_curve_max(c))
             r->causes |= GM_ZO_CAUSE_FEW_WARPS;
@@ -346,7 +379,7 @@ gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
         if (l->shared_ideal > compute)
             r->causes |= GM_ZO_CAUSE_BOOKKEEPING;
         if (gm_zo_curve_at(&m->shared, w) < 0.8 * gm_zo_curve_max(&m->shared))
-            r->causes |= GM_ZO_CAUSE_FEW_WARPS;
+            r->causes |= GM_ZO_CAUSE_FEW_WARPS; /* conflict-free: what more warps would buy */
     } else {
         if (l->global_sectors > 1.25 * l->global_sectors_ideal)
             r->causes |= GM_ZO_CAUSE_UNCOALESCED;

@@ -54,7 +54,6 @@ static gm_mdata *machine_data(void)
         {"shared", "copy", "4", "1", "1", "0", "0", "0", "0.25", "0", "LDS"},
         {"shared", "copy", "4", "1", "16", "0", "0", "0", "1", "0", "LDS"},
         {"shared", "copy", "4", "1", "32", "0", "0", "0", "1", "0", "LDS"},
-        {"shared", "copy", "4", "2", "32", "0", "0", "0", "7", "0", "LDS"}, /* ignored: 2-way */
         {"global", "dram_ld", "4", "0", "0", "2", "128", "1", "100", "0", "LDG"},
         {"global", "dram_ld", "4", "0", "0", "64", "256", "4", "1000", "0", "LDG"},
         {"global", "dram_st", "4", "0", "0", "2", "128", "1", "100", "0", "STG"},
@@ -118,7 +117,7 @@ static void curves(void **state)
     near(gm_zo_curve_at(&mach.inst[GM_ZO_FMA], 0.5), 1);   /* clamped */
     near(gm_zo_curve_at(&mach.inst[GM_ZO_FMA], 64), 4);
     near(gm_zo_curve_at(&mach.inst[GM_ZO_ALU], 1), 0.5);   /* rows given out of order */
-    assert_true(mach.shared.n == 3);                       /* the 2-way row is not the curve */
+    assert_true(mach.shared.n == 3 && mach.shared_k[1].n == 0);
     assert_true(isnan(gm_zo_curve_at(&mach.inst[GM_ZO_FP64], 4)));
     near(gm_zo_global_bw(&mach, 0, 0, 4, 64, 256, 4), 1000);
     near(gm_zo_global_bw(&mach, 0, 0, 4, 3, 100, 1), 100); /* nearest in log space */
@@ -265,6 +264,63 @@ static void expensive(void **state)
     assert_int_equal(r.causes, GM_ZO_CAUSE_EXPENSIVE | GM_ZO_CAUSE_LOW_DENSITY);
 }
 
+/* The Hopper form's own curves: four-chain instruction rates and the shared
+ * bandwidth at the launch's conflict degree (a machine with an "ilp"
+ * column: fma ilp 4 at 1 warp -> 4; shared 4-way: 1 warp -> 1, 16 -> 2). */
+static void hopper_curves(void **state)
+{
+    (void)state;
+    gm_mdata_meta meta;
+    memset(&meta, 0, sizeof meta);
+    snprintf(meta.suite, sizeof meta.suite, "throughput");
+    snprintf(meta.gpu_name, sizeof meta.gpu_name, "test GPU");
+    meta.cc_major = 9;
+    meta.sm_count = 2;
+    meta.sm_clock_mhz = 1000;
+    const char *cols[] = {"kind", "name", "bytes", "ways", "ilp", "warps", "blocks",
+                          "threads", "per_thread", "value"};
+    gm_mdata *md = gm_mdata_new(&meta, 10, cols);
+    static const char *const rows[][10] = {
+        {"inst", "fma", "0", "0", "1", "1", "0", "0", "0", "1"},
+        {"inst", "fma", "0", "0", "1", "16", "0", "0", "0", "4"},
+        {"inst", "fma", "0", "0", "4", "1", "0", "0", "0", "4"},
+        {"issue", "issue", "0", "0", "3", "1", "0", "0", "0", "4"},
+        {"shared", "copy", "4", "1", "1", "1", "0", "0", "0", "0.25"},
+        {"shared", "copy", "4", "1", "1", "16", "0", "0", "0", "1"},
+        {"shared", "copy", "4", "4", "1", "1", "0", "0", "0", "1"},
+        {"shared", "copy", "4", "4", "1", "16", "0", "0", "0", "2"},
+        {"global", "dram_ld", "4", "0", "1", "0", "64", "256", "4", "1000"},
+    };
+    gm_error err;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        assert_int_equal(gm_mdata_add_row(md, rows[i], &err), GM_OK);
+    gm_zo_machine m;
+    assert_int_equal(gm_zo_machine_from_mdata(md, &m, &err), GM_OK);
+    gm_mdata_free(md);
+    gm_zo_launch l = base_launch();
+    l.inst[GM_ZO_ALU] = NAN;
+    l.inst_total = 8000;
+    l.dram_read_bytes = l.l2_read_bytes = 0;
+    l.warps_per_sm = 1;
+    gm_zo_result r;
+    /* 1 warp: paper fma 8000 / (1 x 2) = 4000; Hopper 8000 / (4 x 2) = 1000.
+     * Shared, k = 3200 / 800 = 4: paper 3200 / (0.25 x 2) = 6400; Hopper at
+     * the 4-way curve 3200 / (1 x 2) = 1600. */
+    assert_int_equal(gm_zo_predict(&m, GM_ZO_PAPER, 2, &l, &r, &err), GM_OK);
+    near(r.t_pipe[GM_ZO_FMA], 4000);
+    near(r.t[GM_ZO_SHARED], 6400);
+    assert_int_equal(gm_zo_predict(&m, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
+    near(r.t_pipe[GM_ZO_FMA], 1000);
+    near(r.t[GM_ZO_SHARED], 1600);
+    /* k = 2^1.5: halfway in log2 between 1-way (1 at 16 warps) and 4-way (2)
+     * is three quarters of the way from 2^0 to 2^2: 1.75; 2263 / 3.5. */
+    l.warps_per_sm = 16;
+    l.shared_wavefronts = 800 * pow(2, 1.5);
+    assert_int_equal(gm_zo_predict(&m, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
+    near(r.t[GM_ZO_SHARED], l.shared_wavefronts / 3.5);
+    gm_zo_machine_free(&m);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -299,7 +355,7 @@ int main(void)
         cmocka_unit_test(curves),       cmocka_unit_test(paper_form),
         cmocka_unit_test(hopper_form),  cmocka_unit_test(whatifs),
         cmocka_unit_test(global_bound), cmocka_unit_test(expensive),
-        cmocka_unit_test(bad_input),
+        cmocka_unit_test(hopper_curves), cmocka_unit_test(bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
