@@ -178,11 +178,14 @@ gm_status gs_test_limits(gs_ctx *c, gm_error *err)
            "dynamic, MAX_DYNAMIC_SHARED_SIZE_BYTES opt-in", err);
     gs_progress(c, 40, "kernel limits");
 
-    /* L(R/T): what the JIT grants a kernel asking for 300 live registers */
-    regs_arg ra = {32, -1};
-    if (probe_regs(c, &ra, 300, &fatal, err))
-        gs_row(c, "param", "L_R_T", NAN, NAN, NAN, ra.regs_seen, 255, NAN,
-               "doc: programming guide, registers per thread", err);
+    /* L(R/T): what the JIT grants a kernel holding 300 live registers, no cap */
+    if (gb_ptx_count(c->ptx, GS_PTX_MAX, c->cc, 0, 300, 0, 1) >= 0 &&
+        gs_load(c, "gd_count", &k, err) == GM_OK) {
+        gs_row(c, "param", "L_R_T", NAN, NAN, NAN, gb_kern_regs(k), 255, NAN,
+               "doc: programming guide (registers per thread)", err);
+        gb_kern_free(k);
+        k = NULL;
+    }
     /* L(R/B) = max_B r(B) B (Sec. 3.2.1) */
     double lrb = 0;
     static const int Bs[] = {1024, 512, 256};

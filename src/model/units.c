@@ -10,11 +10,13 @@
 extern const gm_unit gm_unit_atomics; /* paper 000: shared-memory atomic unit */
 extern const gm_unit gm_unit_gatomics; /* paper 002: L2 atomic units */
 extern const gm_unit gm_unit_bottleneck; /* paper 004: Zhang & Owens throughput model */
+extern const gm_unit gm_unit_waves; /* paper 003: GPUDIAG blocks and waves */
 
 const gm_unit *const gm_units[] = {
     &gm_unit_atomics,
     &gm_unit_gatomics,
     &gm_unit_bottleneck,
+    &gm_unit_waves,
     NULL,
 };
 

@@ -8,8 +8,13 @@
 #     than what fits ended by itself, flagged as timed out, within 1 s;
 #   - n_mp measured equals the SM count;
 # and gpuq diag must read it in every format.  Exits 77 without a GPU.
-#   usage: sched_suite.sh GPUQ
+# Then the unit's N_slot (Eq. 3.3, hopper form, from that data) must equal the
+# occupancy API for every launch configuration of the recorded validation
+# suite and histogram case study (sched_nslot_check).
+#   usage: sched_suite.sh GPUQ NSLOT_CHECK SOURCE_DIR
 gpuq=$1
+check=$2
+src=$3
 dir=$(mktemp -d /tmp/gpuq_sched_test.XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 "$gpuq" calibrate --suite sched --quick --quiet -o "$dir" 2>"$dir/err"
@@ -40,3 +45,5 @@ for f in text csv json; do
   "$gpuq" diag --table "$csv" -f $f >"$dir/diag.$f" 2>"$dir/diag.err" || { echo "FAIL: gpuq diag -f $f"; cat "$dir/diag.err"; exit 1; }
 done
 echo "ok: gpuq diag text/csv/json"
+"$check" "$csv" hopper "$src"/validation/recorded/*/counters.csv "$src"/data/recorded/*.counters.csv \
+  || { echo "FAIL: sched_nslot_check"; exit 1; }

@@ -1,0 +1,184 @@
+/* The "blocks and waves" unit (src/model/unit_waves.c, paper 003) on
+ * made-up sched machine data with H100-like parameters and a linear FFMA
+ * fu(c) = max(1, c / 4); every expected value is worked out in comments. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuq/metrics.h"
+#include "gpuq/unit.h"
+
+static void near_(double got, double want, int line)
+{
+    if (!(fabs(got - want) <= 1e-9 * (1 + fabs(want)))) {
+        print_error("line %d: got %.17g, want %.17g\n", line, got, want);
+        fail();
+    }
+}
+#define NEAR(got, want) near_((double)(got), (double)(want), __LINE__)
+
+static void add(gm_mdata *md, const char *kind, const char *name, const char *x, const char *y,
+                const char *value, const char *extra)
+{
+    const char *row[9] = {kind, name, x, y, "", value, "", extra, ""};
+    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
+}
+
+static gm_mdata *sched_md(void)
+{
+    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
+                                        "value", "doc", "extra", "note"};
+    gm_mdata_meta m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.suite, sizeof m.suite, "sched");
+    snprintf(m.gpu_name, sizeof m.gpu_name, "NVIDIA H100 80GB HBM3");
+    m.cc_major = 9;
+    m.sm_count = 132;
+    snprintf(m.date, sizeof m.date, "2026-11-25T21:00:00Z");
+    gm_mdata *md = gm_mdata_new(&m, 9, cols);
+    add(md, "param", "n_mp", "", "", "132", "");
+    add(md, "param", "L_T_B", "", "", "1024", "");
+    add(md, "param", "N1", "", "", "32", "");
+    add(md, "param", "N2", "", "", "64", "");
+    add(md, "param", "S", "", "", "233472", "");
+    add(md, "param", "s_min", "", "", "128", "");
+    add(md, "param", "s_res", "", "", "1024", "");
+    add(md, "param", "R", "", "", "65536", "");
+    add(md, "param", "r_min", "", "", "256", "");
+    add(md, "param", "r_parts", "", "", "4", "");
+    add(md, "param", "S_paper", "", "", "232448", "128");
+    add(md, "param", "R_paper", "", "", "65536", "256");
+    for (int c = 1; c <= 32; c++) {
+        char cs[8], fs[32];
+        snprintf(cs, sizeof cs, "%d", c);
+        snprintf(fs, sizeof fs, "%.17g", c <= 4 ? 1.0 : c / 4.0);
+        add(md, "fu", "ffma", cs, "1", fs, "");
+    }
+    return md;
+}
+
+static const gm_field *field(const gm_field *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].name, name) == 0)
+            return &f[i];
+    fail_msg("no field %s", name);
+    return NULL;
+}
+
+static void launch(gm_launch_counters *k, unsigned G, unsigned B, int regs, int smem, double ns)
+{
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < GM_METRIC_MAX; i++)
+        k->metric[i] = NAN;
+    k->grid[0] = G;
+    k->grid[1] = k->grid[2] = 1;
+    k->block[0] = B;
+    k->block[1] = k->block[2] = 1;
+    k->regs_per_thread = regs;
+    k->shared_bytes = smem;
+    k->metric[gm_metric_find("gpu__time_duration.sum")] = ns;
+}
+
+static void waves_unit(void **state)
+{
+    (void)state;
+    const gm_unit *u = gm_unit_find("waves");
+    assert_non_null(u);
+    assert_string_equal(u->title, "blocks and waves");
+    for (size_t i = 0; u->metrics[i]; i++)
+        assert_true(gm_metric_find(u->metrics[i]) >= 0);
+    gm_machine m;
+    memset(&m, 0, sizeof m);
+    m.n_files = 1;
+    snprintf(m.files[0].suite, sizeof m.files[0].suite, "sched");
+    m.files[0].md = sched_md();
+    void *st = NULL;
+    assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
+    void *res = calloc(1, u->result_size);
+    gm_field f[GM_UNIT_MAX_FIELDS];
+    gm_launch_counters k;
+
+    /* 396 blocks of 1024 threads, 32 regs: b = 32, N_slot = min(32, 64/32,
+     * -, 4 * (16384/1024) / 32 = 2) = 2 (warps and registers); a wave is
+     * 264 blocks, 396 / 264 = 1.5 waves, the last half full */
+    launch(&k, 396, 1024, 32, 0, 300e3);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    NEAR(field(f, n, "N_slot")->num, 2);
+    assert_string_equal(field(f, n, "limiter")->text, "warps+registers");
+    NEAR(field(f, n, "waves")->num, 1.5);
+    NEAR(field(f, n, "tail")->num, 0.5);
+    NEAR(field(f, n, "occupancy")->num, 1);
+    NEAR(field(f, n, "T_us")->num, 300);
+    /* Eq. 3.2, g = ceil(396/132) = 3, N = 2: fu(64) + fu(32) = 16 + 8 = 24;
+     * 2G = 792: g = 6: 3 fu(64) = 48 -> 600 us; G/2 = 198: g = 2: fu(64)
+     * = 16 -> 200 us (fu beyond 32 warps: c / 4, Eq. 3.6-3.7) */
+    NEAR(field(f, n, "T_2G_us")->num, 600);
+    NEAR(field(f, n, "T_halfG_us")->num, 200);
+    /* half the blocks of 64 warps: beyond L(T/B) = 1024 threads, no launch */
+    assert_true(isnan(field(f, n, "T_2b_halfG_us")->num));
+    /* 792 blocks of 16 warps: N = 4, g = 6: 1 fu(64) + fu(32) = 24 -> 300 us */
+    NEAR(field(f, n, "T_halfb_2G_us")->num, 300);
+    gm_unit_verdict v;
+    u->verdict(st, res, &v);
+    NEAR(v.severity, 0.25); /* 1 - 1.5 / 2 */
+    assert_non_null(strstr(v.text, "1.50 waves of 264 blocks"));
+
+    /* shared memory binds: 40,000 bytes + 1 KiB reserved -> 41,088 after
+     * rounding to 128; 233472 / 41088 = 5 (hopper); the paper's form
+     * rounds 40,000 to 40,064: 232448 / 40064 = 5 too */
+    launch(&k, 66, 128, 32, 40000, 10e3);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    NEAR(field(f, n, "N_slot")->num, 5);
+    assert_string_equal(field(f, n, "limiter")->text, "shared memory");
+    NEAR(field(f, n, "waves")->num, 0.1);
+    u->verdict(st, res, &v);
+    assert_non_null(strstr(v.text, "fill 10% of one wave"));
+
+    /* unknown registers: says so, no numbers */
+    launch(&k, 66, 128, -1, 0, 10e3);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    assert_true(isnan(field(f, n, "N_slot")->num));
+    u->verdict(st, res, &v);
+    assert_non_null(strstr(v.text, "register count is unknown"));
+    u->release(st);
+
+    /* the paper's form: b = 3 warps, 40 regs: 65536 / (1280 * 3) = 17 vs
+     * hopper 4 * (16384 / 1280 = 12) / 3 = 16 */
+    assert_int_equal(u->prepare(&m, "paper", &st, NULL), GM_OK);
+    launch(&k, 132, 96, 40, 0, 10e3);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    NEAR(field(f, n, "N_slot")->num, 17);
+    u->release(st);
+    assert_int_equal(u->prepare(&m, "hopper", &st, NULL), GM_OK);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    NEAR(field(f, n, "N_slot")->num, 16);
+    u->release(st);
+    assert_int_equal(u->prepare(&m, "bogus", &st, NULL), GM_ERR_INVALID_ARG);
+
+    /* no machine data: one clear failure naming the suite */
+    gm_machine empty;
+    memset(&empty, 0, sizeof empty);
+    gm_error err;
+    assert_int_equal(u->prepare(&empty, NULL, &st, &err), GM_ERR_MISSING);
+    assert_non_null(strstr(err.msg, "--suite sched"));
+    free(res);
+    gm_mdata_free(m.files[0].md);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(waves_unit)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
