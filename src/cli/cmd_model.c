@@ -36,7 +36,8 @@ static void print_help(void)
            "                        what 'gpuq model --metrics' prints\n"
            "\n"
            "options:\n" CLI_REPORT_HELP
-           "      --metrics         print the metric list for 'ncu --metrics' and exit\n"
+           "      --metrics         print the metric list for 'ncu --metrics' (of every\n"
+           "                        section, or of those --section names) and exit\n"
            "      --sections        list the sections (models) and exit\n"
            "  -h, --help            this text\n"
            "\n"
@@ -56,11 +57,35 @@ static void print_sections(void)
     }
 }
 
+/* For `ncu --csv --metrics "$(gpuq model --metrics)" ./app`: the metrics of
+ * every section, or of those --section names.  1 done, -1 usage error. */
+static int print_metrics(const cli_report_opts *r)
+{
+    const gm_unit *units[CLI_MAX_LIST];
+    for (size_t i = 0; i < r->n_sections; i++)
+        if (!(units[i] = gm_unit_find(r->sections[i]))) {
+            cli_usage_error(CMD, "unknown section '%s' (gpuq model --sections lists them)",
+                            r->sections[i]);
+            return -1;
+        }
+    int rows[GM_METRIC_MAX];
+    size_t n = gm_units_metric_rows(r->n_sections ? units : NULL, r->n_sections, rows,
+                                    GM_METRIC_MAX);
+    static char list[GM_METRIC_MAX * 80];
+    if (!gm_metric_list(rows, n, list, sizeof list)) {
+        cli_error(CMD, "the metric list does not fit");
+        return -1;
+    }
+    printf("%s\n", list);
+    return 1;
+}
+
 typedef struct model_opts {
     cli_report_opts r;
     const char *counters[GM_REPORT_MAX_FILES];
     size_t n_counters;
     const char *ncu_csv;
+    int metrics;
 } model_opts;
 
 enum { OPT_NCU_CSV = 256, OPT_METRICS, OPT_SECTIONS };
@@ -87,9 +112,8 @@ static int parse_options(int argc, char **argv, model_opts *o)
             print_help();
             return 1;
         case OPT_METRICS:
-            /* For `ncu --csv --metrics "$(gpuq model --metrics)" ./app`. */
-            printf("%s\n", gm_metric_list_csv());
-            return 1;
+            o->metrics = 1;
+            break;
         case OPT_SECTIONS:
             print_sections();
             return 1;
@@ -102,6 +126,8 @@ static int parse_options(int argc, char **argv, model_opts *o)
             break;
         }
     }
+    if (o->metrics)
+        return print_metrics(&o->r);
     while (optind < argc) {
         if (o->n_counters == GM_REPORT_MAX_FILES) {
             cli_usage_error(CMD, "at most %d counters files", GM_REPORT_MAX_FILES);

@@ -1,8 +1,8 @@
-/* RFC 4180 CSV reading and writing shared by the counters file loader
- * (counters.c), the ncu importer (ncu_import.c), the report writer
- * (report.c) and the table writer (table.c), plus the one JSON string
- * escaper the report and table writers share.  Internal to libgpuq: not part
- * of the installed API.
+/* RFC 4180 CSV reading (csv.c) shared by the counters file loader
+ * (counters.c), the ncu importer (ncu_import.c) and the table loader; the
+ * writing side (quoting, numbers, JSON strings) is writer.h, included here
+ * for the callers that do both.  Internal to libgpuq: not part of the
+ * installed API.
  *
  * The reader works one record at a time: gm_csv_next_line() reads one
  * physical line (so that callers can look at '#' metadata or ncu's
