@@ -6,7 +6,8 @@
 # kernel); the SASS from 'cuobjdump -sass' of the gpuq program (which links
 # every suite's kernels) and of any extra OBJECTs.  For each row, every
 # function whose name contains the kernel part must hold at least min_count
-# instructions whose mnemonic starts with the opcode, and at least one
+# instructions whose mnemonic starts with the opcode ("A|B": either; the
+# binary holds code for several architectures), and at least one
 # function must match.  Kernels a suite JIT-compiles at run time are not in
 # the program; such a suite lists their rows against an OBJECT it builds.
 # Exits 77 when cuobjdump cannot be found.
@@ -51,7 +52,8 @@ printf '%s\n' "$expect" | {
       continue
     fi
     fewest=$(printf '%s\n' "$matched" | awk -v o="$opcode" '
-      { c = 0; for (i = 2; i <= NF; i++) if (index($i, o) == 1 && (length($i) == length(o) || substr($i, length(o) + 1, 1) == ".")) c++
+      BEGIN { na = split(o, alt, "|") }
+      { c = 0; for (i = 2; i <= NF; i++) for (a = 1; a <= na; a++) if (index($i, alt[a]) == 1 && (length($i) == length(alt[a]) || substr($i, length(alt[a]) + 1, 1) == ".")) { c++; break }
         if (NR == 1 || c < m) m = c }
       END { print m + 0 }')
     if [ "$fewest" -lt "$min" ]; then
