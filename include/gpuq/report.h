@@ -75,9 +75,7 @@ typedef struct gm_report {
     gm_report_section sections[GM_REPORT_MAX_SECTIONS];
     size_t n_skipped;            /* sections not reported, one line each, with why */
     char skipped[GM_REPORT_MAX_SECTIONS + GM_MACHINE_MAX_FILES][320];
-    /* gm_report_build (the single-table entry) owns a machine around the table */
-    int own_machine;
-    gm_machine machine_store;
+    int own_machine;             /* gm_report_build's machine around its table */
 } gm_report;
 
 /* Applies every selected unit whose machine data and metrics exist to every
