@@ -5,12 +5,19 @@
 # profiled kernel launch.
 #
 #   usage: scripts/bench_profile_overhead.sh [-n RUNS] [-g GPUQ] [-G "GPUQ OPTIONS"]
-#                                            PROGRAM [ARGS...]
+#                                            [-O OLD_GPUQ] PROGRAM [ARGS...]
 #     -n RUNS   timed rounds after one warm-up round (default 5); each round
 #               runs every variant once, in the order below, so that drift
 #               of the machine spreads over all variants alike
 #     -g GPUQ   the gpuq program (default: build/gpuq)
 #     -G OPTS   extra options for gpuq profile, e.g. "--table T.csv --force"
+#     -O GPUQ   also time this other gpuq build's default run ("before", e.g.
+#               the code before a change), in the same rounds
+#
+# gpuq collects the metrics of the registered units (GPUQ_SECTIONS, default
+# "atomics" here: the same hardware metrics as the ncu list below, which adds
+# the instrumented _sass_ one); "gpuq all units" collects every registered
+# unit's metrics (several passes: kernel replay).
 #
 # Variants:
 #   plain             the program alone
@@ -21,6 +28,8 @@
 #   gpuq counters K=1 the same with GPUQ_BATCH=1: one range profiler window
 #                     per launch, the collector's behaviour before batching
 #   gpuq two runs     gpuq profile --always-rerun (instrumented second run)
+#   gpuq all units    gpuq profile --no-opcode-split with every unit's metrics
+#   before            -O GPUQ's default run
 #   ncu               ncu --clock-control none --cache-control none --metrics <list>
 #   gpuq/ncu fixed    the same with a kernel filter nothing matches: start-up
 #                     and teardown without any profiled launch
@@ -33,12 +42,14 @@ set -u
 runs=5
 gpuq=build/gpuq
 gpuq_opts=""
-while getopts "n:g:G:h" opt; do
+old_gpuq=""
+while getopts "n:g:G:O:h" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     g) gpuq=$OPTARG ;;
     G) gpuq_opts=$OPTARG ;;
-    h) sed -n '2,31p' "$0"; exit 0 ;;
+    O) old_gpuq=$OPTARG ;;
+    h) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "bench_profile_overhead: see -h" >&2; exit 1 ;;
   esac
 done
@@ -63,7 +74,18 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gpuq-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 counters="$work/counters.csv"
 
-names=(plain default counters counters_k1 two_runs ncu gpuq_fixed ncu_fixed)
+export GPUQ_SECTIONS=${GPUQ_SECTIONS:-atomics}
+names=(plain default counters counters_k1 two_runs all_units ncu gpuq_fixed ncu_fixed)
+[ -n "$old_gpuq" ] && names+=(before)
+# BENCH_VARIANTS="plain default ...": time only these (plain, default and
+# gpuq_fixed are always kept: the table is computed from them).
+if [ -n "${BENCH_VARIANTS:-}" ]; then
+  keep=()
+  for v in "${names[@]}"; do
+    case " plain default gpuq_fixed $BENCH_VARIANTS " in *" $v "*) keep+=("$v") ;; esac
+  done
+  names=("${keep[@]}")
+fi
 # Runs variant $1 once; prints its wall time in microseconds.
 run_variant() {
   local t0 t1 v=$1
@@ -76,6 +98,8 @@ run_variant() {
     counters) "$gpuq" profile --no-opcode-split --keep-counters "$work/c1.csv" -o "$work/r1.txt" $gpuq_opts -- "$@" ;;
     counters_k1) GPUQ_BATCH=1 "$gpuq" profile --no-opcode-split --keep-counters "$work/c2.csv" -o "$work/r2.txt" $gpuq_opts -- "$@" ;;
     two_runs) "$gpuq" profile --always-rerun --keep-counters "$work/c3.csv" -o "$work/r3.txt" $gpuq_opts -- "$@" ;;
+    all_units) env -u GPUQ_SECTIONS "$gpuq" profile --no-opcode-split --keep-counters "$work/c5.csv" -o "$work/r5.txt" $gpuq_opts -- "$@" ;;
+    before) env -u GPUQ_SECTIONS "$old_gpuq" profile --keep-counters "$work/c6.csv" -o "$work/r6.txt" $gpuq_opts -- "$@" ;;
     ncu) ncu --clock-control none --cache-control none --metrics "$metrics" "$@" ;;
     gpuq_fixed) "$gpuq" profile --no-opcode-split -k "$nothing" --keep-counters "$work/c4.csv" $gpuq_opts -- "$@" ;;
     ncu_fixed) ncu --clock-control none --cache-control none -k "regex:$nothing" --metrics "$metrics" "$@" ;;
@@ -104,6 +128,7 @@ grep -q "running the program again" "$work/default.stderr" && default_runs=2
 
 # "median min max" of a variant's samples, microseconds.
 stats() {
+  [ -n "${samples[$1]:-}" ] || return 0
   printf '%s\n' ${samples[$1]} | sort -n | awk '{ v[NR] = $1 }
     END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'
 }
@@ -117,20 +142,23 @@ echo "profiled: $launches launches per run; the default variant ran the program 
 echo
 awk -v L="$launches" -v dr="$default_runs" -v plain="$(stats plain)" -v d="$(stats default)" \
     -v c="$(stats counters)" -v k1="$(stats counters_k1)" -v two="$(stats two_runs)" \
-    -v n="$(stats ncu)" -v gf="$(stats gpuq_fixed)" -v nf="$(stats ncu_fixed)" 'BEGIN {
+    -v n="$(stats ncu)" -v gf="$(stats gpuq_fixed)" -v nf="$(stats ncu_fixed)" \
+    -v au="$(stats all_units)" -v bf="$( [ -n "$old_gpuq" ] && stats before)" 'BEGIN {
   split(plain, p); split(d, D); split(c, C); split(k1, K); split(two, T); split(n, N)
-  split(gf, F); split(nf, Z)
+  split(gf, F); split(nf, Z); split(au, A); split(bf, B)
   printf "%-34s %10s %19s %16s %19s\n", "variant", "median s", "(min-max) s", "added/launch ms", "marginal/launch ms"
   row("plain", p, "", "")
   row(sprintf("gpuq profile (default, %d run%s)", dr, dr == 1 ? "" : "s"), D, (D[1] - p[1]) / L, (D[1] - dr * F[1]) / L)
   row("gpuq profile --no-opcode-split", C, (C[1] - p[1]) / L, (C[1] - F[1]) / L)
-  row("  the same, GPUQ_BATCH=1", K, (K[1] - p[1]) / L, (K[1] - F[1]) / L)
-  row("gpuq profile --always-rerun", T, (T[1] - p[1]) / L, (T[1] - 2 * F[1]) / L)
-  row("ncu --metrics (same list)", N, (N[1] - p[1]) / L, (N[1] - Z[1]) / L)
+  if (k1 != "") row("  the same, GPUQ_BATCH=1", K, (K[1] - p[1]) / L, (K[1] - F[1]) / L)
+  if (two != "") row("gpuq profile --always-rerun", T, (T[1] - p[1]) / L, (T[1] - 2 * F[1]) / L)
+  if (au != "") row("gpuq, metrics of every unit", A, (A[1] - p[1]) / L, "")
+  if (bf != "") row("before (-O, its default run)", B, (B[1] - p[1]) / L, "")
+  if (n != "") row("ncu --metrics (same list)", N, (N[1] - p[1]) / L, (N[1] - Z[1]) / L)
   row("gpuq fixed (no launch)", F, "", "")
-  row("ncu fixed (no launch)", Z, "", "")
-  printf "\nadded per launch, ncu / gpuq: default %.1fx, --no-opcode-split %.1fx, --always-rerun %.1fx\n",
-         (N[1] - p[1]) / (D[1] - p[1]), (N[1] - p[1]) / (C[1] - p[1]), (N[1] - p[1]) / (T[1] - p[1])
+  if (nf != "") row("ncu fixed (no launch)", Z, "", "")
+  if (n != "")
+    printf "\nadded per launch, ncu / gpuq: default %.1fx\n", (N[1] - p[1]) / (D[1] - p[1])
 }
 function row(name, v, added, marginal) {
   printf "%-34s %10.3f %9.3f-%-9.3f %16s %19s\n", name, v[1] / 1e6, v[2] / 1e6, v[3] / 1e6,

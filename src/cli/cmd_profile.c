@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "gpuq/model.h"
+#include "gi_pattern.h"
 #include "profile.h"
 
 int cmd_profile(int argc, char **argv)
@@ -57,8 +58,10 @@ int cmd_profile(int argc, char **argv)
         return GPUQ_EXIT_INPUT;
     }
     /* The collector claims the counters file with O_EXCL: an old one from
-     * an earlier run goes first. */
-    if (unlink(counters) != 0 && errno != ENOENT) {
+     * an earlier run goes first.  A pattern (%p, %q{RANK}...) is expanded
+     * by each process, which replaces a left-over of an earlier run. */
+    int pattern = gi_pattern_is_pattern(o.counters);
+    if (!pattern && unlink(counters) != 0 && errno != ENOENT) {
         cli_error(CMD, "cannot replace %s (%s)", counters, strerror(errno));
         return GPUQ_EXIT_INPUT;
     }
@@ -82,6 +85,8 @@ int cmd_profile(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t_start);
     double t_run1 = 0, t_split = 0, t_run2 = 0, t_merge = 0, t_report = 0;
 
+    status_set procs;
+    memset(&procs, 0, sizeof procs);
     struct sigaction old_int, old_term;
     prof_install_signal_handlers(&old_int, &old_term);
     table_prefetch prefetch;
@@ -106,8 +111,32 @@ int cmd_profile(int argc, char **argv)
         goto done;
     }
     t_run1 = prof_ms_since(&t_start);
-    collector_status st1;
-    prof_read_status(status1, &st1);
+    /* Every process of the program that used CUDA left a status file; the
+     * report covers the one that wrote the counters path (or, for a
+     * pattern, the first that wrote rows), and names the others' files. */
+    prof_read_statuses(status1, &procs);
+    collector_status st1 = procs.total;
+    const collector_status *main_proc = NULL;
+    size_t writers = 0;
+    for (size_t i = 0; i < procs.n; i++) {
+        const collector_status *p = &procs.proc[i];
+        if (p->rows <= 0)
+            continue;
+        writers++;
+        if (!main_proc || (!pattern && strcmp(p->output, counters) == 0))
+            main_proc = p;
+    }
+    if (main_proc && main_proc->output[0])
+        snprintf(counters, sizeof counters, "%s", main_proc->output);
+    if (writers > 1) {
+        cli_error(CMD, "%zu processes wrote counters; this report covers %s (process %ld):",
+                  writers, counters, main_proc->pid);
+        for (size_t i = 0; i < procs.n; i++)
+            if (procs.proc[i].rows > 0)
+                cli_error(CMD, "  process %ld: %lld launch%s in %s", procs.proc[i].pid,
+                          procs.proc[i].rows, procs.proc[i].rows == 1 ? "" : "es",
+                          procs.proc[i].output);
+    }
 
     gm_counters_set set;
     gm_counters_set_init(&set);
@@ -157,6 +186,9 @@ int cmd_profile(int argc, char **argv)
         }
     } else if (prof_interrupted_by) {
         snprintf(why, sizeof why, "interrupted");
+    } else if (writers > 1) {
+        snprintf(why, sizeof why, "%zu processes wrote counters: a second run for the split is "
+                 "made for one-process programs only", writers);
     } else {
         t_split = prof_ms_since(&t_phase);
         if (static_why[0] && debug)
@@ -171,8 +203,10 @@ int cmd_profile(int argc, char **argv)
         } else if (prof_interrupted_by) {
             snprintf(why, sizeof why, "interrupted during the second run");
         } else {
-            collector_status st2;
-            prof_read_status(status2, &st2);
+            status_set procs2;
+            prof_read_statuses(status2, &procs2);
+            collector_status st2 = procs2.total;
+            prof_status_set_free(&procs2);
             if (prof_collector_failed(&st2))
                 snprintf(why, sizeof why, "the collector stopped in the second run (%.400s)",
                          st2.error);
@@ -183,6 +217,15 @@ int cmd_profile(int argc, char **argv)
                 clock_gettime(CLOCK_MONOTONIC, &t_phase);
                 if (prof_add_opcode_split(&set, sass, why, sizeof why))
                     why[0] = '\0';
+                /* Launches the second run did not count (graph nodes it
+                 * could not attribute): from the code where it settles. */
+                if (why[0] == '\0' && static_split) {
+                    size_t filled = prof_split_fill_missing(&set, cubins1, raw_code, &spec);
+                    if (filled)
+                        cli_error(CMD, "%zu launch%s without instruction counts in the second "
+                                  "run got the split from the hardware counters and the code",
+                                  filled, filled == 1 ? "" : "es");
+                }
                 t_merge = prof_ms_since(&t_phase);
             }
         }
@@ -195,6 +238,17 @@ int cmd_profile(int argc, char **argv)
         cli_error(CMD, "warning: no opcode split (%s): the report falls back to the hardware "
                   "FAO/CAS split", why);
 
+    /* -o with a pattern: %p is the profiled process, as in Nsight Compute. */
+    char report_path[PATH_MAX];
+    if (o.r.output && gi_pattern_is_pattern(o.r.output)) {
+        gm_error perr = {{0}};
+        if (prof_expand_output(o.r.output, main_proc ? main_proc->pid : run1.pid, report_path,
+                               sizeof report_path, &perr) != GM_OK) {
+            rc = cli_fail(CMD, GM_ERR_INVALID_ARG, &perr);
+            goto done_set;
+        }
+        o.r.output = report_path;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t_phase);
     rc = prof_report(&o, &set, &model, &prefetch);
     t_report = prof_ms_since(&t_phase);
@@ -209,9 +263,16 @@ int cmd_profile(int argc, char **argv)
                   prefetch.load_ms, prefetch.ready_ms, spec.n_jobs, spec.wait_ms, t_split,
                   speculated, decoded, t_run2, t_merge, t_report, prof_ms_since(&t_start));
 
-    if (st1.graphs > 0)
-        cli_error(CMD, "%lld CUDA graph launch%s not profiled (kernels inside CUDA graphs are "
-                  "not attributed)", st1.graphs, st1.graphs == 1 ? " was" : "es were");
+    if (main_proc) {
+        char graphs[PATH_MAX + 64];
+        snprintf(graphs, sizeof graphs, "%s.%ld.graphs", status1, main_proc->pid);
+        prof_graph_summary(graphs, counters);
+    }
+    if (st1.capture_skipped > 0)
+        cli_error(CMD, "%lld launch%s ran while a stream capture was in progress on the GPU and "
+                  "%s not profiled (profiling then could invalidate the capture)",
+                  st1.capture_skipped, st1.capture_skipped == 1 ? "" : "es",
+                  st1.capture_skipped == 1 ? "was" : "were");
     if (run1.signaled || run1.code != 0) {
         char how[128];
         prof_describe_exit(&run1, how, sizeof how);
@@ -219,12 +280,13 @@ int cmd_profile(int argc, char **argv)
                   "before", how, set.count);
     }
     cli_error(CMD, "%zu launch%s profiled; counters saved in %s", set.count,
-              set.count == 1 ? "" : "es", o.counters);
+              set.count == 1 ? "" : "es", pattern ? counters : o.counters);
     if (prof_interrupted_by && rc == GPUQ_EXIT_OK)
         rc = GPUQ_EXIT_INTERRUPTED;
 done_set:
     gm_counters_set_clear(&set);
 done:
+    prof_status_set_free(&procs);
     prof_prefetch_free(&prefetch);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

@@ -31,7 +31,7 @@ typedef struct profile_opts {
     long skip, count;
     int no_split;
     int always_rerun;
-    const char *counters;
+    const char *counters;     /* may be a pattern (gi_pattern.h) */
     char **program; /* argv of the profiled program, NULL-terminated */
 } profile_opts;
 
@@ -44,6 +44,7 @@ typedef struct pass_env {
 
 typedef struct run_result {
     int exited, code, signaled, sig;
+    long pid;
 } run_result;
 
 /* ---- work done while the program runs ---------------------------------- */
@@ -116,12 +117,22 @@ typedef struct disasm_spec {
 /* What the collector reported (its status file, "key: value" lines). */
 typedef struct collector_status {
     int present;
+    long pid;
     long long launches_seen, profiled, rows, filtered, graphs;
+    long long captured, capture_skipped, graph_captured, graph_profiled, graph_nodes;
     long long passes;
     char replay[16];
     char error_kind[32];
     char error[512];
+    char output[PATH_MAX];  /* the counters file this process wrote */
 } collector_status;
+
+/* Every process of a run writes <prefix>.<pid> (a launcher's workers too). */
+typedef struct status_set {
+    size_t n;
+    collector_status *proc;  /* by pid */
+    collector_status total;  /* counts summed; the first error; present if any */
+} status_set;
 
 /* the signal that interrupted gpuq (Ctrl-C, kill), 0 if none */
 extern volatile sig_atomic_t prof_interrupted_by;
@@ -131,11 +142,19 @@ int prof_parse_options(int argc, char **argv, profile_opts *o); /* 0 ok, 1 help,
 int prof_check_program(const char *name);
 int prof_find_collector(char *path, size_t len);
 int prof_absolute_path(const char *path, char *out, size_t len);
+/* Expands an output pattern (gi_pattern.h) in gpuq: %p is pid, %i the
+ * first number whose file does not exist. */
+gm_status prof_expand_output(const char *pattern, long pid, char *out, size_t len, gm_error *err);
 
 /* profile_run.c */
 int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
                   table_prefetch *prefetch, disasm_spec *spec, run_result *res);
 void prof_read_status(const char *path, collector_status *s);
+/* Reads the status files <prefix>.<pid> of all the run's processes. */
+void prof_read_statuses(const char *prefix, status_set *set);
+void prof_status_set_free(status_set *set);
+/* The paths <prefix>.<digits> (malloc'ed list), sorted. */
+size_t prof_status_files(const char *prefix, char ***out);
 int prof_collector_failed(const collector_status *s);
 void prof_describe_exit(const run_result *r, char *buf, size_t len);
 void prof_remove_temp_dir(const char *dir);
@@ -162,6 +181,13 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
                                 const char *raw_path, const disasm_spec *sp,
                                 size_t *speculated, size_t *decoded, char *why, size_t why_len);
 int prof_save_counters(const char *path, const gm_counters_set *set);
+size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, const char *raw_path,
+                               const disasm_spec *sp);
+
+/* profile_graphs.c: the summary of CUDA graph launches (the collector's
+ * <status>.graphs file of the reported process): one line per graph, and
+ * the attribution of kernel-node rows kept next to the counters file. */
+void prof_graph_summary(const char *graphs_path, const char *counters_path);
 
 /* profile_report.c */
 int prof_report(const profile_opts *o, const gm_counters_set *set,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gpuq/model.h"
+#include "gi_pattern.h"
 #include "profile.h"
 
 #define INJECT_LIB "libgpuq_inject.so"
@@ -38,6 +39,9 @@ static void print_help(void)
            CLI_REPORT_HELP
            "      --keep-counters FILE where the raw counters go (default %s);\n"
            "                           'gpuq model FILE --table OTHER' recomputes offline\n"
+           "                           FILE and -o PATH may be patterns, one file per process:\n"
+           "                           %%p process id, %%h host, %%i first free number,\n"
+           "                           %%q{VAR} environment variable (a rank), %%%% a %%\n"
            "      --no-opcode-split    skip the second run; the model then uses the\n"
            "                           hardware FAO/CAS split and says so\n"
            "      --always-rerun       run the program a second time for the split (instruction\n"
@@ -47,7 +51,10 @@ static void print_help(void)
            "\n"
            "The collector needs permission to read GPU performance counters (root,\n"
            "CAP_PERFMON, or NVreg_RestrictProfilingToAdminUsers=0) and no other profiler\n"
-           "attached.  CUDA graph launches are counted and reported, not profiled.\n"
+           "attached.  Kernel nodes of CUDA graphs are profiled node by node where the graph\n"
+           "fixes their order; launches made while a stream capture is in progress on the\n"
+           "GPU are counted, not profiled (profiling then could break the capture).  Processes\n"
+           "that profile one GPU take turns (a lock file in GPUQ_LOCK_DIR, at most 10 s wait).\n"
            "\n"
            "exit codes: 0 measured (a failing program is a warning), 1 usage, 2 missing\n"
            "program or bad input, 3 nothing measured (collector, GPU or permission error),\n"
@@ -140,6 +147,15 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         cli_usage_error(CMD, "--keep-counters needs a file name");
         return -1;
     }
+    gm_error perr = {{0}};
+    if (gi_pattern_check(o->counters, &perr) != GM_OK) {
+        cli_usage_error(CMD, "--keep-counters %s", perr.msg);
+        return -1;
+    }
+    if (o->r.output && gi_pattern_check(o->r.output, &perr) != GM_OK) {
+        cli_usage_error(CMD, "-o %s", perr.msg);
+        return -1;
+    }
     return 0;
 }
 
@@ -229,4 +245,19 @@ int prof_absolute_path(const char *path, char *out, size_t len)
         return 0;
     int w = snprintf(out, len, "%s/%s", cwd, path);
     return w > 0 && (size_t)w < len;
+}
+
+gm_status prof_expand_output(const char *pattern, long pid, char *out, size_t len, gm_error *err)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    gi_pattern_values v = {pid, host, 0, NULL, NULL};
+    int seq = gi_pattern_uses_seq(pattern);
+    for (unsigned i = 0; i < 100000; i++) {
+        v.seq = i;
+        gm_status st = gi_pattern_expand(pattern, &v, out, len, err);
+        if (st != GM_OK || !seq || access(out, F_OK) != 0)
+            return st;
+    }
+    return gm_fail(err, GM_ERR_RANGE, "'%s': no free file name", pattern);
 }

@@ -28,9 +28,9 @@ double prof_ms_since(const struct timespec *t0)
 
 /* What the collector's status file says of the device once it is set up
  * ("device_name: X", "sm_count: N", "compute_capability: M.m"). */
-static void status_device(table_prefetch *tp)
+static void status_device_of(table_prefetch *tp, const char *path)
 {
-    FILE *f = fopen(tp->status_path, "r");
+    FILE *f = fopen(path, "r");
     if (!f)
         return;
     char line[512], name[128] = "";
@@ -51,6 +51,16 @@ static void status_device(table_prefetch *tp)
         tp->cc_minor = minor;
         tp->have_device = 1;
     }
+}
+
+/* The first process that named its device (status files <prefix>.<pid>). */
+static void status_device(table_prefetch *tp)
+{
+    char **files = NULL;
+    size_t n = prof_status_files(tp->status_path, &files);
+    for (size_t i = 0; i < n && !tp->have_device; i++)
+        status_device_of(tp, files[i]);
+    prof_free_list(files, n);
 }
 
 /* The GPU model the driver lists in /proc/driver/nvidia/gpus/ * /information

@@ -73,6 +73,12 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
         char t0[32];
         snprintf(t0, sizeof t0, "%lld", (long long)forked.tv_sec * 1000000000LL + forked.tv_nsec);
         setenv("GPUQ_T0_NS", t0, 1);
+        /* Wall clock: an output file older than this is a left-over of an
+         * earlier run, which the collector replaces. */
+        struct timespec wall;
+        clock_gettime(CLOCK_REALTIME, &wall);
+        snprintf(t0, sizeof t0, "%lld", (long long)wall.tv_sec * 1000000000LL + wall.tv_nsec);
+        setenv("GPUQ_RUN_START_NS", t0, 1);
         if (pe->cubin_dir)
             setenv("GPUQ_CUBIN_DIR", pe->cubin_dir, 1);
         else
@@ -88,6 +94,7 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
         _exit(127);
     }
     child_pid = pid;
+    res->pid = (long)pid;
     int status = 0;
     int reaped = 0;
     if (prefetch && spec) {
@@ -129,7 +136,21 @@ void prof_read_status(const char *path, collector_status *s)
             continue;
         *colon = '\0';
         const char *key = line, *value = colon + 2;
-        if (strcmp(key, "launches_seen") == 0)
+        if (strcmp(key, "pid") == 0)
+            s->pid = atol(value);
+        else if (strcmp(key, "output") == 0)
+            snprintf(s->output, sizeof s->output, "%s", value);
+        else if (strcmp(key, "captured_launches") == 0)
+            s->captured = atoll(value);
+        else if (strcmp(key, "capture_skipped_launches") == 0)
+            s->capture_skipped = atoll(value);
+        else if (strcmp(key, "graph_captured") == 0)
+            s->graph_captured = atoll(value);
+        else if (strcmp(key, "graph_profiled") == 0)
+            s->graph_profiled = atoll(value);
+        else if (strcmp(key, "graph_nodes_profiled") == 0)
+            s->graph_nodes = atoll(value);
+        else if (strcmp(key, "launches_seen") == 0)
             s->launches_seen = atoll(value);
         else if (strcmp(key, "profiled_launches") == 0)
             s->profiled = atoll(value);
@@ -149,6 +170,87 @@ void prof_read_status(const char *path, collector_status *s)
             snprintf(s->error, sizeof s->error, "%s", value);
     }
     fclose(f);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t prof_status_files(const char *prefix, char ***out)
+{
+    *out = NULL;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", prefix);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    const char *base = slash + 1;
+    size_t blen = strlen(base), n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, blen) != 0 || name[blen] != '.' || !name[blen + 1] ||
+            strspn(name + blen + 1, "0123456789") != strlen(name + blen + 1))
+            continue;
+        char **grown = realloc(*out, (n + 1) * sizeof *grown);
+        if (!grown)
+            break;
+        *out = grown;
+        size_t len = strlen(dir) + strlen(name) + 2;
+        if (((*out)[n] = malloc(len)) != NULL)
+            snprintf((*out)[n++], len, "%s/%s", dir, name);
+    }
+    closedir(d);
+    if (n)
+        qsort(*out, n, sizeof **out, cmp_str);
+    return n;
+}
+
+void prof_read_statuses(const char *prefix, status_set *set)
+{
+    memset(set, 0, sizeof *set);
+    char **files = NULL;
+    size_t n = prof_status_files(prefix, &files);
+    set->proc = calloc(n + 1, sizeof *set->proc);
+    collector_status *t = &set->total;
+    for (size_t i = 0; set->proc && i < n; i++) {
+        collector_status *s = &set->proc[set->n];
+        prof_read_status(files[i], s);
+        if (!s->present)
+            continue;
+        set->n++;
+        t->present = 1;
+        t->launches_seen += s->launches_seen;
+        t->profiled += s->profiled;
+        t->rows += s->rows;
+        t->filtered += s->filtered;
+        t->graphs += s->graphs;
+        t->captured += s->captured;
+        t->capture_skipped += s->capture_skipped;
+        t->graph_captured += s->graph_captured;
+        t->graph_profiled += s->graph_profiled;
+        t->graph_nodes += s->graph_nodes;
+        if (!t->passes)
+            t->passes = s->passes;
+        if (!t->replay[0])
+            snprintf(t->replay, sizeof t->replay, "%s", s->replay);
+        if (prof_collector_failed(s) && !prof_collector_failed(t)) {
+            snprintf(t->error_kind, sizeof t->error_kind, "%s", s->error_kind);
+            snprintf(t->error, sizeof t->error, "%s", s->error);
+        }
+    }
+    prof_free_list(files, n);
+}
+
+void prof_status_set_free(status_set *set)
+{
+    free(set->proc);
+    memset(set, 0, sizeof *set);
 }
 
 int prof_collector_failed(const collector_status *s)
@@ -185,11 +287,21 @@ void prof_remove_temp_dir(const char *dir)
         closedir(d);
         rmdir(path);
     }
-    static const char *const files[] = {"counters.status", "sass.status", "sass.csv",
-                                        "kernel.code"};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        unlink(path);
+    /* The files this command and the collectors put there (status files
+     * of every process, their graphs files, the sass file). */
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char file[PATH_MAX + 320];
+            snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+            struct stat sb;
+            if (lstat(file, &sb) == 0 && S_ISREG(sb.st_mode))
+                unlink(file);
+        }
+        closedir(d);
     }
     rmdir(dir);
 }

@@ -279,6 +279,45 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
     return all;
 }
 
+/* After the second run: the launches it had no counts for (kernel nodes
+ * of CUDA graphs it could not attribute, launches of another order) get
+ * the split from their hardware counters and their kernel's code where
+ * that settles it.  Returns how many got one. */
+size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, const char *raw_path,
+                               const disasm_spec *sp)
+{
+    char **cubins = NULL;
+    size_t n_cubins = prof_list_cubins(cubin_dir, &cubins), filled = 0, spec = 0, dec = 0;
+    char tool[PATH_MAX];
+    gm_error err = {{0}};
+    int have_tool = gi_find_disassembler(tool, sizeof tool, &err) == GM_OK;
+    char arch[16];
+    snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
+    for (size_t i = 0; i < set->count; i++) {
+        gm_launch_counters *k = &set->launches[i];
+        if (k->split.valid)
+            continue;
+        gi_function_ops ops;
+        memset(&ops, 0, sizeof ops);
+        const gi_function_ops *use = NULL;
+        if (k->metric[GM_M_N_ALU] > 0) {
+            if (kernel_ops(k->mangled ? k->mangled : k->kernel, cubins, n_cubins,
+                           have_tool ? tool : NULL, arch, raw_path, sp, &ops, &spec, &dec) == 0)
+                continue;
+            use = &ops;
+        }
+        gm_opcode_split split;
+        const char *reason = NULL;
+        if (gi_static_split(k, use, &split, &reason)) {
+            k->split = split;
+            filled++;
+        }
+    }
+    prof_free_list(cubins, n_cubins);
+    unlink(raw_path);
+    return filled;
+}
+
 /* Rewrites the counters file with the split (temporary file + rename). */
 int prof_save_counters(const char *path, const gm_counters_set *set)
 {

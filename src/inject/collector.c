@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 #include "collector_internal.h"
 #include "collector_range.h"
 #include "collector_sass.h"
+#include "gi_pattern.h"
 #include "gi_sass.h"
 
 gi_collector g_collector = {
@@ -102,6 +104,60 @@ static int profiler_initialize(void)
 }
 
 /* Called with dev->lock held. */
+/* CUPTI's range profiler serves one process per GPU at a time (a second
+ * one gets CUPTI_ERROR_HARDWARE_BUSY at Enable or Start, measured: four
+ * processes on one H100).  The counters pass takes a lock file per GPU
+ * (GPUQ_LOCK_DIR/gpuq-gpu-<PCI bus id>.lock, flock) at the device's set-up
+ * and holds it until the drain, so that the processes of a job take turns;
+ * a process that does not get it within GPUQ_LOCK_WAIT_S seconds (at most
+ * GI_LOCK_WAIT_MAX_S) runs unprofiled and says so in one line.  Returns 0
+ * when it stood down. */
+static int gpu_lock(gi_device *dev)
+{
+    if (dev->lock_tried)
+        return dev->lock_fd >= 0 || !g.unprofiled_busy;
+    dev->lock_tried = 1;
+    CUdevice d;
+    char bus[64] = "";
+    if (cuDeviceGet(&d, dev->ordinal) != CUDA_SUCCESS ||
+        cuDeviceGetPCIBusId(bus, sizeof bus, d) != CUDA_SUCCESS)
+        snprintf(bus, sizeof bus, "ordinal-%d", dev->ordinal);
+    for (char *c = bus; *c; c++)
+        if (*c == ':' || *c == '/')
+            *c = '-';
+    char path[GI_PATH_MAX + 96];
+    snprintf(path, sizeof path, "%s/gpuq-gpu-%s.lock", g.lock_dir, bus);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        gi_verbose("cannot open the GPU lock %s (%s): profiling without it", path,
+                   strerror(errno));
+        return 1;
+    }
+    uint64_t t0 = gi_now_ns(), limit = (uint64_t)g.lock_wait_s * 1000000000u;
+    int waited = 0;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || gi_now_ns() - t0 >= limit) {
+            close(fd);
+            g.unprofiled_busy = 1;
+            gi_stand_down(GI_ERROR_BUSY,
+                          "another process profiles GPU %d (%s) through gpuq and held it for "
+                          "%d s (lock %s); this process runs unprofiled",
+                          dev->ordinal, bus, g.lock_wait_s, path);
+            return 0;
+        }
+        if (!waited++)
+            gi_verbose("GPU %d is being profiled by another process: waiting up to %d s",
+                       dev->ordinal, g.lock_wait_s);
+        struct timespec nap = {0, 20000000};
+        nanosleep(&nap, NULL);
+    }
+    if (waited)
+        gi_note("waited %.1f s for another process to finish profiling GPU %d",
+                (double)(gi_now_ns() - t0) / 1e9, dev->ordinal);
+    dev->lock_fd = fd;
+    return 1;
+}
+
 void gi_device_setup(gi_device *dev, CUcontext ctx)
 {
     if (dev->setup_done)
@@ -114,6 +170,8 @@ void gi_device_setup(gi_device *dev, CUcontext ctx)
     pthread_mutex_lock(&g.lock);
     gi_write_status_locked();
     pthread_mutex_unlock(&g.lock);
+    if (g.pass == GI_PASS_COUNTERS && !gpu_lock(dev))
+        return;
     if (!profiler_initialize())
         return;
     int ok = g.pass == GI_PASS_COUNTERS ? gi_range_device_setup(dev, ctx) : gi_sass_device_setup(dev);
@@ -307,6 +365,12 @@ static void drain(void)
         gi_call_done(GI_CALL_PROFILER_DEINIT, t0);
         g.profiler_initialized = 0;
     }
+    /* The next process may profile the GPUs now (gpu_lock). */
+    for (int i = 0; i < GI_MAX_DEVICES; i++)
+        if (g.devices[i].lock_fd >= 0) {
+            close(g.devices[i].lock_fd);
+            g.devices[i].lock_fd = -1;
+        }
     pthread_mutex_lock(&g.lock);
     if (g.out) {
         fclose(g.out);
@@ -444,6 +508,13 @@ static void after_fork_child(void)
      * flushes an empty buffer. */
     pthread_mutex_init(&g.lock, NULL);
     g.disabled = 1;
+    /* flock() locks belong to the open file, which the child shares: it
+     * must not keep the GPU's lock after the parent ends. */
+    for (int i = 0; i < GI_MAX_DEVICES; i++)
+        if (g.devices[i].lock_fd >= 0) {
+            close(g.devices[i].lock_fd);
+            g.devices[i].lock_fd = -1;
+        }
 }
 
 /* ---- configuration and entry point ------------------------------------ */
@@ -472,9 +543,33 @@ static int read_config(void)
 {
     const char *v = getenv("GPUQ_VERBOSE");
     g.verbose = v && v[0] ? atoi(v) : 0;
-    /* The status path first, so that a configuration error is recorded. */
-    if (!read_path("GPUQ_STATUS", g.status_path, 0) || !read_path("GPUQ_OUT", g.out_path, 1))
+    /* The status path first, so that a configuration error is recorded.
+     * One status file per process (<GPUQ_STATUS>.<pid>): a job of several
+     * processes (a launcher and its workers) gives one each. */
+    if (!read_path("GPUQ_STATUS", g.status_path, 0))
         return 0;
+    if (g.status_path[0]) {
+        size_t n = strlen(g.status_path);
+        snprintf(g.status_path + n, sizeof g.status_path - n, ".%ld", (long)g.pid);
+    }
+    if (!read_path("GPUQ_OUT", g.out_path, 1))
+        return 0;
+    gm_error perr = {{0}};
+    if (gi_pattern_check(g.out_path, &perr) != GM_OK) {
+        gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT: %s", perr.msg);
+        return 0;
+    }
+    v = getenv("GPUQ_RUN_START_NS");
+    g.run_start_ns = v ? strtoull(v, NULL, 10) : 0;
+    /* The per-GPU lock of the counters pass (gi_device.lock_fd). */
+    v = getenv("GPUQ_LOCK_DIR");
+    if (!v || !v[0])
+        v = getenv("TMPDIR");
+    snprintf(g.lock_dir, sizeof g.lock_dir, "%s", v && v[0] ? v : "/tmp");
+    v = getenv("GPUQ_LOCK_WAIT_S");
+    g.lock_wait_s = v && v[0] ? atoi(v) : GI_LOCK_WAIT_MAX_S;
+    if (g.lock_wait_s < 0 || g.lock_wait_s > GI_LOCK_WAIT_MAX_S)
+        g.lock_wait_s = GI_LOCK_WAIT_MAX_S;
     v = getenv("GPUQ_PASS");
     if (!v || !v[0] || strcmp(v, "counters") == 0) {
         g.pass = GI_PASS_COUNTERS;
@@ -600,13 +695,25 @@ static const CUpti_CallbackId launch_cbids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-    /* Not launches: a capture closes the counters window before it begins. */
+    /* Not launches: a capture closes the counters window before it begins,
+     * and no window opens until it ends (gi_device.captures_active). */
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+    /* The end of a capture: windows may open again. */
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+    /* Graphs: their kernel nodes are read when instantiated (collector_graph.c). */
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
 };
 
 static void initialize_once(void)
@@ -616,6 +723,7 @@ static void initialize_once(void)
     for (int i = 0; i < GI_MAX_DEVICES; i++) {
         pthread_mutex_init(&g.devices[i].lock, NULL);
         g.devices[i].ordinal = i;
+        g.devices[i].lock_fd = -1;
     }
     const char *t0_env = getenv("GPUQ_T0_NS");
     if (t0_env)

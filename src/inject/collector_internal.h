@@ -46,6 +46,11 @@
  * after the first; a crash loses at most the open window). */
 #define GI_DEFAULT_BATCH 16
 #define GI_MAX_BATCH 4096
+/* Stream captures in progress on one device that the collector tracks. */
+#define GI_MAX_CAPTURES 256
+/* Seconds a process waits for another gpuq-profiled process to release a
+ * GPU's counters (GPUQ_LOCK_WAIT_S; at most this much). */
+#define GI_LOCK_WAIT_MAX_S 10
 
 typedef enum gi_pass {
     GI_PASS_COUNTERS = 0, /* hardware counters through the range profiler */
@@ -159,6 +164,28 @@ typedef struct gi_device {
     uint64_t phase_ns[GI_PHASE_COUNT];
     uint64_t phase_launches;
     uint64_t sass_metric_id;
+
+    /* Stream captures in progress on the device, from the ENTER callback
+     * of cuStreamBeginCapture* to the EXIT callback of cuStreamEndCapture
+     * (dev->lock guards them).  While one is, the collector makes no
+     * profiler call and no synchronization on the device: a context
+     * synchronization (cuCtxSynchronize, or the one inside Decode) would
+     * invalidate the capture in every capture mode, and in global mode any
+     * "unsafe" call from another thread does.  Launches that run meanwhile
+     * are counted (capture_skipped), not profiled; the window is closed
+     * before the capture begins. */
+    size_t captures_active;
+    CUstream capture_streams[GI_MAX_CAPTURES];
+
+    /* CUDA graph launches profiled node by node (collector_graph.c): a
+     * counter data image of their own, sized for the largest graph. */
+    uint8_t *graph_data;
+    size_t graph_data_size, graph_capacity;
+
+    /* The per-GPU lock file (GPUQ_LOCK_DIR) held while the range profiler
+     * may be enabled; -1 when not held. */
+    int lock_fd;
+    int lock_tried;
 } gi_device;
 
 typedef struct gi_context {
@@ -171,8 +198,13 @@ typedef struct gi_context {
 typedef enum gi_action {
     GI_ACTION_NONE = 0,   /* nothing held */
     GI_ACTION_HOLD,       /* device lock held, launch not profiled */
-    GI_ACTION_PROFILE     /* device lock held, profiling window open */
+    GI_ACTION_PROFILE,    /* device lock held, profiling window open */
+    GI_ACTION_GRAPH,      /* device lock held, a graph launch's own window open */
+    GI_ACTION_CAPTURE_BEGIN, /* a cuStreamBeginCapture* call (its EXIT undoes on failure) */
+    GI_ACTION_CAPTURE_END    /* a cuStreamEndCapture call */
 } gi_action;
+
+struct gi_graph_exec;
 
 typedef struct gi_launch {
     gi_action action;
@@ -181,6 +213,10 @@ typedef struct gi_launch {
     CUcontext ctx;
     uint64_t launch_id;
     gm_launch_counters k;
+    CUstream stream;                 /* capture calls: the stream */
+    struct gi_graph_exec *graph;     /* GI_ACTION_GRAPH: the graph launched */
+    uint64_t graph_seq;              /* GI_ACTION_GRAPH: its graph launch number */
+    unsigned char *graph_selected;   /* GI_ACTION_GRAPH: nodes the filter selected */
 } gi_launch;
 
 typedef struct gi_collector {
@@ -203,6 +239,7 @@ typedef struct gi_collector {
     uint64_t first_context_ns, setup_done_ns, first_launch_ns, drain_start_ns;
     uint64_t t0_ns;             /* GPUQ_T0_NS: when gpuq started the program (GPUQ_DEBUG timeline) */
     uint64_t ready_ns;          /* InitializeInjection finished */
+    uint64_t run_start_ns;      /* GPUQ_RUN_START_NS: wall clock when gpuq started the run */
 
     uint64_t call_ns[GI_CALL_COUNT], call_count[GI_CALL_COUNT];
     int signal_pipe[2];         /* a fatal signal's handler asks the flush thread ... */
@@ -223,6 +260,14 @@ typedef struct gi_collector {
     uint64_t launches_seen, profiled, rows_written, filtered_out, graph_launches,
         captured_launches, failed_launches, range_mismatches, cubins_saved;
     int graph_note_printed, legacy_note_printed;
+    uint64_t capture_skipped;   /* launches run while a capture was in progress: not profiled */
+    uint64_t graph_captured;    /* graph launches into a capturing stream (child graphs) */
+    uint64_t graph_profiled;    /* graph launches profiled node by node */
+    uint64_t graph_nodes_profiled; /* kernel nodes with a row */
+    uint64_t next_graph_seq;    /* graph launches seen (their numbers in the graphs file) */
+    int lock_wait_s;            /* GPUQ_LOCK_WAIT_S (default and maximum GI_LOCK_WAIT_MAX_S) */
+    char lock_dir[GI_PATH_MAX]; /* GPUQ_LOCK_DIR (default $TMPDIR or /tmp) */
+    int unprofiled_busy;        /* stood down: another process held the GPU */
 
     gi_error_kind error_kind;
     char error[512];
@@ -256,6 +301,8 @@ int gi_device_fill_meta(gi_device *dev);
 void gi_write_row(gi_device *dev, const gm_launch_counters *k);
 /* Writes text lines to the sass pass file (opening it first). */
 void gi_write_sass_text(const char *text);
+/* Appends lines to the graphs file (<status file>.graphs, collector_graph.h). */
+void gi_write_graph_text(const char *text);
 
 /* Writes the status file gpuq profile reads (g.lock held). */
 void gi_write_status_locked(void);
@@ -275,5 +322,7 @@ void gi_preload_join(void);
 void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const void *data);
 int gi_in_launch_callback(void);
+/* The demangled name (malloc'ed; the mangled one when it does not demangle). */
+char *gi_demangle(const char *mangled);
 
 #endif

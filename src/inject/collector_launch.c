@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector_graph.h"
 #include "collector_internal.h"
 #include "collector_range.h"
 #include "collector_sass.h"
@@ -18,7 +19,7 @@
  * collector stays C. */
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
-static char *demangle(const char *mangled)
+char *gi_demangle(const char *mangled)
 {
     if (strncmp(mangled, "_Z", 2) == 0) {
         int status = -1;
@@ -109,20 +110,39 @@ static void function_resources(CUfunction f, unsigned dynamic_shared, int *regs,
         *shared = s + (int)dynamic_shared;
 }
 
-static int stream_is_capturing(CUstream stream)
+/* Whether a launch on stream goes into a stream capture (it then runs only
+ * when the graph does).  cuStreamIsCapturing is one of the calls the CUDA
+ * programming guide allows during a capture.  The legacy stream (NULL, or
+ * CU_STREAM_LEGACY) is not asked: while a blocking stream captures, the
+ * question itself is an error there; such a launch is the program's own
+ * capture error, and the collector only counts it. */
+static int stream_is_capturing(CUstream stream, int per_thread)
 {
+    if (!stream && per_thread)
+        stream = CU_STREAM_PER_THREAD;
+    if (!stream || stream == CU_STREAM_LEGACY)
+        return 0;
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     if (cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS)
         return 0;
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+static int is_ptsz(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
 /* An unprofiled kernel is about to run on dev (device lock held): the open
  * window closes first, so that the kernel does not fall into it, and the
- * next window waits for the kernel. */
+ * next window waits for the kernel.  While a capture is in progress no
+ * window is open (capture_begin closed it) and none may be closed. */
 static void mark_unprofiled(gi_device *dev)
 {
-    if (g.pass == GI_PASS_COUNTERS && dev->window_open)
+    if (g.pass == GI_PASS_COUNTERS && dev->window_open && dev->captures_active == 0)
         gi_range_flush(dev);
     dev->dirty = 1;
 }
@@ -137,22 +157,102 @@ static int is_capture_begin(CUpti_CallbackId cbid)
            cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz;
 }
 
-/* A stream capture is about to begin: the window closes now, while its
- * Decode may still synchronize (inside a capture that would invalidate
- * the capture). */
-static void capture_begin(const CUpti_CallbackData *cb)
+static int is_capture_end(CUpti_CallbackId cbid)
 {
-    if (g.disabled || g.pass != GI_PASS_COUNTERS || !cb->context)
-        return;
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+}
+
+/* The device of a context without standing down (capture calls must never
+ * stop the program's work, whatever CUPTI says). */
+static gi_device *device_quiet(CUcontext ctx)
+{
     uint32_t id = 0;
-    if (cuptiGetDeviceId(cb->context, &id) != CUPTI_SUCCESS || id >= GI_MAX_DEVICES)
+    if (!ctx || cuptiGetDeviceId(ctx, &id) != CUPTI_SUCCESS || id >= GI_MAX_DEVICES)
+        return NULL;
+    return &g.devices[id];
+}
+
+/* Every capture call's first parameter is the stream. */
+static CUstream capture_stream(CUpti_CallbackId cbid, const void *params)
+{
+    CUstream s = params ? *(const CUstream *)params : NULL;
+    if (!s && (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
+               cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz ||
+               cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz ||
+               cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz))
+        s = CU_STREAM_PER_THREAD;
+    return s;
+}
+
+static void capture_forget(gi_device *dev, CUstream stream)
+{
+    for (size_t i = 0; i < dev->captures_active; i++)
+        if (dev->capture_streams[i] == stream) {
+            dev->capture_streams[i] = dev->capture_streams[--dev->captures_active];
+            return;
+        }
+}
+
+/* A stream capture is about to begin: the open window closes now, while
+ * its Decode may still synchronize, and the capture is recorded before the
+ * device lock is released, so that no window opens until it ends.  Tracked
+ * even after the collector stood down (the drain must not synchronize
+ * during a capture either). */
+static void capture_begin(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, gi_launch *L)
+{
+    L->action = GI_ACTION_NONE;
+    gi_device *dev = device_quiet(cb->context);
+    if (!dev || g.drained)
         return;
-    gi_device *dev = &g.devices[id];
+    L->stream = capture_stream(cbid, cb->functionParams);
     pthread_mutex_lock(&dev->lock);
-    if (dev->window_open)
+    if (dev->window_open && dev->captures_active == 0 && !g.disabled)
         gi_range_flush(dev);
+    if (dev->captures_active < GI_MAX_CAPTURES) {
+        dev->capture_streams[dev->captures_active++] = L->stream;
+        L->action = GI_ACTION_CAPTURE_BEGIN;
+        L->dev = dev;
+    } else {
+        /* Untracked: count it as if it stayed active until exit. */
+        gi_verbose("more than %d captures in progress on device %d", GI_MAX_CAPTURES,
+                   (int)(dev - g.devices));
+    }
     pthread_mutex_unlock(&dev->lock);
 }
+
+static void capture_begin_exit(const CUpti_CallbackData *cb, gi_launch *L)
+{
+    const CUresult *rv = cb->functionReturnValue;
+    if (rv && *rv != CUDA_SUCCESS) {
+        /* No capture began: forget it. */
+        pthread_mutex_lock(&L->dev->lock);
+        capture_forget(L->dev, L->stream);
+        pthread_mutex_unlock(&L->dev->lock);
+    }
+}
+
+/* cuStreamEndCapture ends the capture whatever it returns (an invalidated
+ * capture also ends there). */
+static void capture_end_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    gi_device *dev = device_quiet(cb->context);
+    if (!dev)
+        return;
+    CUstream stream = capture_stream(cbid, cb->functionParams);
+    pthread_mutex_lock(&dev->lock);
+    capture_forget(dev, stream);
+    pthread_mutex_unlock(&dev->lock);
+}
+
+static void count_skipped(void)
+{
+    pthread_mutex_lock(&g.lock);
+    g.launches_seen++;
+    g.capture_skipped++;
+    pthread_mutex_unlock(&g.lock);
+}
+
 
 /* Read by the fatal-signal handler too: initial-exec, so that reading it
  * there never allocates. */
@@ -203,6 +303,7 @@ static void note_kernel_name(const char *mangled)
     close(fd);
 }
 
+
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     gi_launch *L = &tls_launch;
@@ -221,28 +322,44 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     L->action = GI_ACTION_HOLD;
     L->dev = dev;
     L->ctx = cb->context;
-    if (!dev->setup_done) {
+    if (!dev->setup_done && dev->captures_active == 0) {
         dev->ordinal = (int)(dev - g.devices);
         gi_device_setup(dev, cb->context);
     }
-    if (g.disabled || !dev->setup_ok)
+    if (g.disabled)
         return;
 
     if (is_graph_launch(cbid)) {
-        /* Only cuGraphLaunch calls back, not its kernel nodes: they cannot
-         * be attributed, so they are counted and reported, not profiled. */
-        mark_unprofiled(dev);
+        const cuGraphLaunch_params *gp = cb->functionParams;
         pthread_mutex_lock(&g.lock);
         g.graph_launches++;
-        if (!g.graph_note_printed) {
-            g.graph_note_printed = 1;
-            gi_note("CUDA graph launches are not profiled (their kernels are not attributed); "
-                    "gpuq profile reports how many were skipped");
-            gi_write_status_locked();
-        }
+        uint64_t seq = g.next_graph_seq++;
         pthread_mutex_unlock(&g.lock);
+        if (gp && stream_is_capturing(gp->hStream, is_ptsz(cbid))) {
+            /* A child graph of a capture: it runs when that graph does. */
+            pthread_mutex_lock(&g.lock);
+            g.graph_captured++;
+            pthread_mutex_unlock(&g.lock);
+            return;
+        }
+        if (!dev->setup_ok || dev->captures_active > 0) {
+            dev->dirty = 1;
+            if (dev->captures_active > 0)
+                gi_graph_not_profiled(gp ? gp->hGraph : NULL, seq,
+                                      "a stream capture was in progress on the device");
+            return;
+        }
+        if (gp && gi_graph_launch_begin(dev, cb->context, gp->hGraph, seq, L)) {
+            L->action = GI_ACTION_GRAPH;
+            L->entered_ns = gi_now_ns();
+            return;
+        }
+        if (!g.disabled)
+            mark_unprofiled(dev);
         return;
     }
+    if (!dev->setup_ok)
+        return;
 
     if (is_legacy_launch(cbid)) {
         mark_unprofiled(dev);
@@ -258,16 +375,23 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
     launch_geometry geo;
     read_geometry(cbid, cb->functionParams, &geo);
-    if (stream_is_capturing(geo.stream)) {
+    if (stream_is_capturing(geo.stream, is_ptsz(cbid))) {
         /* Captured into a graph, not executed now. */
         pthread_mutex_lock(&g.lock);
         g.captured_launches++;
         pthread_mutex_unlock(&g.lock);
         return;
     }
+    if (dev->captures_active > 0) {
+        /* Runs now, but another stream of the device is capturing: no
+         * window may open (module comment, gi_device.captures_active). */
+        dev->dirty = 1;
+        count_skipped();
+        return;
+    }
 
     const char *mangled = cb->symbolName ? cb->symbolName : "(unnamed kernel)";
-    char *name = g.filter.has_regex ? demangle(mangled) : NULL;
+    char *name = g.filter.has_regex ? gi_demangle(mangled) : NULL;
     pthread_mutex_lock(&g.lock);
     g.launches_seen++;
     gi_filter_verdict verdict = gi_filter_next(&g.filter, name ? name : mangled);
@@ -286,7 +410,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
     note_kernel_name(mangled);
     if (!name)
-        name = demangle(mangled);
+        name = gi_demangle(mangled);
 
     gm_launch_counters *k = &L->k;
     gm_launch_counters_init(k);
@@ -322,10 +446,10 @@ static void launch_exit(const CUpti_CallbackData *cb)
     if (L->action == GI_ACTION_NONE)
         return;
     gi_device *dev = L->dev;
+    const CUresult *rv = cb->functionReturnValue;
+    int launch_ok = !rv || *rv == CUDA_SUCCESS;
     if (L->action == GI_ACTION_PROFILE) {
         dev->phase_ns[GI_PHASE_LAUNCH] += gi_now_ns() - L->entered_ns;
-        const CUresult *rv = cb->functionReturnValue;
-        int launch_ok = !rv || *rv == CUDA_SUCCESS;
         if (!launch_ok) {
             pthread_mutex_lock(&g.lock);
             g.failed_launches++;
@@ -336,6 +460,8 @@ static void launch_exit(const CUpti_CallbackData *cb)
         else
             gi_sass_end(dev, L, launch_ok);
         gm_launch_counters_clear(&L->k);
+    } else if (L->action == GI_ACTION_GRAPH) {
+        gi_graph_launch_end(dev, L, launch_ok);
     }
     L->action = GI_ACTION_NONE;
     pthread_mutex_unlock(&dev->lock);
@@ -350,18 +476,34 @@ void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         const CUpti_CallbackData *cb = data;
         if (cb->callbackSite == CUPTI_API_ENTER) {
-            /* A launch made while this thread is inside one (by CUPTI or by
+            /* A call made while this thread is inside one (by CUPTI or by
              * the collector) is not the program's: pass it through. */
             if (tls_depth++ == 0) {
                 if (is_capture_begin(cbid)) {
+                    capture_begin(cbid, cb, &tls_launch);
+                } else if (is_capture_end(cbid)) {
+                    tls_launch.action = GI_ACTION_CAPTURE_END;
+                } else if (gi_graph_is_instantiate(cbid) || gi_graph_is_exec_destroy(cbid)) {
                     tls_launch.action = GI_ACTION_NONE;
-                    capture_begin(cb);
+                    if (gi_graph_is_exec_destroy(cbid))
+                        gi_graph_exec_destroyed(cb);
                 } else {
                     launch_enter(cbid, cb);
                 }
             }
         } else if (tls_depth > 0 && --tls_depth == 0) {
-            launch_exit(cb);
+            if (is_capture_begin(cbid)) {
+                if (tls_launch.action == GI_ACTION_CAPTURE_BEGIN)
+                    capture_begin_exit(cb, &tls_launch);
+                tls_launch.action = GI_ACTION_NONE;
+            } else if (is_capture_end(cbid)) {
+                capture_end_exit(cbid, cb);
+                tls_launch.action = GI_ACTION_NONE;
+            } else if (gi_graph_is_instantiate(cbid)) {
+                gi_graph_instantiated(cbid, cb);
+            } else if (!gi_graph_is_exec_destroy(cbid)) {
+                launch_exit(cb);
+            }
         }
         return;
     }

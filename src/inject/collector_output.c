@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "gi_pattern.h"
 #include "gi_sass.h"
 
 #define g g_collector
@@ -153,20 +154,64 @@ int gi_ctx_synchronize(void)
 }
 /* ---- output files ----------------------------------------------------- */
 
-/* Opens the output for this process.  The path is claimed with O_EXCL: when
- * another process of the same run (a child that also uses CUDA) got there
- * first, this one writes PATH.<pid> instead, so that no file is written by
- * two processes. */
+/* Whether an existing file is older than this gpuq run (GPUQ_RUN_START_NS,
+ * wall clock): a left-over of an earlier run, which this one replaces. */
+static int older_than_run(const char *path)
+{
+    struct stat sb;
+    if (!g.run_start_ns || stat(path, &sb) != 0)
+        return 0;
+    uint64_t mtime = (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec;
+    return mtime < g.run_start_ns;
+}
+
+/* Claims path with O_EXCL, replacing a left-over of an earlier run. */
+static int claim(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST && older_than_run(path) && unlink(path) == 0)
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    return fd;
+}
+
+/* Opens the output for this process.  GPUQ_OUT may be a pattern
+ * (gi_pattern.h: %p %h %i %q{VAR}), expanded here, in the process that
+ * writes it; %i takes the first number whose file does not exist.  The
+ * path is claimed with O_EXCL: when another process of the same run (a
+ * child that also uses CUDA) got there first, this one writes PATH.<pid>
+ * instead, so that no file is written by two processes. */
 static FILE *open_output(void)
 {
-    int fd = open(g.out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", g.out_path);
+    char path[GI_PATH_MAX];
+    int fd = -1;
+    if (gi_pattern_is_pattern(g.out_path)) {
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        gi_pattern_values v = {(long)getpid(), host, 0, NULL, NULL};
+        int seq = gi_pattern_uses_seq(g.out_path);
+        for (unsigned i = 0; i < 100000; i++) {
+            v.seq = i;
+            gm_error err = {{0}};
+            if (gi_pattern_expand(g.out_path, &v, path, sizeof path, &err) != GM_OK) {
+                g.out_failed = 1;
+                stand_down_locked(GI_ERROR_CONFIG, "output name: %s", err.msg);
+                return NULL;
+            }
+            fd = seq ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : claim(path);
+            if (fd >= 0 || errno != EEXIST || !seq)
+                break;
+        }
+    } else {
+        snprintf(path, sizeof path, "%s", g.out_path);
+        fd = claim(path);
+    }
+    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", path);
     if (fd < 0 && errno == EEXIST) {
-        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld", g.out_path, (long)getpid());
+        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld", path, (long)getpid());
         fd = open(g.out_path_used, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0)
             gi_note("'%s' is taken by another process of this run; process %ld writes '%s'",
-                    g.out_path, (long)getpid(), g.out_path_used);
+                    path, (long)getpid(), g.out_path_used);
     }
     if (fd < 0) {
         int e = errno;
@@ -231,6 +276,21 @@ done:
     pthread_mutex_unlock(&g.lock);
 }
 
+void gi_write_graph_text(const char *text)
+{
+    if (!g.status_path[0] || getpid() != g.pid)
+        return;
+    char path[GI_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s.graphs", g.status_path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n); /* one write: lines of two threads do not mix */
+    (void)w;
+    close(fd);
+}
+
 static const char *error_kind_name(gi_error_kind kind)
 {
     static const char *const names[] = {"none",  "config", "permission", "busy",
@@ -281,6 +341,10 @@ void gi_write_status_locked(void)
             "filtered_out_launches: %" PRIu64 "\n"
             "graph_launches: %" PRIu64 "\n"
             "captured_launches: %" PRIu64 "\n"
+            "capture_skipped_launches: %" PRIu64 "\n"
+            "graph_captured: %" PRIu64 "\n"
+            "graph_profiled: %" PRIu64 "\n"
+            "graph_nodes_profiled: %" PRIu64 "\n"
             "failed_launches: %" PRIu64 "\n"
             "range_mismatches: %" PRIu64 "\n"
             "cubins_saved: %" PRIu64 "\n"
@@ -292,6 +356,7 @@ void gi_write_status_locked(void)
             meta ? meta->sm_count : 0, meta ? meta->cc_major : 0, meta ? meta->cc_minor : 0,
             replay, passes, batch, windows, g.launches_seen,
             g.profiled, g.rows_written, g.filtered_out, g.graph_launches, g.captured_launches,
+            g.capture_skipped, g.graph_captured, g.graph_profiled, g.graph_nodes_profiled,
             g.failed_launches, g.range_mismatches, g.cubins_saved, g.drained,
             error_kind_name(g.error_kind), g.error);
     if (fclose(f) == 0)

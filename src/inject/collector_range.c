@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "collector_internal.h"
+#include "gpuq/unit.h"
 #include "collector_range.h"
 
 #ifndef GPUQ_VERSION
@@ -84,7 +85,7 @@ static void host_deinit(CUpti_Profiler_Host_Object *host);
 
 /* Whether CUPTI knows the chip well enough to make a host object and add
  * gpuq's metrics without a counter availability image. */
-static int host_works_without_availability(gi_device *dev)
+static int host_works_without_availability(gi_device *dev, CUpti_Profiler_Host_Object **keep)
 {
     CUpti_Profiler_Host_Initialize_Params p;
     memset(&p, 0, sizeof p);
@@ -96,7 +97,9 @@ static int host_works_without_availability(gi_device *dev)
     gi_call_done(GI_CALL_HOST_INIT, t0);
     if (rc != CUPTI_SUCCESS)
         return 0;
-    host_deinit(p.pHostObject);
+    /* The same object choose_metrics would make (no image either): kept
+     * for it, one host initialization less per run. */
+    *keep = p.pHostObject;
     return 1;
 }
 
@@ -125,23 +128,128 @@ static CUptiResult add_metrics(CUpti_Profiler_Host_Object *host, const char **na
     return rc;
 }
 
-/* Chooses the metrics of gm_metric_table[] this chip knows.  All at once
+/* Adds the table rows named in a comma-separated list (metric or column
+ * names); an unknown name is noted and skipped (its value has no place in
+ * a counters row). */
+static void add_named_rows(const char *list, const char *var, int *rows, size_t *n, size_t max)
+{
+    char name[256];
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len > 0 && len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            int row = gm_metric_find(name);
+            int seen = 0;
+            for (size_t j = 0; j < *n && !seen; j++)
+                seen = rows[j] == row;
+            if (row < 0)
+                gi_note("%s: '%s' is not a metric of gpuq's table (gpuq/metrics.h): skipped",
+                        var, name);
+            else if (!seen && *n < max)
+                rows[(*n)++] = row;
+        }
+        p += len + (p[len] == ',');
+    }
+}
+
+/* The table rows to gather: the union of the metrics the registered units
+ * declare (GPUQ_SECTIONS=a,b: of those units only), plus GPUQ_EXTRA_METRICS;
+ * GPUQ_METRICS replaces the whole list.  Only hardware metrics: the
+ * `_sass_` ones are the sass pass's.  Returns 0 after standing down. */
+static int metric_rows(int *rows, size_t *n, size_t max)
+{
+    *n = 0;
+    const char *only = getenv("GPUQ_METRICS");
+    if (only && only[0]) {
+        add_named_rows(only, "GPUQ_METRICS", rows, n, max);
+    } else {
+        const char *sections = getenv("GPUQ_SECTIONS");
+        const gm_unit *units[64];
+        size_t n_units = 0;
+        char name[128];
+        for (const char *p = sections; p && *p;) {
+            size_t len = strcspn(p, ",");
+            if (len > 0 && len < sizeof name) {
+                memcpy(name, p, len);
+                name[len] = '\0';
+                const gm_unit *u = gm_unit_find(name);
+                if (!u) {
+                    gi_stand_down(GI_ERROR_CONFIG, "GPUQ_SECTIONS: no unit '%s'", name);
+                    return 0;
+                }
+                if (n_units < 64)
+                    units[n_units++] = u;
+            }
+            p += len + (p[len] == ',');
+        }
+        *n = gm_units_metric_rows(n_units ? units : NULL, n_units, rows, max);
+        add_named_rows(getenv("GPUQ_EXTRA_METRICS"), "GPUQ_EXTRA_METRICS", rows, n, max);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (is_hardware_metric(gm_metric_table[rows[i]].name))
+            rows[kept++] = rows[i];
+    *n = kept;
+    if (kept == 0) {
+        gi_stand_down(GI_ERROR_CONFIG, "no hardware metric to gather (GPUQ_METRICS, "
+                      "GPUQ_SECTIONS)");
+        return 0;
+    }
+    return 1;
+}
+
+/* Chooses the metrics this chip knows among metric_rows().  All at once
  * first, on the host object that is then kept (dev->host); if the chip
  * rejects the set, each metric alone on a scratch host object, so that one
  * unknown name costs that metric (NaN), not the run, and dev->host is made
- * afresh with the ones kept. */
-static int choose_metrics(gi_device *dev)
+ * afresh with the ones kept.  CUPTI schedules the set into as few passes
+ * as the counters allow (cuptiProfilerHostGetNumOfPasses, read after). */
+static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
 {
-    dev->n_metrics = 0;
-    for (int i = 0; i < GM_METRIC_COUNT; i++)
-        if (is_hardware_metric(gm_metric_table[i].name)) {
-            dev->metric_names[dev->n_metrics] = gm_metric_table[i].name;
-            dev->metric_ids[dev->n_metrics] = (gm_metric_id)i;
-            dev->n_metrics++;
-        }
-    CUpti_Profiler_Host_Object *host = NULL;
-    if (!host_init(dev, &host))
+    int rows[GM_METRIC_MAX];
+    size_t n_rows = 0;
+    if (!metric_rows(rows, &n_rows, GM_METRIC_MAX)) {
+        if (made)
+            host_deinit(made);
         return 0;
+    }
+    dev->n_metrics = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        dev->metric_names[dev->n_metrics] = gm_metric_table[rows[i]].name;
+        dev->metric_ids[dev->n_metrics] = (gm_metric_id)rows[i];
+        dev->n_metrics++;
+    }
+    CUpti_Profiler_Host_Object *host = made;
+    if (!host && !host_init(dev, &host))
+        return 0;
+    /* Names the chip does not know are dropped first (a property query,
+     * 0.2 ms for 36 names): a failed cuptiProfilerHostConfigAddMetrics
+     * leaves the host object unusable (measured with CUPTI 13.0's host API
+     * for GH100: later adds fail with CUPTI_ERROR_UNKNOWN), and one host
+     * object per name costs 30-100 ms each. */
+    size_t valid = 0;
+    for (size_t i = 0; i < dev->n_metrics; i++) {
+        CUpti_Profiler_Host_GetMetricProperties_Params q;
+        memset(&q, 0, sizeof q);
+        q.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        q.pHostObject = host;
+        q.pMetricName = dev->metric_names[i];
+        if (cuptiProfilerHostGetMetricProperties(&q) != CUPTI_SUCCESS) {
+            gi_note("metric %s is not available on %s (%s): it stays empty", dev->metric_names[i],
+                    dev->chip, dev->meta.device_name);
+            continue;
+        }
+        dev->metric_names[valid] = dev->metric_names[i];
+        dev->metric_ids[valid] = dev->metric_ids[i];
+        valid++;
+    }
+    dev->n_metrics = valid;
+    if (valid == 0) {
+        host_deinit(host);
+        gi_stand_down(GI_ERROR_UNSUPPORTED, "none of gpuq's metrics exists on chip %s", dev->chip);
+        return 0;
+    }
     CUptiResult rc = add_metrics(host, dev->metric_names, dev->n_metrics);
     if (rc == CUPTI_SUCCESS) {
         dev->host = host;
@@ -270,9 +378,10 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
      * Initialize_Params) and reading it costs about 115 ms on GH100, so it is
      * read only when the host object cannot be made without it.  It must be
      * read before any session exists on the device. */
-    if (!host_works_without_availability(dev) && !read_availability(dev, ctx))
+    CUpti_Profiler_Host_Object *host = NULL;
+    if (!host_works_without_availability(dev, &host) && !read_availability(dev, ctx))
         return 0;
-    if (!choose_metrics(dev))
+    if (!choose_metrics(dev, host))
         return 0;
 
     CUpti_Profiler_Host_GetConfigImageSize_Params sz;
@@ -337,20 +446,25 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     return 1;
 }
 
-static int init_counter_data(gi_device *dev)
+static int init_image(gi_device *dev, uint8_t *data, size_t size)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
     p.pRangeProfilerObject = dev->rp;
-    p.counterDataSize = dev->counter_data_size;
-    p.pCounterData = dev->counter_data;
+    p.counterDataSize = size;
+    p.pCounterData = data;
     uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiRangeProfilerCounterDataImageInitialize(&p);
     gi_call_done(GI_CALL_IMAGE_INIT, t0);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerCounterDataImageInitialize", rc);
     return 1;
+}
+
+static int init_counter_data(gi_device *dev)
+{
+    return init_image(dev, dev->counter_data, dev->counter_data_size);
 }
 
 /* The launches of a window that never got counters (a failure between
@@ -366,6 +480,13 @@ static void disable_profiler(gi_device *dev)
 {
     if (!dev->rp)
         return;
+    if (dev->captures_active > 0) {
+        /* At exit with a capture still open (no window is: the capture's
+         * begin closed it): a Disable could synchronize; the process ends
+         * anyway. */
+        drop_pending(dev);
+        return;
+    }
     gi_range_flush(dev);
     drop_pending(dev); /* left only if the flush failed */
     CUpti_RangeProfiler_Disable_Params p;
@@ -383,9 +504,12 @@ static void disable_profiler(gi_device *dev)
     free(dev->counter_data);
     dev->counter_data = NULL;
     dev->counter_data_size = 0;
+    free(dev->graph_data);
+    dev->graph_data = NULL;
+    dev->graph_data_size = dev->graph_capacity = 0;
 }
 
-static int set_config(gi_device *dev)
+static int set_config_image(gi_device *dev, uint8_t *data, size_t size, size_t capacity)
 {
     CUpti_RangeProfiler_SetConfig_Params sc;
     memset(&sc, 0, sizeof sc);
@@ -393,11 +517,11 @@ static int set_config(gi_device *dev)
     sc.pRangeProfilerObject = dev->rp;
     sc.configSize = dev->config_size;
     sc.pConfig = dev->config;
-    sc.counterDataImageSize = dev->counter_data_size;
-    sc.pCounterDataImage = dev->counter_data;
+    sc.counterDataImageSize = size;
+    sc.pCounterDataImage = data;
     sc.range = CUPTI_AutoRange;
     sc.replayMode = dev->replay;
-    sc.maxRangesPerPass = dev->range_capacity;
+    sc.maxRangesPerPass = capacity;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
@@ -408,6 +532,11 @@ static int set_config(gi_device *dev)
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiRangeProfilerSetConfig", rc);
     return 1;
+}
+
+static int set_config(gi_device *dev)
+{
+    return set_config_image(dev, dev->counter_data, dev->counter_data_size, dev->range_capacity);
 }
 
 /* The range profiler is enabled on one context of a device at a time:
@@ -695,4 +824,160 @@ void gi_range_device_teardown(gi_device *dev)
     dev->config = NULL;
     free(dev->availability);
     dev->availability = NULL;
+}
+
+/* ---- graph launches (collector_graph.c) -------------------------------- */
+
+/* A CUPTI failure on the graph path: said in why, not a stand-down (the
+ * launches outside graphs go on being profiled). */
+static int graph_failed(char *why, size_t len, const char *call, CUptiResult rc)
+{
+    const char *name = NULL;
+    if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || !name)
+        name = "unknown CUPTI error";
+    snprintf(why, len, "%s failed on a graph launch (%s, CUPTI error %d)", call, name, (int)rc);
+    return 0;
+}
+
+/* The counter data image of graph windows, for at least `ranges` ranges. */
+static int graph_image(gi_device *dev, size_t ranges, char *why, size_t len)
+{
+    if (dev->graph_data && dev->graph_capacity >= ranges) {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
+        memset(&p, 0, sizeof p);
+        p.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+        p.pRangeProfilerObject = dev->rp;
+        p.counterDataSize = dev->graph_data_size;
+        p.pCounterData = dev->graph_data;
+        CUptiResult rc = cuptiRangeProfilerCounterDataImageInitialize(&p);
+        return rc == CUPTI_SUCCESS ||
+               graph_failed(why, len, "cuptiRangeProfilerCounterDataImageInitialize", rc);
+    }
+    free(dev->graph_data);
+    dev->graph_data = NULL;
+    size_t cap = 16;
+    while (cap < ranges)
+        cap *= 2;
+    CUpti_RangeProfiler_GetCounterDataSize_Params sz;
+    memset(&sz, 0, sizeof sz);
+    sz.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    sz.pRangeProfilerObject = dev->rp;
+    sz.pMetricNames = dev->metric_names;
+    sz.numMetrics = dev->n_metrics;
+    sz.maxNumOfRanges = cap;
+    sz.maxNumRangeTreeNodes = (uint32_t)cap;
+    CUptiResult rc = cuptiRangeProfilerGetCounterDataSize(&sz);
+    if (rc != CUPTI_SUCCESS)
+        return graph_failed(why, len, "cuptiRangeProfilerGetCounterDataSize", rc);
+    dev->graph_data = calloc(1, sz.counterDataSize);
+    if (!dev->graph_data) {
+        snprintf(why, len, "out of memory");
+        return 0;
+    }
+    dev->graph_data_size = sz.counterDataSize;
+    dev->graph_capacity = cap;
+    return graph_image(dev, ranges, why, len);
+}
+
+int gi_range_graph_begin(gi_device *dev, CUcontext ctx, size_t kernels, char *why, size_t len)
+{
+    why[0] = '\0';
+    uint64_t t0 = gi_now_ns();
+    if (!enable_profiler(dev, ctx))
+        return 0;
+    if (dev->window_open && !gi_range_flush(dev))
+        return 0;
+    if (dev->dirty) {
+        if (!gi_ctx_synchronize())
+            return 0;
+        dev->dirty = 0;
+    }
+    if (!graph_image(dev, kernels, why, len))
+        return 0;
+    CUpti_RangeProfiler_SetConfig_Params sc;
+    memset(&sc, 0, sizeof sc);
+    sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    sc.pRangeProfilerObject = dev->rp;
+    sc.configSize = dev->config_size;
+    sc.pConfig = dev->config;
+    sc.counterDataImageSize = dev->graph_data_size;
+    sc.pCounterDataImage = dev->graph_data;
+    sc.range = CUPTI_AutoRange;
+    sc.replayMode = dev->replay;
+    sc.maxRangesPerPass = dev->graph_capacity;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    CUptiResult rs = cuptiRangeProfilerSetConfig(&sc);
+    if (rs != CUPTI_SUCCESS)
+        return graph_failed(why, len, "cuptiRangeProfilerSetConfig", rs);
+    CUpti_RangeProfiler_Start_Params st;
+    memset(&st, 0, sizeof st);
+    st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    st.pRangeProfilerObject = dev->rp;
+    uint64_t ts = gi_now_ns();
+    CUptiResult rc = cuptiRangeProfilerStart(&st);
+    gi_call_done(dev->windows == 0 ? GI_CALL_FIRST_START : GI_CALL_START, ts);
+    if (rc != CUPTI_SUCCESS)
+        return graph_failed(why, len, "cuptiRangeProfilerStart", rc);
+    dev->windows++;
+    dev->phase_ns[GI_PHASE_BEGIN] += gi_now_ns() - t0;
+    return 1;
+}
+
+int gi_range_graph_collect(gi_device *dev, size_t expected, size_t *ranges, size_t *dropped,
+                           double *values, char *why, size_t len)
+{
+    why[0] = '\0';
+    *ranges = *dropped = 0;
+    CUpti_RangeProfiler_Stop_Params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = dev->rp;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiRangeProfilerStop(&sp);
+    gi_call_done(GI_CALL_STOP, t0);
+    if (rc != CUPTI_SUCCESS)
+        return graph_failed(why, len, "cuptiRangeProfilerStop", rc);
+    CUpti_RangeProfiler_DecodeData_Params dp;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = dev->rp;
+    t0 = gi_now_ns();
+    rc = cuptiRangeProfilerDecodeData(&dp);
+    gi_call_done(GI_CALL_DECODE, t0);
+    if (rc != CUPTI_SUCCESS)
+        return graph_failed(why, len, "cuptiRangeProfilerDecodeData", rc);
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    ip.pCounterDataImage = dev->graph_data;
+    ip.counterDataImageSize = dev->graph_data_size;
+    rc = cuptiRangeProfilerGetCounterDataInfo(&ip);
+    if (rc != CUPTI_SUCCESS)
+        return graph_failed(why, len, "cuptiRangeProfilerGetCounterDataInfo", rc);
+    *ranges = ip.numTotalRanges;
+    *dropped = dp.numOfRangeDropped;
+    if (*ranges != expected || *dropped)
+        return 1;
+    for (size_t i = 0; i < expected; i++) {
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
+        memset(&ev, 0, sizeof ev);
+        ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+        ev.pHostObject = dev->host;
+        ev.pCounterDataImage = dev->graph_data;
+        ev.counterDataImageSize = dev->graph_data_size;
+        ev.rangeIndex = i;
+        ev.ppMetricNames = dev->metric_names;
+        ev.numMetrics = dev->n_metrics;
+        ev.pMetricValues = values + i * dev->n_metrics;
+        uint64_t te = gi_now_ns();
+        rc = cuptiProfilerHostEvaluateToGpuValues(&ev);
+        gi_call_done(GI_CALL_EVALUATE, te);
+        if (rc != CUPTI_SUCCESS)
+            return graph_failed(why, len, "cuptiProfilerHostEvaluateToGpuValues", rc);
+    }
+    dev->phase_launches += expected;
+    return 1;
 }

@@ -18,4 +18,17 @@ void gi_range_context_gone(gi_device *dev, CUcontext ctx);
 
 void gi_range_device_teardown(gi_device *dev);
 
+/* A graph launch's own window (collector_graph.c), dev->lock held: closes
+ * the open window, waits for unprofiled work, Start with room for `kernels`
+ * ranges.  Returns 0 when it did not open one: after standing down (why
+ * empty), or when CUPTI refused it on the graph path (why says which call
+ * and error; the collector goes on). */
+int gi_range_graph_begin(gi_device *dev, CUcontext ctx, size_t kernels, char *why, size_t len);
+/* Stop and Decode of that window: the ranges CUPTI gave and dropped, and
+ * when ranges == expected, each range's metric values (values[i *
+ * dev->n_metrics + m], in dev->metric_names order).  0 on a CUPTI failure
+ * (why says which). */
+int gi_range_graph_collect(gi_device *dev, size_t expected, size_t *ranges, size_t *dropped,
+                           double *values, char *why, size_t len);
+
 #endif

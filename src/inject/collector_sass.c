@@ -134,11 +134,22 @@ static void tb_printf(text_buf *tb, const char *fmt, ...)
     }
 }
 
+/* Where the records of a graph launch go: the kernel node whose function
+ * the record is in (the graph's kernel functions are distinct). */
+typedef struct record_route {
+    size_t n;
+    const char *const *names;    /* mangled function name of each node */
+    const uint64_t *ids;         /* its launch id */
+    text_buf *per;               /* its records */
+    size_t *counts;
+} record_route;
+
 /* Takes CUPTI's buffered per-instruction counts of ctx.  With a buffer,
- * writes the executed ones as "inst" records of launch_id; without, drops
- * them (counts of unprofiled launches). */
-static int flush_records(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t launch_id,
-                         size_t *written)
+ * writes the executed ones as "inst" records of launch_id (with a route,
+ * of the node whose function they are in); without, drops them (counts of
+ * unprofiled launches). */
+static int flush_records_routed(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t launch_id,
+                                size_t *written, const record_route *route)
 {
     *written = 0;
     uint64_t t0 = gi_now_ns();
@@ -183,7 +194,16 @@ static int flush_records(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t l
         for (size_t j = 0; j < instances; j++)
             if (data[i].pInstanceValues[j].metricId == dev->sass_metric_id)
                 executions += data[i].pInstanceValues[j].value;
-        if (tb && executions > 0 && data[i].functionName) {
+        if (route && executions > 0 && data[i].functionName) {
+            for (size_t j = 0; j < route->n; j++)
+                if (strcmp(route->names[j], data[i].functionName) == 0) {
+                    tb_printf(&route->per[j], "inst,%" PRIu64 ",%" PRIx32 ",%" PRIu32 ",%" PRIu64
+                              ",%s\n", route->ids[j], data[i].cubinCrc, data[i].pcOffset,
+                              executions, data[i].functionName);
+                    route->counts[j]++;
+                    break;
+                }
+        } else if (tb && executions > 0 && data[i].functionName) {
             tb_printf(tb, "inst,%" PRIu64 ",%" PRIx32 ",%" PRIu32 ",%" PRIu64 ",%s\n", launch_id,
                       data[i].cubinCrc, data[i].pcOffset, executions, data[i].functionName);
             (*written)++;
@@ -193,6 +213,12 @@ static int flush_records(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t l
     free(data);
     free(values);
     return 1;
+}
+
+static int flush_records(gi_device *dev, CUcontext ctx, text_buf *tb, uint64_t launch_id,
+                         size_t *written)
+{
+    return flush_records_routed(dev, ctx, tb, launch_id, written, NULL);
 }
 
 static gi_context *enabled_context(gi_device *dev, CUcontext ctx)
@@ -276,6 +302,49 @@ int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok)
     dev->phase_ns[GI_PHASE_EVALUATE] += t2 - t1;
     dev->phase_ns[GI_PHASE_WRITE] += t3 - t2;
     dev->phase_launches++;
+    return ok;
+}
+
+int gi_sass_end_graph(gi_device *dev, CUcontext ctx, size_t n, const char *const *mangled,
+                      const uint64_t *ids, int launch_ok)
+{
+    if (!gi_ctx_synchronize())
+        return 0;
+    size_t dropped;
+    if (!launch_ok)
+        return flush_records(dev, ctx, NULL, 0, &dropped);
+    text_buf *per = calloc(n + 1, sizeof *per);
+    size_t *counts = calloc(n + 1, sizeof *counts);
+    if (!per || !counts) {
+        free(per);
+        free(counts);
+        gi_stand_down(GI_ERROR_IO, "out of memory");
+        return 0;
+    }
+    record_route route = {n, mangled, ids, per, counts};
+    int ok = flush_records_routed(dev, ctx, NULL, 0, &dropped, &route);
+    text_buf all = {0};
+    for (size_t j = 0; ok && j < n; j++) {
+        tb_printf(&all, "launch,%" PRIu64 ",%d,%s\n", ids[j], dev->ordinal, mangled[j]);
+        if (per[j].data)
+            tb_printf(&all, "%s", per[j].data);
+        tb_printf(&all, "end,%" PRIu64 ",%zu\n", ids[j], counts[j]);
+    }
+    if (all.failed) {
+        gi_stand_down(GI_ERROR_IO, "out of memory");
+        ok = 0;
+    } else if (ok && all.data) {
+        gi_write_sass_text(all.data);
+        pthread_mutex_lock(&g.lock);
+        g.rows_written += n;
+        pthread_mutex_unlock(&g.lock);
+    }
+    for (size_t j = 0; j < n; j++)
+        free(per[j].data);
+    free(per);
+    free(counts);
+    free(all.data);
+    dev->phase_launches += n;
     return ok;
 }
 

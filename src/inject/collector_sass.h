@@ -18,4 +18,10 @@ void gi_sass_device_teardown(gi_device *dev);
  * records it in its file. */
 void gi_sass_module_loaded(const CUpti_ModuleResourceData *module);
 
+/* A graph launch's EXIT in the sass pass: waits for it, then writes one
+ * launch block per kernel node (ids[j], mangled[j]) with the records of its
+ * function (the nodes' functions must be distinct). */
+int gi_sass_end_graph(gi_device *dev, CUcontext ctx, size_t n, const char *const *mangled,
+                      const uint64_t *ids, int launch_ok);
+
 #endif

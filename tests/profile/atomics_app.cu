@@ -243,7 +243,10 @@ static int write_expectations(const char *path, int repeat)
     fprintf(f, "k_cas_distinct,%d,%.0f,0,%.0f,0,0,%.0f\n", 3 * repeat, n, n, 2 * n);
     /* ADD on one word (32) + CAS (2) + POPC.INC (1) per iteration. */
     fprintf(f, "k_mixed,%d,%.0f,%.0f,%.0f,%.0f,0,%.0f\n", repeat, 3 * n, n, n, n, 35 * n);
-    fprintf(f, "k_in_graph,0,0,0,0,0,0,0\n");
+    /* Kernel nodes of the graph: ADD to a word per lane (e = 1); profiled
+     * node by node where CUPTI gives one range per node (the check accepts
+     * instead a line saying why not, and then no row). */
+    fprintf(f, "k_in_graph,%d,%.0f,%.0f,0,0,0,%.0f\n", 2 * repeat, n, n, n);
     fprintf(f, "graph_launches,%d,0,0,0,0,0,0\n", 2 * repeat);
     return fclose(f);
 }

@@ -15,20 +15,20 @@ lib="$build/libgpuq_inject.so"
 "$app" --probe || exit $?
 
 echo "== counters pass"
-rm -f "$out/counters.csv" "$out/counters.status"
+rm -f "$out/counters.csv" "$out"/counters.status*
 CUDA_INJECTION64_PATH="$lib" GPUQ_VERBOSE=1 GPUQ_OUT="$out/counters.csv" \
   GPUQ_STATUS="$out/counters.status" GPUQ_COMMAND="atomics_app --fork" \
   "$app" --expect "$out/expected.csv" --fork
 echo "exit status $?"
-cat "$out/counters.status" 2>/dev/null
+cat "$out"/counters.status.* 2>/dev/null  # one per process: <GPUQ_STATUS>.<pid>
 cat "$out/counters.csv" 2>/dev/null
 
 echo "== sass pass"
-rm -rf "$out/sass.csv" "$out/sass.status" "$out/cubins"
+rm -rf "$out/sass.csv" "$out"/sass.status* "$out/cubins"
 CUDA_INJECTION64_PATH="$lib" GPUQ_VERBOSE=1 GPUQ_PASS=sass GPUQ_OUT="$out/sass.csv" \
   GPUQ_STATUS="$out/sass.status" GPUQ_CUBIN_DIR="$out/cubins" "$app"
 echo "exit status $?"
-cat "$out/sass.status" 2>/dev/null
+cat "$out"/sass.status.* 2>/dev/null
 head -n 40 "$out/sass.csv" 2>/dev/null
 echo "sass.csv: $(wc -l < "$out/sass.csv" 2>/dev/null) lines"
 ls -la "$out/cubins" 2>/dev/null

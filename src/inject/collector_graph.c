@@ -1,0 +1,537 @@
+/* Kernel nodes of CUDA graphs (see collector_graph.h).
+ *
+ * A graph launch (cuGraphLaunch) is one driver call for all its nodes; the
+ * launch callbacks see no node.  What the collector knows of the nodes it
+ * reads at instantiation (cuGraphInstantiate*, cuGraphExecUpdate): the
+ * kernel nodes in topological order, each one's function, grid, block and
+ * node id.  A launch of such a graph gets a range profiler window of its
+ * own (auto ranges, capacity = its kernel nodes): CUPTI numbers auto ranges
+ * in the order the kernels ran, so range i is kernel node i when the graph
+ * fixes one order of its kernel nodes (every kernel node depends, directly
+ * or not, on the one before).  Where the kernels run on parallel branches,
+ * or the graph holds child graphs or conditional nodes, or CUPTI's range
+ * count differs from the kernel-node count, the launches are not attributed
+ * and the graphs file says why, with the numbers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector_graph.h"
+#include "collector_internal.h"
+#include "collector_range.h"
+#include "collector_sass.h"
+
+#define g g_collector
+
+typedef struct gi_graph_node {
+    char *mangled, *name;
+    uint64_t node_id;
+    unsigned grid[3], block[3];
+    int regs, shared;
+} gi_graph_node;
+
+typedef struct gi_graph_exec {
+    CUgraphExec exec;       /* NULL once destroyed (the handle may be reused) */
+    uint32_t id;            /* CUPTI's graph exec id, else gpuq's own number */
+    size_t n_kernels;
+    gi_graph_node *nodes;   /* kernel nodes in execution order */
+    char why[200];          /* non-empty: the launches cannot be attributed */
+    int said_profiled, said_not; /* the graph line of each kind was written */
+} gi_graph_exec;
+
+static pthread_mutex_t graphs_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set when CUPTI refused a graph window: no later graph launch is tried. */
+static char graph_refused[256];
+static gi_graph_exec **graphs;
+static size_t n_graphs;
+static uint32_t next_own_id = 1u << 31;
+
+int gi_graph_is_instantiate(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2;
+}
+
+int gi_graph_is_exec_destroy(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy;
+}
+
+static void free_nodes(gi_graph_exec *r)
+{
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        free(r->nodes[i].mangled);
+        free(r->nodes[i].name);
+    }
+    free(r->nodes);
+    r->nodes = NULL;
+    r->n_kernels = 0;
+}
+
+static int read_kernel_node(CUgraphNode node, gi_graph_node *out)
+{
+    memset(out, 0, sizeof *out);
+    CUDA_KERNEL_NODE_PARAMS p;
+    memset(&p, 0, sizeof p);
+    if (cuGraphKernelNodeGetParams(node, &p) != CUDA_SUCCESS)
+        return 0;
+    CUfunction f = p.func;
+    if (!f && p.kern && cuKernelGetFunction(&f, p.kern) != CUDA_SUCCESS)
+        f = NULL;
+    const char *mangled = NULL;
+    if (f && cuFuncGetName(&mangled, f) != CUDA_SUCCESS)
+        mangled = NULL;
+    out->mangled = strdup(mangled ? mangled : "(unnamed kernel)");
+    out->name = out->mangled ? gi_demangle(out->mangled) : NULL;
+    if (!out->mangled || !out->name)
+        return 0;
+    cuptiGetGraphNodeId(node, &out->node_id);
+    out->grid[0] = p.gridDimX, out->grid[1] = p.gridDimY, out->grid[2] = p.gridDimZ;
+    out->block[0] = p.blockDimX, out->block[1] = p.blockDimY, out->block[2] = p.blockDimZ;
+    out->regs = out->shared = -1;
+    int r = 0, s = 0;
+    if (f && cuFuncGetAttribute(&r, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)
+        out->regs = r;
+    if (f && cuFuncGetAttribute(&s, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS)
+        out->shared = s + (int)p.sharedMemBytes;
+    return 1;
+}
+
+typedef struct node_ref {
+    CUgraphNode node;
+    size_t index;
+} node_ref;
+
+static int ref_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const node_ref *)a)->node, y = (uintptr_t)((const node_ref *)b)->node;
+    return x < y ? -1 : x > y;
+}
+
+static size_t index_of(const node_ref *refs, size_t n, CUgraphNode node)
+{
+    node_ref key = {node, 0};
+    const node_ref *hit = bsearch(&key, refs, n, sizeof *refs, ref_cmp);
+    return hit ? hit->index : SIZE_MAX;
+}
+
+/* Whether node `to` depends (directly or not) on node `from`: a walk back
+ * over dependencies that stops at nodes placed before `from`. */
+static int depends_on(size_t to, size_t from, size_t **deps, const size_t *n_deps,
+                      const size_t *pos_of, unsigned char *seen, size_t *stack, size_t n)
+{
+    memset(seen, 0, n);
+    size_t top = 0;
+    stack[top++] = to;
+    seen[to] = 1;
+    while (top) {
+        size_t cur = stack[--top];
+        for (size_t d = 0; d < n_deps[cur]; d++) {
+            size_t j = deps[cur][d];
+            if (j == from)
+                return 1;
+            if (!seen[j] && pos_of[j] > pos_of[from]) {
+                seen[j] = 1;
+                stack[top++] = j;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Reads the kernel nodes of graph into r, in topological order (Kahn, ties
+ * by node index), and whether that order is the only one for them. */
+static void read_graph(CUgraph graph, gi_graph_exec *r)
+{
+    size_t n = 0;
+    if (cuGraphGetNodes(graph, NULL, &n) != CUDA_SUCCESS) {
+        snprintf(r->why, sizeof r->why, "its nodes could not be read (cuGraphGetNodes)");
+        return;
+    }
+    if (n == 0)
+        return;
+    CUgraphNode *all = calloc(n, sizeof *all);
+    node_ref *refs = calloc(n, sizeof *refs);
+    size_t **deps = calloc(n, sizeof *deps), *n_deps = calloc(n, sizeof *n_deps);
+    size_t *indeg = calloc(n, sizeof *indeg), *order = calloc(n, sizeof *order),
+           *pos_of = calloc(n, sizeof *pos_of), *stack = calloc(n + 1, sizeof *stack);
+    unsigned char *seen = calloc(n, 1);
+    CUgraphNodeType *type = calloc(n, sizeof *type);
+    if (!all || !refs || !deps || !n_deps || !indeg || !order || !pos_of || !stack || !seen ||
+        !type || cuGraphGetNodes(graph, all, &n) != CUDA_SUCCESS) {
+        snprintf(r->why, sizeof r->why, "its nodes could not be read (cuGraphGetNodes)");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        refs[i] = (node_ref){all[i], i};
+    qsort(refs, n, sizeof *refs, ref_cmp);
+    size_t kernels = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t nd = 0;
+        if (cuGraphNodeGetType(all[i], &type[i]) != CUDA_SUCCESS ||
+            cuGraphNodeGetDependencies(all[i], NULL, NULL, &nd) != CUDA_SUCCESS) {
+            snprintf(r->why, sizeof r->why, "its nodes could not be read");
+            goto out;
+        }
+        if (type[i] == CU_GRAPH_NODE_TYPE_GRAPH || type[i] == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+            snprintf(r->why, sizeof r->why, "it holds %s nodes, whose kernels gpuq does not "
+                     "read", type[i] == CU_GRAPH_NODE_TYPE_GRAPH ? "child graph" : "conditional");
+            goto out;
+        }
+        kernels += type[i] == CU_GRAPH_NODE_TYPE_KERNEL;
+        if (nd == 0)
+            continue;
+        CUgraphNode *dn = calloc(nd, sizeof *dn);
+        deps[i] = calloc(nd, sizeof *deps[i]);
+        if (!dn || !deps[i] || cuGraphNodeGetDependencies(all[i], dn, NULL, &nd) != CUDA_SUCCESS) {
+            free(dn);
+            snprintf(r->why, sizeof r->why, "its dependencies could not be read");
+            goto out;
+        }
+        for (size_t d = 0; d < nd; d++) {
+            size_t j = index_of(refs, n, dn[d]);
+            if (j != SIZE_MAX)
+                deps[i][n_deps[i]++] = j;
+        }
+        free(dn);
+        indeg[i] = n_deps[i];
+    }
+    /* Kahn's algorithm; a node's dependants are found by scanning (the
+     * graphs programs build have at most thousands of nodes). */
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++)
+        if (indeg[i] == 0)
+            order[tail++] = i;
+    while (head < tail) {
+        size_t cur = order[head];
+        pos_of[cur] = head++;
+        for (size_t i = 0; i < n; i++)
+            for (size_t d = 0; d < n_deps[i]; d++)
+                if (deps[i][d] == cur && --indeg[i] == 0)
+                    order[tail++] = i;
+    }
+    if (tail != n) {
+        snprintf(r->why, sizeof r->why, "its dependencies could not be ordered");
+        goto out;
+    }
+    r->nodes = calloc(kernels ? kernels : 1, sizeof *r->nodes);
+    if (!r->nodes) {
+        snprintf(r->why, sizeof r->why, "out of memory");
+        goto out;
+    }
+    size_t prev = SIZE_MAX;
+    for (size_t p = 0; p < n; p++) {
+        size_t i = order[p];
+        if (type[i] != CU_GRAPH_NODE_TYPE_KERNEL)
+            continue;
+        if (!read_kernel_node(all[i], &r->nodes[r->n_kernels])) {
+            free(r->nodes[r->n_kernels].mangled);
+            free(r->nodes[r->n_kernels].name);
+            snprintf(r->why, sizeof r->why, "a kernel node could not be read");
+            goto out;
+        }
+        r->n_kernels++;
+        if (prev != SIZE_MAX && !r->why[0] &&
+            !depends_on(i, prev, deps, n_deps, pos_of, seen, stack, n))
+            snprintf(r->why, sizeof r->why,
+                     "its kernel nodes run on parallel branches: CUPTI numbers auto ranges in "
+                     "the order the kernels ran, which the graph leaves open");
+        prev = i;
+    }
+out:
+    for (size_t i = 0; deps && i < n; i++)
+        free(deps[i]);
+    free(deps);
+    free(n_deps);
+    free(all);
+    free(refs);
+    free(indeg);
+    free(order);
+    free(pos_of);
+    free(stack);
+    free(seen);
+    free(type);
+}
+
+static gi_graph_exec *find_locked(CUgraphExec exec)
+{
+    for (size_t i = 0; i < n_graphs; i++)
+        if (graphs[i]->exec == exec)
+            return graphs[i];
+    return NULL;
+}
+
+void gi_graph_instantiated(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    if (g.disabled)
+        return;
+    const CUresult *rv = cb->functionReturnValue;
+    if (!cb->functionParams || (rv && *rv != CUDA_SUCCESS))
+        return;
+    CUgraphExec exec;
+    CUgraph graph;
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2) {
+        const cuGraphExecUpdate_v2_params *p = cb->functionParams;
+        exec = p->hGraphExec;
+        graph = p->hGraph;
+    } else {
+        /* Every cuGraphInstantiate* starts with (CUgraphExec *, CUgraph). */
+        const cuGraphInstantiateWithFlags_params *p = cb->functionParams;
+        if (!p->phGraphExec)
+            return;
+        exec = *p->phGraphExec;
+        graph = p->hGraph;
+    }
+    gi_graph_exec *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    r->exec = exec;
+    read_graph(graph, r);
+    if (cuptiGetGraphExecId(exec, &r->id) != CUPTI_SUCCESS)
+        r->id = __atomic_fetch_add(&next_own_id, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&graphs_lock);
+    gi_graph_exec *old = find_locked(exec);
+    if (old)
+        old->exec = NULL; /* an update: the old record stays for its lines */
+    gi_graph_exec **grown = realloc(graphs, (n_graphs + 1) * sizeof *grown);
+    if (grown) {
+        graphs = grown;
+        graphs[n_graphs++] = r;
+    } else {
+        free_nodes(r);
+        free(r);
+    }
+    pthread_mutex_unlock(&graphs_lock);
+}
+
+void gi_graph_exec_destroyed(const CUpti_CallbackData *cb)
+{
+    const cuGraphExecDestroy_params *p = cb->functionParams;
+    if (!p)
+        return;
+    pthread_mutex_lock(&graphs_lock);
+    gi_graph_exec *r = find_locked(p->hGraphExec);
+    if (r)
+        r->exec = NULL;
+    pthread_mutex_unlock(&graphs_lock);
+}
+
+/* Lines of the graphs file (collector_graph.h):
+ *   graph,<id>,<kernel nodes>,profiled|not_profiled,<reason>   once per kind
+ *   glaunch,<id>,<graph launch number>,0|1                     every launch
+ *   node,<launch_id>,<id>,<graph launch number>,<node index>,<node id> */
+static void graph_line(gi_graph_exec *r, int profiled, const char *why)
+{
+    int *said = profiled ? &r->said_profiled : &r->said_not;
+    if (*said)
+        return;
+    *said = 1;
+    char line[512];
+    snprintf(line, sizeof line, "graph,%u,%zu,%s,%s\n", r->id, r->n_kernels,
+             profiled ? "profiled" : "not_profiled", why ? why : "");
+    gi_write_graph_text(line);
+}
+
+static void launch_line(uint32_t id, uint64_t seq, int profiled)
+{
+    char line[96];
+    snprintf(line, sizeof line, "glaunch,%u,%llu,%d\n", id, (unsigned long long)seq, profiled);
+    gi_write_graph_text(line);
+}
+
+void gi_graph_not_profiled(CUgraphExec exec, uint64_t seq, const char *why)
+{
+    pthread_mutex_lock(&graphs_lock);
+    gi_graph_exec *r = exec ? find_locked(exec) : NULL;
+    uint32_t id = r ? r->id : 0;
+    if (r)
+        graph_line(r, 0, why);
+    pthread_mutex_unlock(&graphs_lock);
+    if (!r) {
+        char line[512];
+        snprintf(line, sizeof line, "graph,0,0,not_profiled,%s\n", why);
+        gi_write_graph_text(line);
+    }
+    launch_line(id, seq, 0);
+}
+
+int gi_graph_launch_begin(gi_device *dev, CUcontext ctx, CUgraphExec exec, uint64_t seq,
+                          gi_launch *L)
+{
+    pthread_mutex_lock(&graphs_lock);
+    gi_graph_exec *r = find_locked(exec);
+    pthread_mutex_unlock(&graphs_lock);
+    if (!r) {
+        gi_graph_not_profiled(exec, seq, "instantiated where the collector did not see it");
+        return 0;
+    }
+    char why[256];
+    why[0] = '\0';
+    if (r->why[0])
+        snprintf(why, sizeof why, "%s", r->why);
+    else if (graph_refused[0])
+        snprintf(why, sizeof why, "%s", graph_refused);
+    else if (g.pass == GI_PASS_COUNTERS && dev->replay != CUPTI_UserReplay)
+        snprintf(why, sizeof why, "the metrics need %zu passes: kernel replay of graph nodes is "
+                 "not attempted", dev->passes);
+    if (why[0]) {
+        gi_graph_not_profiled(exec, seq, why);
+        return 0;
+    }
+    if (r->n_kernels == 0)
+        return 0;
+    unsigned char *selected = calloc(r->n_kernels, 1);
+    if (!selected)
+        return 0;
+    size_t n_selected = 0;
+    pthread_mutex_lock(&g.lock);
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        g.launches_seen++;
+        gi_filter_verdict v = gi_filter_next(&g.filter, r->nodes[i].name);
+        if (v == GI_FILTER_PROFILE)
+            selected[i] = 1, n_selected++;
+        else
+            g.filtered_out++;
+    }
+    pthread_mutex_unlock(&g.lock);
+    if (n_selected && g.pass == GI_PASS_SASS) {
+        /* The instruction counts name the function, not the node. */
+        for (size_t i = 0; i < r->n_kernels && n_selected; i++)
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(r->nodes[i].mangled, r->nodes[j].mangled) == 0) {
+                    free(selected);
+                    gi_graph_not_profiled(exec, seq, "two of its kernel nodes run the same "
+                                          "function, whose instruction counts cannot be told "
+                                          "apart");
+                    return 0;
+                }
+    }
+    char refused[256] = "";
+    int opened = n_selected && (g.pass == GI_PASS_SASS
+                                    ? gi_sass_begin(dev, ctx)
+                                    : gi_range_graph_begin(dev, ctx, r->n_kernels, refused,
+                                                           sizeof refused));
+    if (!opened && refused[0]) {
+        snprintf(graph_refused, sizeof graph_refused, "%s", refused);
+        gi_note("%s: kernel nodes of CUDA graphs are not profiled from now on", refused);
+        free(selected);
+        gi_graph_not_profiled(exec, seq, refused);
+        return 0;
+    }
+    if (!opened) {
+        free(selected);
+        if (n_selected)
+            launch_line(r->id, seq, 0);
+        return 0;
+    }
+    L->graph = r;
+    L->graph_seq = seq;
+    L->graph_selected = selected;
+    return 1;
+}
+
+/* The sass pass: one launch block per selected kernel node. */
+static void sass_end(gi_device *dev, gi_launch *L, int launch_ok)
+{
+    gi_graph_exec *r = L->graph;
+    const char **names = calloc(r->n_kernels, sizeof *names);
+    uint64_t *ids = calloc(r->n_kernels, sizeof *ids);
+    size_t n = 0;
+    if (names && ids) {
+        pthread_mutex_lock(&g.lock);
+        for (size_t i = 0; i < r->n_kernels; i++)
+            if (L->graph_selected[i]) {
+                names[n] = r->nodes[i].mangled;
+                ids[n++] = g.next_launch_id++;
+                g.profiled++;
+            }
+        pthread_mutex_unlock(&g.lock);
+        gi_sass_end_graph(dev, L->ctx, n, names, ids, launch_ok);
+    }
+    launch_line(r->id, L->graph_seq, launch_ok && names && ids);
+    free(names);
+    free(ids);
+}
+
+void gi_graph_launch_end(gi_device *dev, gi_launch *L, int launch_ok)
+{
+    gi_graph_exec *r = L->graph;
+    if (g.pass == GI_PASS_SASS) {
+        sass_end(dev, L, launch_ok);
+        free(L->graph_selected);
+        L->graph_selected = NULL;
+        L->graph = NULL;
+        return;
+    }
+    size_t k_n = r->n_kernels, m_n = dev->n_metrics;
+    double *values = calloc(k_n * m_n + 1, sizeof *values);
+    size_t ranges = 0, dropped = 0;
+    char refused[256] = "";
+    int ok = values && gi_range_graph_collect(dev, k_n, &ranges, &dropped, values, refused,
+                                              sizeof refused);
+    if (!ok && refused[0]) {
+        snprintf(graph_refused, sizeof graph_refused, "%s", refused);
+        gi_note("%s: kernel nodes of CUDA graphs are not profiled from now on", refused);
+        pthread_mutex_lock(&graphs_lock);
+        graph_line(r, 0, refused);
+        pthread_mutex_unlock(&graphs_lock);
+        launch_line(r->id, L->graph_seq, 0);
+    } else if (!ok || !launch_ok) {
+        launch_line(r->id, L->graph_seq, 0);
+    } else if (ranges != k_n || dropped) {
+        char why[200];
+        snprintf(why, sizeof why, "CUPTI gave %zu auto ranges (%zu dropped) for its %zu kernel "
+                 "nodes", ranges, dropped, k_n);
+        pthread_mutex_lock(&graphs_lock);
+        graph_line(r, 0, why);
+        pthread_mutex_unlock(&graphs_lock);
+        launch_line(r->id, L->graph_seq, 0);
+    } else {
+        pthread_mutex_lock(&graphs_lock);
+        graph_line(r, 1, NULL);
+        pthread_mutex_unlock(&graphs_lock);
+        for (size_t i = 0; i < k_n; i++) {
+            if (!L->graph_selected[i])
+                continue;
+            const gi_graph_node *nd = &r->nodes[i];
+            gm_launch_counters k;
+            gm_launch_counters_init(&k);
+            if (gm_launch_counters_set_names(&k, nd->name, nd->mangled) != GM_OK) {
+                gm_launch_counters_clear(&k);
+                gi_stand_down(GI_ERROR_IO, "out of memory");
+                break;
+            }
+            pthread_mutex_lock(&g.lock);
+            k.launch_id = g.next_launch_id++;
+            g.profiled++;
+            g.graph_nodes_profiled++;
+            pthread_mutex_unlock(&g.lock);
+            k.device = dev->ordinal;
+            memcpy(k.grid, nd->grid, sizeof k.grid);
+            memcpy(k.block, nd->block, sizeof k.block);
+            k.regs_per_thread = nd->regs;
+            k.shared_bytes = nd->shared;
+            for (size_t m = 0; m < m_n; m++)
+                k.metric[dev->metric_ids[m]] = values[i * m_n + m];
+            gi_write_row(dev, &k);
+            char line[160];
+            snprintf(line, sizeof line, "node,%llu,%u,%llu,%zu,%llu\n",
+                     (unsigned long long)k.launch_id, r->id, (unsigned long long)L->graph_seq, i,
+                     (unsigned long long)nd->node_id);
+            gi_write_graph_text(line);
+            gm_launch_counters_clear(&k);
+        }
+        pthread_mutex_lock(&g.lock);
+        g.graph_profiled++;
+        pthread_mutex_unlock(&g.lock);
+        launch_line(r->id, L->graph_seq, 1);
+    }
+    free(values);
+    free(L->graph_selected);
+    L->graph_selected = NULL;
+    L->graph = NULL;
+}
