@@ -20,6 +20,7 @@
 #include "collector_internal.h"
 #include "collector_range.h"
 #include "collector_sass.h"
+#include "gi_graph_order.h"
 
 #define g g_collector
 
@@ -119,32 +120,8 @@ static size_t index_of(const node_ref *refs, size_t n, CUgraphNode node)
     return hit ? hit->index : SIZE_MAX;
 }
 
-/* Whether node `to` depends (directly or not) on node `from`: a walk back
- * over dependencies that stops at nodes placed before `from`. */
-static int depends_on(size_t to, size_t from, size_t **deps, const size_t *n_deps,
-                      const size_t *pos_of, unsigned char *seen, size_t *stack, size_t n)
-{
-    memset(seen, 0, n);
-    size_t top = 0;
-    stack[top++] = to;
-    seen[to] = 1;
-    while (top) {
-        size_t cur = stack[--top];
-        for (size_t d = 0; d < n_deps[cur]; d++) {
-            size_t j = deps[cur][d];
-            if (j == from)
-                return 1;
-            if (!seen[j] && pos_of[j] > pos_of[from]) {
-                seen[j] = 1;
-                stack[top++] = j;
-            }
-        }
-    }
-    return 0;
-}
-
-/* Reads the kernel nodes of graph into r, in topological order (Kahn, ties
- * by node index), and whether that order is the only one for them. */
+/* Reads the kernel nodes of graph into r, in a topological order, and
+ * whether that is the only order they can run in (gi_graph_order). */
 static void read_graph(CUgraph graph, gi_graph_exec *r)
 {
     size_t n = 0;
@@ -156,13 +133,11 @@ static void read_graph(CUgraph graph, gi_graph_exec *r)
         return;
     CUgraphNode *all = calloc(n, sizeof *all);
     node_ref *refs = calloc(n, sizeof *refs);
-    size_t **deps = calloc(n, sizeof *deps), *n_deps = calloc(n, sizeof *n_deps);
-    size_t *indeg = calloc(n, sizeof *indeg), *order = calloc(n, sizeof *order),
-           *pos_of = calloc(n, sizeof *pos_of), *stack = calloc(n + 1, sizeof *stack);
-    unsigned char *seen = calloc(n, 1);
-    CUgraphNodeType *type = calloc(n, sizeof *type);
-    if (!all || !refs || !deps || !n_deps || !indeg || !order || !pos_of || !stack || !seen ||
-        !type || cuGraphGetNodes(graph, all, &n) != CUDA_SUCCESS) {
+    size_t **deps = calloc(n, sizeof *deps), *n_deps = calloc(n, sizeof *n_deps),
+           *order = calloc(n, sizeof *order);
+    unsigned char *is_kernel = calloc(n, 1);
+    if (!all || !refs || !deps || !n_deps || !order || !is_kernel ||
+        cuGraphGetNodes(graph, all, &n) != CUDA_SUCCESS) {
         snprintf(r->why, sizeof r->why, "its nodes could not be read (cuGraphGetNodes)");
         goto out;
     }
@@ -171,18 +146,20 @@ static void read_graph(CUgraph graph, gi_graph_exec *r)
     qsort(refs, n, sizeof *refs, ref_cmp);
     size_t kernels = 0;
     for (size_t i = 0; i < n; i++) {
+        CUgraphNodeType type;
         size_t nd = 0;
-        if (cuGraphNodeGetType(all[i], &type[i]) != CUDA_SUCCESS ||
+        if (cuGraphNodeGetType(all[i], &type) != CUDA_SUCCESS ||
             cuGraphNodeGetDependencies(all[i], NULL, NULL, &nd) != CUDA_SUCCESS) {
             snprintf(r->why, sizeof r->why, "its nodes could not be read");
             goto out;
         }
-        if (type[i] == CU_GRAPH_NODE_TYPE_GRAPH || type[i] == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+        if (type == CU_GRAPH_NODE_TYPE_GRAPH || type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
             snprintf(r->why, sizeof r->why, "it holds %s nodes, whose kernels gpuq does not "
-                     "read", type[i] == CU_GRAPH_NODE_TYPE_GRAPH ? "child graph" : "conditional");
+                     "read", type == CU_GRAPH_NODE_TYPE_GRAPH ? "child graph" : "conditional");
             goto out;
         }
-        kernels += type[i] == CU_GRAPH_NODE_TYPE_KERNEL;
+        is_kernel[i] = type == CU_GRAPH_NODE_TYPE_KERNEL;
+        kernels += is_kernel[i];
         if (nd == 0)
             continue;
         CUgraphNode *dn = calloc(nd, sizeof *dn);
@@ -198,24 +175,13 @@ static void read_graph(CUgraph graph, gi_graph_exec *r)
                 deps[i][n_deps[i]++] = j;
         }
         free(dn);
-        indeg[i] = n_deps[i];
     }
-    /* Kahn's algorithm; a node's dependants are found by scanning (the
-     * graphs programs build have at most thousands of nodes). */
-    size_t head = 0, tail = 0;
-    for (size_t i = 0; i < n; i++)
-        if (indeg[i] == 0)
-            order[tail++] = i;
-    while (head < tail) {
-        size_t cur = order[head];
-        pos_of[cur] = head++;
-        for (size_t i = 0; i < n; i++)
-            for (size_t d = 0; d < n_deps[i]; d++)
-                if (deps[i][d] == cur && --indeg[i] == 0)
-                    order[tail++] = i;
-    }
-    if (tail != n) {
-        snprintf(r->why, sizeof r->why, "its dependencies could not be ordered");
+    int one_order = 0;
+    int ordered = gi_graph_order(n, (const size_t *const *)deps, n_deps, is_kernel, order,
+                                 &one_order);
+    if (ordered <= 0) {
+        snprintf(r->why, sizeof r->why, "%s", ordered < 0 ? "out of memory"
+                                                        : "its dependencies could not be ordered");
         goto out;
     }
     r->nodes = calloc(kernels ? kernels : 1, sizeof *r->nodes);
@@ -223,10 +189,9 @@ static void read_graph(CUgraph graph, gi_graph_exec *r)
         snprintf(r->why, sizeof r->why, "out of memory");
         goto out;
     }
-    size_t prev = SIZE_MAX;
     for (size_t p = 0; p < n; p++) {
         size_t i = order[p];
-        if (type[i] != CU_GRAPH_NODE_TYPE_KERNEL)
+        if (!is_kernel[i])
             continue;
         if (!read_kernel_node(all[i], &r->nodes[r->n_kernels])) {
             free(r->nodes[r->n_kernels].mangled);
@@ -235,13 +200,11 @@ static void read_graph(CUgraph graph, gi_graph_exec *r)
             goto out;
         }
         r->n_kernels++;
-        if (prev != SIZE_MAX && !r->why[0] &&
-            !depends_on(i, prev, deps, n_deps, pos_of, seen, stack, n))
-            snprintf(r->why, sizeof r->why,
-                     "its kernel nodes run on parallel branches: CUPTI numbers auto ranges in "
-                     "the order the kernels ran, which the graph leaves open");
-        prev = i;
     }
+    if (!one_order)
+        snprintf(r->why, sizeof r->why,
+                 "its kernel nodes run on parallel branches: CUPTI numbers auto ranges in the "
+                 "order the kernels ran, which the graph leaves open");
 out:
     for (size_t i = 0; deps && i < n; i++)
         free(deps[i]);
@@ -249,12 +212,8 @@ out:
     free(n_deps);
     free(all);
     free(refs);
-    free(indeg);
     free(order);
-    free(pos_of);
-    free(stack);
-    free(seen);
-    free(type);
+    free(is_kernel);
 }
 
 static gi_graph_exec *find_locked(CUgraphExec exec)
