@@ -83,6 +83,19 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
             setenv("GPUQ_CUBIN_DIR", pe->cubin_dir, 1);
         else
             unsetenv("GPUQ_CUBIN_DIR");
+        /* --section: the collector gathers those units' metrics only
+         * (else every registered unit's, or GPUQ_SECTIONS as set). */
+        if (o->r.n_sections > 0) {
+            char list[1024] = "";
+            size_t used = 0;
+            for (size_t i = 0; i < o->r.n_sections && used < sizeof list; i++) {
+                int w = snprintf(list + used, sizeof list - used, "%s%s", i ? "," : "",
+                                 o->r.sections[i]);
+                if (w > 0)
+                    used += (size_t)w;
+            }
+            setenv("GPUQ_SECTIONS", list, 1);
+        }
         if (o->regex)
             setenv("GPUQ_KERNEL_REGEX", o->regex, 1);
         else
