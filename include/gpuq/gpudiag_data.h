@@ -28,8 +28,36 @@ typedef struct gm_gd_op {
     long smem;              /* static shared memory of its kernel */
 } gm_gd_op;
 
+/* Eq. 3.8's threshold: G is past n_mp once T(G) >= this times T(1).  The
+ * paper's doubling is 2; two blocks sharing an SM were measured at 1.49 to
+ * 2.4 times T(1) on an H100 (the timed pass of the later block overlaps the
+ * earlier block's untimed pass unevenly) while blocks alone vary by < 1%,
+ * so the midpoint of 1 and 1.5 separates them (docs/diag.md). */
+#define GM_GD_NMP_RATIO 1.25
+
+/* Everything Eq. 3.8-3.13 derive from the raw rows of a sched file: n_mp
+ * from the "nmp" series, then N_slot = total / n_mp at every "nslot" point
+ * and the state buffers in both forms ([GM_GD_FORM_PAPER], [..._HOPPER]). */
+typedef struct gm_gd_derived {
+    int n_mp;                       /* Eq. 3.8 on the nmp rows; 0 when they lack a doubling */
+    int N1, N2;                     /* Eq. 3.12 */
+    long S[GM_GD_FORM_COUNT], s_min[GM_GD_FORM_COUNT], s_res[GM_GD_FORM_COUNT];
+    long R[GM_GD_FORM_COUNT], r_min[GM_GD_FORM_COUNT];
+    int r_parts[GM_GD_FORM_COUNT];
+    int shm_mismatch[GM_GD_FORM_COUNT], rf_mismatch[GM_GD_FORM_COUNT];
+    int n_wsb, n_shm, n_rf;         /* points */
+    int not_divisible;              /* totals not a multiple of n_mp (the V520 case) */
+    int api_diff;                   /* points where N_slot != the occupancy API */
+} gm_gd_derived;
+
+/* n_mp_override > 0 replaces Eq. 3.8's reading.  GM_ERR_MISSING without
+ * nmp rows (and no override) or without a b = 1 warp-slot point. */
+gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *out,
+                          gm_error *err);
+
 typedef struct gm_gd_data {
     const gm_mdata *md;             /* not owned */
+    gm_gd_derived derived;          /* from the raw rows (gm_gd_derive_md) */
     gm_gd_params form[GM_GD_FORM_COUNT];
     int have_params;                /* the state-buffer rows were found */
     size_t n_ops;

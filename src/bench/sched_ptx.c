@@ -14,7 +14,7 @@ const gb_fu_op gb_fu_ops[] = {
     {"iadd3", "IADD3", 64, 128},      /* 32-bit integer add (3-input add) */
     {"imad", "IMAD", 64, 128},        /* 32-bit integer multiply-add */
     {"lop3", "LOP3", 64, 128},        /* 32-bit bitwise AND/OR/XOR */
-    {"shf", "SHF", 64, 128},          /* 32-bit shift (funnel shift) */
+    {"shf_wrap", "SHF", 64, 128},     /* 32-bit shift (funnel shift; not "shf": gd_fu_shfl) */
     {"mufu_rcp", "MUFU.RCP", 16, 64}, /* reciprocal */
     {"mufu_sin", "MUFU.SIN", 16, 64}, /* sine */
     {"mufu_ex2", "MUFU.EX2", 16, 64}, /* base-2 exponential */
@@ -154,7 +154,7 @@ static void step(sbuf *b, const char *n, int k)
         put(b, "  mad.lo.u32 %%a%d, %%a%d, %%a8, %%a9;\n", k, k);
     else if (!strcmp(n, "lop3"))
         put(b, "  lop3.b32 %%a%d, %%a%d, %%a8, %%a9, 0xE8;\n", k, k);
-    else if (!strcmp(n, "shf"))
+    else if (!strcmp(n, "shf_wrap"))
         put(b, "  shf.l.wrap.b32 %%a%d, %%a%d, %%a%d, %%a8;\n", k, k, k);
     else if (!strcmp(n, "mufu_rcp")) /* rcp(rcp(x)) alone is folded to x by ptxas */
         put(b, "  rcp.approx.ftz.f32 %%f%d, %%f%d;\n  mul.ftz.f32 %%f%d, %%f%d, %%f8;\n", k, k, k, k);

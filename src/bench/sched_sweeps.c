@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuq/gpudiag_data.h"
 #include "sched_suite.h"
 
 #define GS_QUIET_NS 100000u  /* the watcher's "nobody arrived for" window */
@@ -112,70 +113,36 @@ static gm_status load_count(gs_ctx *c, long smem, int regs, gb_kern **k, gm_erro
     return gs_load(c, "gd_count", k, err);
 }
 
-static const long s_cands[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048};
-#define N_SCANDS (sizeof s_cands / sizeof s_cands[0])
-
-/* Eq. 3.12, 3.13 and the s_min / r_min search; both forms recorded. */
-static void derive(gs_ctx *c, const pts *wsb, const pts *shm, const pts *rf, gm_error *err)
+/* Eq. 3.12, 3.13 and the s_min / r_min search on the rows just written
+ * (gm_gd_derive_md, the same code gpuq diag and the unit read them with);
+ * both forms recorded. */
+static void derive(gs_ctx *c, gm_error *err)
 {
-    int N1 = 0, N2 = 0;
+    gm_gd_derived o;
     const gb_dev *d = &c->dev;
-    if (gm_gd_derive_wsb(wsb->p, wsb->n, &N1, &N2, NULL) != GM_OK)
+    const int H = GM_GD_FORM_HOPPER, P = GM_GD_FORM_PAPER;
+    if (gm_gd_derive_md(c->md, c->n_mp, &o, err) != GM_OK)
         return;
-    gs_row(c, "param", "N1", NAN, NAN, NAN, N1, d->max_blocks_per_sm, NAN, "Eq. 3.12", err);
-    gs_row(c, "param", "N2", NAN, NAN, NAN, N2, d->max_threads_per_sm / 32.0, NAN, "Eq. 3.12", err);
-    static const long res[] = {0, 256, 512, 1024, 2048};
-    long S = 0, smin = 0, bS = 0, bsmin = 0, bres = 0;
-    int mis, best = -1, paper_mis = -1;
-    for (size_t i = 0; i < sizeof res / sizeof res[0] && shm->n; i++) {
-        if (gm_gd_derive_shm(shm->p, shm->n, N1, res[i], s_cands, N_SCANDS, &S, &smin, &mis,
-                             NULL) != GM_OK)
-            continue;
-        if (i == 0) {
-            paper_mis = mis;
-            gs_row(c, "param", "S_paper", NAN, NAN, NAN, S, d->smem_per_sm, smin,
-                   "paper form: extra = s_min", err);
-        }
-        if (best < 0 || mis < best) {
-            best = mis;
-            bS = S;
-            bsmin = smin;
-            bres = res[i];
-        }
-    }
-    gs_row(c, "param", "S", NAN, NAN, NAN, bS, d->smem_per_sm, NAN, "Eq. 3.13", err);
-    gs_row(c, "param", "s_min", NAN, NAN, NAN, bsmin, NAN, NAN, "Eq. 3.10 consistency", err);
-    gs_row(c, "param", "s_res", NAN, NAN, NAN, bres, d->reserved_smem_per_block, NAN,
+    gs_row(c, "param", "N1", NAN, NAN, NAN, o.N1, d->max_blocks_per_sm, NAN, "Eq. 3.12", err);
+    gs_row(c, "param", "N2", NAN, NAN, NAN, o.N2, d->max_threads_per_sm / 32.0, NAN, "Eq. 3.12", err);
+    gs_row(c, "param", "S_paper", NAN, NAN, NAN, o.S[P], d->smem_per_sm, o.s_min[P],
+           "paper form: extra = s_min", err);
+    gs_row(c, "param", "S", NAN, NAN, NAN, o.S[H], d->smem_per_sm, NAN, "Eq. 3.13", err);
+    gs_row(c, "param", "s_min", NAN, NAN, NAN, o.s_min[H], NAN, NAN, "Eq. 3.10 consistency", err);
+    gs_row(c, "param", "s_res", NAN, NAN, NAN, o.s_res[H], d->reserved_smem_per_block, NAN,
            "reserved per block that explains the most points", err);
-    gs_row(c, "param", "shm_mismatch_paper", NAN, NAN, NAN, paper_mis, NAN, (double)shm->n, "", err);
-    gs_row(c, "param", "shm_mismatch_hopper", NAN, NAN, NAN, best, NAN, (double)shm->n, "", err);
-    long R = 0, rmin = 0, bR = 0, brmin = 0;
-    int bparts = 1, rbest = -1, rpaper = -1;
-    static const int parts[] = {1, 2, 4};
-    for (size_t i = 0; i < 3 && rf->n; i++) {
-        if (gm_gd_derive_rf(rf->p, rf->n, 32, N1, N2, parts[i], s_cands, N_SCANDS, &R, &rmin, &mis,
-                            NULL) != GM_OK)
-            continue;
-        if (i == 0) {
-            rpaper = mis;
-            gs_row(c, "param", "R_paper", NAN, NAN, NAN, R, d->regs_per_sm, rmin,
-                   "paper form: extra = r_min", err);
-        }
-        if (rbest < 0 || mis < rbest) {
-            rbest = mis;
-            bR = R;
-            brmin = rmin;
-            bparts = parts[i];
-        }
-    }
-    gs_row(c, "param", "R", NAN, NAN, NAN, bR, d->regs_per_sm, NAN, "Eq. 3.13", err);
-    gs_row(c, "param", "r_min", NAN, NAN, NAN, brmin, NAN, NAN, "Eq. 3.11 consistency, per warp", err);
-    gs_row(c, "param", "r_parts", NAN, NAN, NAN, bparts, NAN, NAN, "register-file partitions", err);
-    gs_row(c, "param", "rf_mismatch_paper", NAN, NAN, NAN, rpaper, NAN, (double)rf->n, "", err);
-    gs_row(c, "param", "rf_mismatch_hopper", NAN, NAN, NAN, rbest, NAN, (double)rf->n, "", err);
-    gm_gd_params p = {.w = 32, .n_mp = c->n_mp, .N1 = N1, .N2 = N2, .S = bS, .s_min = bsmin,
-                      .s_res = bres, .R = bR, .r_min = brmin, .r_parts = bparts,
-                      .form = GM_GD_FORM_HOPPER};
+    gs_row(c, "param", "shm_mismatch_paper", NAN, NAN, NAN, o.shm_mismatch[P], NAN, o.n_shm, "", err);
+    gs_row(c, "param", "shm_mismatch_hopper", NAN, NAN, NAN, o.shm_mismatch[H], NAN, o.n_shm, "", err);
+    gs_row(c, "param", "R_paper", NAN, NAN, NAN, o.R[P], d->regs_per_sm, o.r_min[P],
+           "paper form: extra = r_min", err);
+    gs_row(c, "param", "R", NAN, NAN, NAN, o.R[H], d->regs_per_sm, NAN, "Eq. 3.13", err);
+    gs_row(c, "param", "r_min", NAN, NAN, NAN, o.r_min[H], NAN, NAN, "Eq. 3.11 consistency; per warp", err);
+    gs_row(c, "param", "r_parts", NAN, NAN, NAN, o.r_parts[H], NAN, NAN, "register-file partitions", err);
+    gs_row(c, "param", "rf_mismatch_paper", NAN, NAN, NAN, o.rf_mismatch[P], NAN, o.n_rf, "", err);
+    gs_row(c, "param", "rf_mismatch_hopper", NAN, NAN, NAN, o.rf_mismatch[H], NAN, o.n_rf, "", err);
+    gm_gd_params p = {.w = 32, .n_mp = c->n_mp, .N1 = o.N1, .N2 = o.N2, .S = o.S[H],
+                      .s_min = o.s_min[H], .s_res = o.s_res[H], .R = o.R[H], .r_min = o.r_min[H],
+                      .r_parts = o.r_parts[H], .form = GM_GD_FORM_HOPPER};
     c->params = p;
     c->have_params = 1;
 }
@@ -248,7 +215,7 @@ gm_status gs_test_nslot(gs_ctx *c, gm_error *err)
             st = gm_fail(err, GM_ERR_INTERRUPTED, "stopped in the state-buffer test");
     }
     if (st == GM_OK) {
-        derive(c, wsb, shm, rf, err);
+        derive(c, err);
         gs_row(c, "param", "nslot_api_diff", NAN, NAN, NAN, api_diff, 0,
                (double)(wsb->n + shm->n + rf->n), "points where N_slot != occupancy API", err);
         gs_row(c, "param", "nslot_not_divisible", NAN, NAN, NAN, not_div, 0,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuq/gpudiag_data.h"
 #include "sched_suite.h"
 
 #define GS_REPS 3
@@ -356,7 +357,7 @@ gm_status gs_test_nmp(gs_ctx *c, gm_error *err)
     for (long G = 2; G <= 4096; G *= 2) { /* doubling until the time doubles */
         if ((st = nmp_time(c, k, (unsigned)G, n, &T, err)) != GM_OK)
             goto done;
-        if (!(T < 1.5 * T1)) {
+        if (!(T < GM_GD_NMP_RATIO * T1)) {
             hi = G;
             break;
         }
@@ -370,7 +371,7 @@ gm_status gs_test_nmp(gs_ctx *c, gm_error *err)
         long mid = (lo + hi) / 2;
         if ((st = nmp_time(c, k, (unsigned)mid, n, &T, err)) != GM_OK)
             goto done;
-        if (T < 1.5 * T1)
+        if (T < GM_GD_NMP_RATIO * T1)
             lo = mid;
         else
             hi = mid;
@@ -381,7 +382,7 @@ gm_status gs_test_nmp(gs_ctx *c, gm_error *err)
             goto done;
     c->n_mp = (int)lo;
     gs_row(c, "param", "n_mp", NAN, NAN, NAN, lo, c->dev.sm_count, NAN,
-           "Eq. 3.8: last G before the time doubles (FFMA, 32 warps)", err);
+           "Eq. 3.8: last G before T(G) >= 1.25 T(1) (FFMA; 32 warps)", err);
 done:
     gb_kern_free(k);
     return st;

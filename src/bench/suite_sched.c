@@ -23,7 +23,7 @@ static const gb_sass_expect sched_sass[] = {
     {"gd_fu_iadd3", "IADD3", 128},
     {"gd_fu_imad", "IMAD", 128},
     {"gd_fu_lop3", "LOP3", 128},
-    {"gd_fu_shf", "SHF", 128},
+    {"gd_fu_shf_wrap", "SHF", 128},
     {"gd_fu_mufu_rcp", "MUFU.RCP", 64},
     {"gd_fu_mufu_sin", "MUFU.SIN", 64},
     {"gd_fu_mufu_ex2", "MUFU.EX2", 64},
@@ -205,7 +205,7 @@ const gb_suite gb_suite_sched = {
              "~120 shared-memory sizes, 12 register counts x 10 block sizes; T(g,b) of 4 "
              "kernels, b = 1..32 warps, g up to 4 n_mp N_slot",
     .file = "sched.csv",
-    .expected_s = 20.0,
+    .expected_s = 16.0, /* H100: 15.2 s (docs/diag.md) */
     .sass = sched_sass,
     .run = sched_run,
     .keys = NULL,

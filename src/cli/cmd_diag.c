@@ -112,7 +112,11 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form)
             "results/clk/SM (Eq. 3.7); P_1 %.2f cycles; s_u %d; peak at c = %d warps", o->fu.P1,
             o->s_u, o->c_at);
     }
-    add_param(r, md, "num mp", "n_mp", NULL);
+    const gm_gd_derived *o = &d->derived;
+    double doc, rec = gm_gd_data_param(md, "n_mp", &doc, NULL);
+    add(r, "num mp", "n_mp", o->n_mp, md->meta.sm_count, 0,
+        "Eq. 3.8: last G before T(G) >= %.2f T(1) (FFMA; 32 warps); the suite read %.0f",
+        GM_GD_NMP_RATIO, rec);
     int ck = colx(md, "kind"), cn = colx(md, "name"), cx = colx(md, "x"), cy = colx(md, "y"),
         cz = colx(md, "z"), cv = colx(md, "value"), cd = colx(md, "doc"), ce = colx(md, "extra"),
         cnote = colx(md, "note");
@@ -128,12 +132,39 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form)
             (void)i;
         }
     }
-    static const char *const sb[] = {"N1", "N2", "S", "s_min", "s_res", "R", "r_min", "r_parts",
-                                     "S_paper", "R_paper", "shm_mismatch_paper",
-                                     "shm_mismatch_hopper", "rf_mismatch_paper",
-                                     "rf_mismatch_hopper", "nslot_api_diff", "nslot_not_divisible"};
-    for (size_t i = 0; i < sizeof sb / sizeof sb[0]; i++)
-        add_param(r, md, "state buffers", sb[i], NULL);
+    /* the state buffers as Eq. 3.9-3.13 read the raw N_slot points */
+    const int H = GM_GD_FORM_HOPPER, P = GM_GD_FORM_PAPER;
+    double dN1, dN2, dS, dres, dR;
+    gm_gd_data_param(md, "N1", &dN1, NULL);
+    gm_gd_data_param(md, "N2", &dN2, NULL);
+    gm_gd_data_param(md, "S", &dS, NULL);
+    gm_gd_data_param(md, "s_res", &dres, NULL);
+    gm_gd_data_param(md, "R", &dR, NULL);
+    add(r, "state buffers", "N1", o->N1, dN1, 0, "Eq. 3.12; doc: max blocks per SM");
+    add(r, "state buffers", "N2", o->N2, dN2, 0, "Eq. 3.12; doc: max threads per SM / 32");
+    add(r, "state buffers", "S", o->S[H], dS, 0, "Eq. 3.13, hopper form; doc: shared memory per SM");
+    add(r, "state buffers", "s_min", o->s_min[H], NAN, 0, "Eq. 3.10 consistency, hopper form");
+    add(r, "state buffers", "s_res", o->s_res[H], dres, 0,
+        "reserved per block explaining the most points; doc: reserved shared memory per block");
+    add(r, "state buffers", "R", o->R[H], dR, 0, "Eq. 3.13, hopper form; doc: registers per SM");
+    add(r, "state buffers", "r_min", o->r_min[H], NAN, 0, "Eq. 3.11 consistency (per warp)");
+    add(r, "state buffers", "r_parts", o->r_parts[H], NAN, 0, "register-file partitions");
+    add(r, "state buffers", "shm_unexplained_hopper", o->shm_mismatch[H], 0, 0,
+        "of %d shared-memory points", o->n_shm);
+    add(r, "state buffers", "rf_unexplained_hopper", o->rf_mismatch[H], 0, 0,
+        "of %d register points", o->n_rf);
+    add(r, "state buffers", "S_paper", o->S[P], dS, 0, "Eq. 3.13 as printed (s_min %ld)",
+        o->s_min[P]);
+    add(r, "state buffers", "R_paper", o->R[P], dR, 0, "Eq. 3.13 as printed (r_min %ld)",
+        o->r_min[P]);
+    add(r, "state buffers", "shm_unexplained_paper", o->shm_mismatch[P], 0, 0,
+        "of %d shared-memory points", o->n_shm);
+    add(r, "state buffers", "rf_unexplained_paper", o->rf_mismatch[P], 0, 0,
+        "of %d register points", o->n_rf);
+    add(r, "state buffers", "nslot_vs_api", o->api_diff, 0, 0,
+        "points of %d where measured N_slot != occupancy API", o->n_wsb + o->n_shm + o->n_rf);
+    add(r, "state buffers", "not_divisible", o->not_divisible, 0, 0,
+        "co-resident totals not a multiple of n_mp (the V520 case)");
     /* the model's N_slot (selected form) at every measured point vs the API */
     if (d->have_params) {
         int n = 0, diff = 0;
@@ -202,8 +233,9 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form)
             most = t > most ? t : most;
             last = q;
         }
-        const gm_gd_op *o = gm_gd_data_op(d, op);
-        int N = o && d->have_params ? gm_gd_nslot(&d->form[form], b, o->smem, o->regs, NULL) : 0;
+        const gm_gd_op *gop = gm_gd_data_op(d, op);
+        int N = gop && d->have_params ? gm_gd_nslot(&d->form[form], b, gop->smem, gop->regs, NULL)
+                                      : 0;
         long even = N > 0 ? gm_gd_blocks_per_mp((long)G, d->form[form].n_mp) - N : -1;
         char name[64];
         snprintf(name, sizeof name, "tail_%s_b%d", op, b);

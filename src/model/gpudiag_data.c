@@ -44,14 +44,6 @@ double gm_gd_data_param(const gm_mdata *md, const char *name, double *doc, const
     return NAN;
 }
 
-static double param_extra(const gm_mdata *md, const int *c, const char *name)
-{
-    for (size_t r = 0; r < md->n_rows; r++)
-        if (is(md, r, c[C_KIND], "param") && is(md, r, c[C_NAME], name))
-            return gm_mdata_num(md, r, c[C_EXTRA]);
-    return NAN;
-}
-
 static gm_gd_op *op_slot(gm_gd_data *d, const char *name)
 {
     for (size_t i = 0; i < d->n_ops; i++)
@@ -82,6 +74,133 @@ static void fill_gaps(gm_gd_fu_curve *f)
     }
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Eq. 3.8 on the nmp rows: the last G before the first whose time reaches
+ * GM_GD_NMP_RATIO T(1). */
+static int nmp_from_rows(const gm_mdata *md, const int *c)
+{
+    size_t n = 0;
+    double(*v)[2] = malloc(md->n_rows * sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t r = 0; r < md->n_rows; r++) {
+        double T = gm_mdata_num(md, r, c[C_VALUE]);
+        if (is(md, r, c[C_KIND], "nmp") && T > 0) {
+            v[n][0] = gm_mdata_num(md, r, c[C_X]);
+            v[n][1] = T;
+            n++;
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_pair);
+    int nmp = 0;
+    if (n >= 2 && v[0][0] == 1) {
+        for (size_t i = 1; i < n; i++) {
+            if (v[i][1] >= GM_GD_NMP_RATIO * v[0][1]) {
+                nmp = (int)v[i - 1][0];
+                break;
+            }
+        }
+    }
+    free(v);
+    return nmp;
+}
+
+static const long unit_cands[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048};
+#define N_UNIT_CANDS (sizeof unit_cands / sizeof unit_cands[0])
+
+gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *o, gm_error *err)
+{
+    int c[C_COUNT];
+    memset(o, 0, sizeof *o);
+    int miss = find_cols(md, c);
+    if (miss >= 0)
+        return gm_fail(err, GM_ERR_MISSING, "sched machine data has no column '%s'", cols[miss]);
+    o->n_mp = n_mp_override > 0 ? n_mp_override : nmp_from_rows(md, c);
+    if (o->n_mp <= 0)
+        return gm_fail(err, GM_ERR_MISSING, "sched machine data: no doubling in the nmp rows "
+                                            "(Eq. 3.8; run 'gpuq calibrate --suite sched')");
+    gm_gd_point *p = malloc((md->n_rows + 1) * sizeof *p);
+    if (!p)
+        return gm_fail(err, GM_ERR_NOMEM, "out of memory");
+    /* warp slots, shared memory, registers: consecutive blocks of p */
+    static const char *const kinds[3] = {"wsb", "shm", "rf"};
+    size_t start[4] = {0, 0, 0, 0}, n = 0;
+    for (int k = 0; k < 3; k++) {
+        start[k] = n;
+        for (size_t r = 0; r < md->n_rows; r++) {
+            double total = gm_mdata_num(md, r, c[C_EXTRA]);
+            if (!is(md, r, c[C_KIND], "nslot") || !is(md, r, c[C_NAME], kinds[k]) || !(total > 0))
+                continue;
+            gm_gd_point pt = {.b = (int)gm_mdata_num(md, r, c[C_X]),
+                              .s = (long)gm_mdata_num(md, r, c[C_Y]),
+                              .r = (long)gm_mdata_num(md, r, c[C_Z]),
+                              .total = (long)total};
+            gm_gd_point_from_total(&pt, o->n_mp);
+            o->not_divisible += pt.not_divisible;
+            double api = gm_mdata_num(md, r, c[C_DOC]);
+            if (!isnan(api) && (int)api != pt.nslot)
+                o->api_diff++;
+            p[n++] = pt;
+        }
+    }
+    start[3] = n;
+    o->n_wsb = (int)(start[1] - start[0]);
+    o->n_shm = (int)(start[2] - start[1]);
+    o->n_rf = (int)(start[3] - start[2]);
+    gm_status st = gm_gd_derive_wsb(p, start[1], &o->N1, &o->N2, err);
+    /* shared memory: the paper's form has no reservation; the Hopper form
+     * takes the reservation that explains the most points */
+    static const long res[] = {0, 256, 512, 1024, 2048};
+    for (size_t i = 0; st == GM_OK && o->n_shm && i < sizeof res / sizeof res[0]; i++) {
+        long S, smin;
+        int mis;
+        st = gm_gd_derive_shm(p + start[1], (size_t)o->n_shm, o->N1, res[i], unit_cands,
+                              N_UNIT_CANDS, &S, &smin, &mis, err);
+        if (st != GM_OK)
+            break;
+        if (i == 0) {
+            o->S[GM_GD_FORM_PAPER] = S;
+            o->s_min[GM_GD_FORM_PAPER] = smin;
+            o->shm_mismatch[GM_GD_FORM_PAPER] = mis;
+        }
+        if (i == 0 || mis < o->shm_mismatch[GM_GD_FORM_HOPPER]) {
+            o->S[GM_GD_FORM_HOPPER] = S;
+            o->s_min[GM_GD_FORM_HOPPER] = smin;
+            o->s_res[GM_GD_FORM_HOPPER] = res[i];
+            o->shm_mismatch[GM_GD_FORM_HOPPER] = mis;
+        }
+    }
+    /* registers: the paper's single file, or whole warps in 2 or 4 partitions */
+    static const int parts[] = {1, 2, 4};
+    for (size_t i = 0; st == GM_OK && o->n_rf && i < 3; i++) {
+        long R, rmin;
+        int mis;
+        st = gm_gd_derive_rf(p + start[2], (size_t)o->n_rf, 32, o->N1, o->N2, parts[i], unit_cands,
+                             N_UNIT_CANDS, &R, &rmin, &mis, err);
+        if (st != GM_OK)
+            break;
+        if (i == 0) {
+            o->R[GM_GD_FORM_PAPER] = R;
+            o->r_min[GM_GD_FORM_PAPER] = rmin;
+            o->r_parts[GM_GD_FORM_PAPER] = 1;
+            o->rf_mismatch[GM_GD_FORM_PAPER] = mis;
+        }
+        if (i == 0 || mis < o->rf_mismatch[GM_GD_FORM_HOPPER]) {
+            o->R[GM_GD_FORM_HOPPER] = R;
+            o->r_min[GM_GD_FORM_HOPPER] = rmin;
+            o->r_parts[GM_GD_FORM_HOPPER] = parts[i];
+            o->rf_mismatch[GM_GD_FORM_HOPPER] = mis;
+        }
+    }
+    free(p);
+    return st;
+}
+
 gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
 {
     int c[C_COUNT];
@@ -90,56 +209,52 @@ gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
     int miss = find_cols(md, c);
     if (miss >= 0)
         return gm_fail(err, GM_ERR_MISSING, "sched machine data has no column '%s'", cols[miss]);
-    double n_mp = gm_gd_data_param(md, "n_mp", NULL, NULL);
-    if (!(n_mp >= 1))
-        return gm_fail(err, GM_ERR_MISSING,
-                       "sched machine data has no n_mp (run 'gpuq calibrate --suite sched')");
-    gm_gd_params *h = &d->form[GM_GD_FORM_HOPPER], *p = &d->form[GM_GD_FORM_PAPER];
-    h->w = p->w = 32;
-    h->n_mp = p->n_mp = (int)n_mp;
-    h->N1 = p->N1 = (int)gm_gd_data_param(md, "N1", NULL, NULL);
-    h->N2 = p->N2 = (int)gm_gd_data_param(md, "N2", NULL, NULL);
-    double S = gm_gd_data_param(md, "S", NULL, NULL), Sp = gm_gd_data_param(md, "S_paper", NULL, NULL);
-    double R = gm_gd_data_param(md, "R", NULL, NULL), Rp = gm_gd_data_param(md, "R_paper", NULL, NULL);
-    h->S = (long)S;
-    h->s_min = (long)gm_gd_data_param(md, "s_min", NULL, NULL);
-    h->s_res = (long)gm_gd_data_param(md, "s_res", NULL, NULL);
-    h->R = (long)R;
-    h->r_min = (long)gm_gd_data_param(md, "r_min", NULL, NULL);
-    h->r_parts = (int)gm_gd_data_param(md, "r_parts", NULL, NULL);
-    h->form = GM_GD_FORM_HOPPER;
-    p->S = (long)Sp;
-    p->s_min = (long)param_extra(md, c, "S_paper");
-    p->R = (long)Rp;
-    p->r_min = (long)param_extra(md, c, "R_paper");
-    p->r_parts = 1;
-    p->form = GM_GD_FORM_PAPER;
-    d->have_params = h->N1 > 0 && h->N2 > 0 && S > 0 && R > 0 && Sp > 0 && Rp > 0 &&
-                     h->s_min > 0 && h->r_min > 0 && p->s_min > 0 && p->r_min > 0;
+    /* the parameters come from the raw rows, so that the model and the
+     * report agree with Eq. 3.8-3.13 applied to what was measured */
+    gm_gd_derived *o = &d->derived;
+    gm_status dst = gm_gd_derive_md(md, 0, o, err);
+    if (dst != GM_OK)
+        return dst;
+    for (int f = 0; f < GM_GD_FORM_COUNT; f++) {
+        gm_gd_params *p = &d->form[f];
+        p->w = 32;
+        p->n_mp = o->n_mp;
+        p->N1 = o->N1;
+        p->N2 = o->N2;
+        p->S = o->S[f];
+        p->s_min = o->s_min[f];
+        p->s_res = o->s_res[f];
+        p->R = o->R[f];
+        p->r_min = o->r_min[f];
+        p->r_parts = f == GM_GD_FORM_PAPER ? 1 : o->r_parts[f];
+        p->form = (gm_gd_form)f;
+    }
+    d->have_params = o->N1 > 0 && o->N2 > 0 && o->n_shm > 0 && o->n_rf > 0 &&
+                     o->S[0] > 0 && o->S[1] > 0 && o->R[0] > 0 && o->R[1] > 0;
     for (size_t r = 0; r < md->n_rows; r++) {
         const char *kind = gm_mdata_text(md, r, c[C_KIND]), *name = gm_mdata_text(md, r, c[C_NAME]);
-        gm_gd_op *o;
+        gm_gd_op *op;
         if (!kind || !name || !name[0])
             continue;
-        if (!strcmp(kind, "fu") && (o = op_slot(d, name))) {
+        if (!strcmp(kind, "fu") && (op = op_slot(d, name))) {
             double cw = gm_mdata_num(md, r, c[C_X]), fu = gm_mdata_num(md, r, c[C_VALUE]);
             if (cw >= 1 && cw <= 64 && fu > 0) {
-                o->fu.fu[(int)cw - 1] = fu;
-                if ((size_t)cw > o->fu.n)
-                    o->fu.n = (size_t)cw;
+                op->fu.fu[(int)cw - 1] = fu;
+                if ((size_t)cw > op->fu.n)
+                    op->fu.n = (size_t)cw;
             }
-        } else if (!strcmp(kind, "fu_sum") && (o = op_slot(d, name))) {
-            o->fu.P1 = gm_mdata_num(md, r, c[C_X]);
-            o->s_u = (int)gm_mdata_num(md, r, c[C_Y]);
-            o->c_at = (int)gm_mdata_num(md, r, c[C_Z]);
-            o->thr = gm_mdata_num(md, r, c[C_VALUE]);
-            o->guide = gm_mdata_num(md, r, c[C_DOC]);
+        } else if (!strcmp(kind, "fu_sum") && (op = op_slot(d, name))) {
+            op->fu.P1 = gm_mdata_num(md, r, c[C_X]);
+            op->s_u = (int)gm_mdata_num(md, r, c[C_Y]);
+            op->c_at = (int)gm_mdata_num(md, r, c[C_Z]);
+            op->thr = gm_mdata_num(md, r, c[C_VALUE]);
+            op->guide = gm_mdata_num(md, r, c[C_DOC]);
             const char *s = gm_mdata_text(md, r, c[C_NOTE]);
-            if (s && strlen(s) < sizeof o->sass)
-                strcpy(o->sass, s);
-        } else if (!strcmp(kind, "kern") && (o = op_slot(d, name))) {
-            o->regs = (int)gm_mdata_num(md, r, c[C_X]);
-            o->smem = (long)gm_mdata_num(md, r, c[C_Y]);
+            if (s && strlen(s) < sizeof op->sass)
+                strcpy(op->sass, s);
+        } else if (!strcmp(kind, "kern") && (op = op_slot(d, name))) {
+            op->regs = (int)gm_mdata_num(md, r, c[C_X]);
+            op->smem = (long)gm_mdata_num(md, r, c[C_Y]);
         }
     }
     for (size_t i = 0; i < d->n_ops; i++)

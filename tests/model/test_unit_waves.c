@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "gpuq/gpudiag.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 
@@ -30,6 +31,22 @@ static void add(gm_mdata *md, const char *kind, const char *name, const char *x,
     assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
 }
 
+static void nslot_row(gm_mdata *md, const gm_gd_params *p, const char *name, int b, long s,
+                      int r)
+{
+    char bs[16], ss[32], rs[16], ns[16], ts[32];
+    int N = gm_gd_nslot(p, b, s, r, NULL);
+    if (N <= 0)
+        return;
+    snprintf(bs, sizeof bs, "%d", b);
+    snprintf(ss, sizeof ss, "%ld", s);
+    snprintf(rs, sizeof rs, "%d", r);
+    snprintf(ns, sizeof ns, "%d", N);
+    snprintf(ts, sizeof ts, "%d", N * p->n_mp);
+    const char *row[9] = {"nslot", name, bs, ss, rs, ns, ns, ts, ""};
+    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
+}
+
 static gm_mdata *sched_md(void)
 {
     static const char *const cols[9] = {"kind", "name", "x", "y", "z",
@@ -42,18 +59,29 @@ static gm_mdata *sched_md(void)
     m.sm_count = 132;
     snprintf(m.date, sizeof m.date, "2026-11-25T21:00:00Z");
     gm_mdata *md = gm_mdata_new(&m, 9, cols);
-    add(md, "param", "n_mp", "", "", "132", "");
     add(md, "param", "L_T_B", "", "", "1024", "");
-    add(md, "param", "N1", "", "", "32", "");
-    add(md, "param", "N2", "", "", "64", "");
-    add(md, "param", "S", "", "", "233472", "");
-    add(md, "param", "s_min", "", "", "128", "");
-    add(md, "param", "s_res", "", "", "1024", "");
-    add(md, "param", "R", "", "", "65536", "");
-    add(md, "param", "r_min", "", "", "256", "");
-    add(md, "param", "r_parts", "", "", "4", "");
-    add(md, "param", "S_paper", "", "", "232448", "128");
-    add(md, "param", "R_paper", "", "", "65536", "256");
+    /* raw rows the loader derives from: T doubles past 132 blocks (Eq. 3.8),
+     * and N_slot points made by Eq. 3.3 (hopper form) from the parameters
+     * above, as co-resident totals over 132 SMs */
+    add(md, "nmp", "ffma", "1", "32", "100", "");
+    add(md, "nmp", "ffma", "132", "32", "101", "");
+    add(md, "nmp", "ffma", "133", "32", "200", "");
+    gm_gd_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
+                       .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
+                       .form = GM_GD_FORM_HOPPER};
+    for (int b = 1; b <= 32; b++)
+        nslot_row(md, &hp, "wsb", b, 0, 16);
+    for (int k = 1; k <= 32; k++) {
+        long edge = 233472 / k - 1024;
+        long ss[4] = {edge, edge - 64, edge - 200, edge + 1};
+        for (int j = 0; j < 4; j++)
+            if (ss[j] >= 1 && ss[j] <= 232448)
+                nslot_row(md, &hp, "shm", 1, ss[j], 16);
+    }
+    static const int rs[] = {24, 32, 33, 40, 41, 48, 57, 64, 65, 72, 97, 128, 129, 168, 200, 255};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+        for (int b = 1; b <= 32; b *= 2)
+            nslot_row(md, &hp, "rf", b, 0, rs[i]);
     for (int c = 1; c <= 32; c++) {
         char cs[8], fs[32];
         snprintf(cs, sizeof cs, "%d", c);
