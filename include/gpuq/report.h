@@ -88,6 +88,11 @@ gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_f
                          const gm_machine *machine, const gm_report_options *opt,
                          gm_error *err);
 
+/* The checks of gm_report_make that need no counters: every section and
+ * variant named exists (GM_ERR_INVALID_ARG with the reason otherwise), so
+ * that gpuq profile can refuse them before it runs the program. */
+gm_status gm_report_check_options(const gm_report_options *opt, gm_error *err);
+
 /* The single-table entry: the atomics unit with the variant opt->name on
  * one counters set (the table is borrowed, not freed). */
 gm_status gm_report_build(gm_report *rep, const gm_counters_set *set, const gm_table *table,

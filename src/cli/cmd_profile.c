@@ -45,6 +45,11 @@ int cmd_profile(int argc, char **argv)
     if (parsed != 0)
         return parsed > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
     gm_model_options model;
+    gm_report_options ro;
+    gm_error oerr = {{0}};
+    cli_report_options(&o.r, &ro);
+    if (gm_report_check_options(&ro, &oerr) != GM_OK) /* before the program runs */
+        return cli_usage_error(CMD, "%s", oerr.msg);
     if (gm_model_by_name(o.r.model, &model) != GM_OK)
         return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.r.model, gm_model_names());
     int rc = prof_check_program(o.program[0]);

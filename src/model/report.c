@@ -68,6 +68,23 @@ static gm_status check_variants(const gm_report_options *opt, gm_error *err)
     return GM_OK;
 }
 
+gm_status gm_report_check_options(const gm_report_options *opt, gm_error *err)
+{
+    if (!opt)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "report: no options");
+    gm_status st = check_variants(opt, err);
+    for (size_t i = 0; st == GM_OK && opt->sections && opt->sections[i]; i++)
+        if (!gm_unit_find(opt->sections[i])) {
+            char known[256] = "";
+            for (size_t u = 0; gm_units[u]; u++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         u ? ", " : "", gm_units[u]->name);
+            st = gm_fail(err, GM_ERR_INVALID_ARG, "unknown section '%s' (known: %s)",
+                         opt->sections[i], known);
+        }
+    return st;
+}
+
 static const char *variant_for(const gm_report_options *opt, const gm_unit *u)
 {
     const char *found = NULL;
@@ -179,18 +196,9 @@ gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_f
     rep->machine = machine;
     rep->summary = opt->summary;
     rep->name_base = opt->name_base;
-    gm_status st = check_variants(opt, err);
+    gm_status st = gm_report_check_options(opt, err);
     if (st == GM_OK)
         st = collect_launches(rep, err);
-    for (size_t i = 0; st == GM_OK && opt->sections && opt->sections[i]; i++)
-        if (!gm_unit_find(opt->sections[i])) {
-            char known[256] = "";
-            for (size_t u = 0; gm_units[u]; u++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         u ? ", " : "", gm_units[u]->name);
-            st = gm_fail(err, GM_ERR_INVALID_ARG, "unknown section '%s' (known: %s)",
-                         opt->sections[i], known);
-        }
     for (size_t i = 0; st == GM_OK && i < machine->n_missing; i++)
         add_skipped(rep, "%s%s", machine->missing[i], "");
     for (size_t u = 0; st == GM_OK && gm_units[u]; u++) {
