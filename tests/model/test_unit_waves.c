@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "gpuq/gpudiag.h"
+#include "gpuq/gpudiag_data.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 
@@ -205,8 +206,59 @@ static void waves_unit(void **state)
     gm_mdata_free(m.files[0].md);
 }
 
+/* Eq. 3.2 against kernel times made by Eq. 3.2 itself (ground truth by
+ * construction): r = 1 and no error; one point 10% slow gives that point's
+ * error as the maximum. */
+static void fit_by_construction(void **state)
+{
+    (void)state;
+    gm_mdata *md = sched_md();
+    gm_gd_fu_curve f = {.n = 32, .P1 = 1};
+    for (int c = 1; c <= 32; c++)
+        f.fu[c - 1] = c <= 4 ? 1.0 : c / 4.0;
+    static const int bs[] = {1, 2, 8, 32};
+    static const long Gs[] = {1, 66, 132, 133, 2112, 4224, 4225, 6336, 8448, 16896};
+    for (size_t i = 0; i < 4; i++) {
+        int N = bs[i] == 32 ? 2 : bs[i] == 8 ? 8 : 32; /* hopper form, 16 registers */
+        for (size_t j = 0; j < sizeof Gs / sizeof Gs[0]; j++) {
+            char G[24], b[8], t[40];
+            double T = 0.05 * gm_gd_time(&f, gm_gd_blocks_per_mp(Gs[j], 132), bs[i], N);
+            if (Gs[j] == 8448 && bs[i] == 8)
+                T *= 1.1;
+            snprintf(G, sizeof G, "%ld", Gs[j]);
+            snprintf(b, sizeof b, "%d", bs[i]);
+            snprintf(t, sizeof t, "%.17g", T);
+            const char *row[9] = {"tgb", "ffma", G, b, "", t, "", "", ""};
+            assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
+        }
+    }
+    const char *kern[9] = {"kern", "ffma", "16", "0", "", "", "", "", ""};
+    assert_int_equal(gm_mdata_add_row(md, kern, NULL), GM_OK);
+    gm_gd_data *d = calloc(1, sizeof *d);
+    assert_int_equal(gm_gd_data_load(md, d, NULL), GM_OK);
+    assert_int_equal(d->derived.n_mp, 132);
+    assert_int_equal(d->derived.N1, 32);
+    assert_int_equal(d->derived.N2, 64);
+    assert_int_equal(d->derived.S[GM_GD_FORM_HOPPER], 233472);
+    assert_int_equal(d->derived.s_res[GM_GD_FORM_HOPPER], 1024);
+    assert_int_equal(d->derived.r_parts[GM_GD_FORM_HOPPER], 4);
+    assert_int_equal(d->derived.shm_mismatch[GM_GD_FORM_HOPPER], 0);
+    assert_true(d->derived.shm_mismatch[GM_GD_FORM_PAPER] > 0);
+    gm_gd_fit fit;
+    assert_int_equal(gm_gd_fit_tgb(d, "ffma", GM_GD_FORM_HOPPER, &fit, NULL), GM_OK);
+    assert_int_equal(fit.n, 39); /* 4 x 10 points less the scale point */
+    NEAR(fit.max_err, 1 - 1 / 1.1); /* |1 / 1.1 - 1| */
+    NEAR(fit.median_err, 0);
+    assert_true(fit.r > 0.99 && fit.r < 1);
+    gm_gd_fit_free(&fit);
+    assert_int_equal(gm_gd_fit_tgb(d, "nosuch", GM_GD_FORM_HOPPER, &fit, NULL), GM_ERR_MISSING);
+    free(d);
+    gm_mdata_free(md);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(waves_unit)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(waves_unit),
+                                       cmocka_unit_test(fit_by_construction)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
