@@ -1,0 +1,119 @@
+/* gpuq_metric_passes: how many passes CUPTI's range profiler needs for the
+ * metrics of each registered unit, of all of them together, and of a list
+ * given on the command line, on a chip (CUPTI's host API: no GPU needed).
+ *
+ *   gpuq_metric_passes [CHIP] [METRIC...]      (CHIP default GH100)
+ *
+ * With METRICs: also their passes alone, and with the first unit's.
+ *
+ * The collector gathers the union of the units' metrics in one
+ * configuration; one pass is collected without replay (user replay), more
+ * need kernel replay (docs/profile.md).  Names the chip does not know are
+ * listed and left out, as the collector leaves them out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+
+#include "gpuq/metrics.h"
+#include "gpuq/unit.h"
+
+/* Passes for names[0..n), after dropping unknown names; -1 on error. */
+static long passes(const char *chip, const char **names, size_t n, int list_unknown)
+{
+    CUpti_Profiler_Host_Initialize_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = chip;
+    if (cuptiProfilerHostInitialize(&p) != CUPTI_SUCCESS)
+        return -1;
+    const char **valid = calloc(n + 1, sizeof *valid);
+    size_t nv = 0;
+    for (size_t i = 0; valid && i < n; i++) {
+        CUpti_Profiler_Host_GetMetricProperties_Params q;
+        memset(&q, 0, sizeof q);
+        q.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        q.pHostObject = p.pHostObject;
+        q.pMetricName = names[i];
+        if (cuptiProfilerHostGetMetricProperties(&q) == CUPTI_SUCCESS)
+            valid[nv++] = names[i];
+        else if (list_unknown)
+            printf("  unknown on %s: %s\n", chip, names[i]);
+    }
+    long result = -1;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params a;
+    memset(&a, 0, sizeof a);
+    a.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+    a.pHostObject = p.pHostObject;
+    a.ppMetricNames = valid;
+    a.numMetrics = nv;
+    CUpti_Profiler_Host_GetConfigImageSize_Params sz;
+    memset(&sz, 0, sizeof sz);
+    sz.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+    sz.pHostObject = p.pHostObject;
+    if (nv && cuptiProfilerHostConfigAddMetrics(&a) == CUPTI_SUCCESS &&
+        cuptiProfilerHostGetConfigImageSize(&sz) == CUPTI_SUCCESS) {
+        uint8_t *img = malloc(sz.configImageSize);
+        CUpti_Profiler_Host_GetConfigImage_Params ci;
+        memset(&ci, 0, sizeof ci);
+        ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+        ci.pHostObject = p.pHostObject;
+        ci.configImageSize = sz.configImageSize;
+        ci.pConfigImage = img;
+        CUpti_Profiler_Host_GetNumOfPasses_Params np;
+        memset(&np, 0, sizeof np);
+        np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+        np.configImageSize = sz.configImageSize;
+        np.pConfigImage = img;
+        if (img && cuptiProfilerHostGetConfigImage(&ci) == CUPTI_SUCCESS &&
+            cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS)
+            result = (long)np.numOfPasses;
+        free(img);
+    }
+    free(valid);
+    CUpti_Profiler_Host_Deinitialize_Params d;
+    memset(&d, 0, sizeof d);
+    d.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+    d.pHostObject = p.pHostObject;
+    cuptiProfilerHostDeinitialize(&d);
+    return result;
+}
+
+/* The hardware metrics of a set of rows (the _sass_ ones are the sass pass's). */
+static size_t hardware_names(const int *rows, size_t n, const char **out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strstr(gm_metric_table[rows[i]].name, "__sass_"))
+            out[k++] = gm_metric_table[rows[i]].name;
+    return k;
+}
+
+int main(int argc, char **argv)
+{
+    const char *chip = argc > 1 ? argv[1] : "GH100";
+    int rows[GM_METRIC_MAX];
+    const char *names[GM_METRIC_MAX + 64];
+    for (size_t u = 0; gm_units[u]; u++) {
+        const gm_unit *one[1] = {gm_units[u]};
+        size_t n = hardware_names(rows, gm_units_metric_rows(one, 1, rows, GM_METRIC_MAX), names);
+        printf("unit %-12s %2zu hardware metrics: %ld pass(es)\n", gm_units[u]->name, n,
+               passes(chip, names, n, 1));
+    }
+    size_t n = hardware_names(rows, gm_units_metric_rows(NULL, 0, rows, GM_METRIC_MAX), names);
+    printf("all units      %2zu hardware metrics: %ld pass(es)\n", n, passes(chip, names, n, 0));
+    if (argc > 2) {
+        printf("the %d given alone: %ld pass(es)\n", argc - 2,
+               passes(chip, (const char **)argv + 2, (size_t)(argc - 2), 1));
+        const gm_unit *first[1] = {gm_units[0]};
+        size_t k = hardware_names(rows, gm_units_metric_rows(first, 1, rows, GM_METRIC_MAX), names);
+        for (int i = 2; i < argc && k < sizeof names / sizeof names[0]; i++)
+            names[k++] = argv[i];
+        printf("unit %s + the %d given: %ld pass(es)\n", gm_units[0]->name, argc - 2,
+               passes(chip, names, k, 1));
+    }
+    return 0;
+}
