@@ -169,8 +169,14 @@ int cmd_profile(int argc, char **argv)
     size_t speculated = 0, decoded = 0;
     struct timespec t_phase;
     clock_gettime(CLOCK_MONOTONIC, &t_phase);
-    if (o.no_split) {
+    /* The split belongs to the shared-atomic counters: none gathered (other
+     * --section), none to split. */
+    int have_atomics = set.meta.n_metrics == 0;
+    for (size_t i = 0; i < set.meta.n_metrics && !have_atomics; i++)
+        have_atomics = set.meta.metric_rows[i] == GM_M_N_ALU;
+    if (o.no_split || !have_atomics) {
         snprintf(why, sizeof why, "--no-opcode-split");
+        o.no_split = 1; /* nothing to warn about */
     } else if (!o.always_rerun && prof_split_from_hardware(&set)) {
         cli_error(CMD, "no launch has non-CAS shared atomics: the opcode split follows from the "
                   "hardware counters, no second run");

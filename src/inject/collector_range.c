@@ -157,9 +157,10 @@ static void add_named_rows(const char *list, const char *var, int *rows, size_t 
  * declare (GPUQ_SECTIONS=a,b: of those units only), plus GPUQ_EXTRA_METRICS;
  * GPUQ_METRICS replaces the whole list.  Only hardware metrics: the
  * `_sass_` ones are the sass pass's.  Returns 0 after standing down. */
-static int metric_rows(int *rows, size_t *n, size_t max)
+static int metric_rows(int *rows, size_t *n, size_t max, int *file_rows, size_t *n_file)
 {
     *n = 0;
+    *n_file = 0;
     const char *only = getenv("GPUQ_METRICS");
     if (only && only[0]) {
         add_named_rows(only, "GPUQ_METRICS", rows, n, max);
@@ -190,6 +191,8 @@ static int metric_rows(int *rows, size_t *n, size_t max)
     for (size_t i = 0; i < *n; i++)
         if (is_hardware_metric(gm_metric_table[rows[i]].name))
             rows[kept++] = rows[i];
+        else if (file_rows && *n_file < GM_METRIC_MAX)
+            file_rows[(*n_file)++] = rows[i]; /* the sass pass fills it: a column */
     *n = kept;
     if (kept == 0) {
         gi_stand_down(GI_ERROR_CONFIG, "no hardware metric to gather (GPUQ_METRICS, "
@@ -197,6 +200,17 @@ static int metric_rows(int *rows, size_t *n, size_t max)
         return 0;
     }
     return 1;
+}
+
+/* The counters file has a column for each metric gathered, and for the
+ * instrumented ones the sass pass adds (counters v2: named columns). */
+static void set_file_columns(gi_device *dev, const int *sass_rows, size_t n_sass)
+{
+    dev->meta.n_metrics = 0;
+    for (size_t i = 0; i < n_sass; i++)
+        dev->meta.metric_rows[dev->meta.n_metrics++] = sass_rows[i];
+    for (size_t i = 0; i < dev->n_metrics && dev->meta.n_metrics < GM_METRIC_MAX; i++)
+        dev->meta.metric_rows[dev->meta.n_metrics++] = (int)dev->metric_ids[i];
 }
 
 /* Chooses the metrics this chip knows among metric_rows().  All at once
@@ -207,9 +221,9 @@ static int metric_rows(int *rows, size_t *n, size_t max)
  * as the counters allow (cuptiProfilerHostGetNumOfPasses, read after). */
 static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
 {
-    int rows[GM_METRIC_MAX];
-    size_t n_rows = 0;
-    if (!metric_rows(rows, &n_rows, GM_METRIC_MAX)) {
+    int rows[GM_METRIC_MAX], sass_rows[GM_METRIC_MAX];
+    size_t n_rows = 0, n_sass = 0;
+    if (!metric_rows(rows, &n_rows, GM_METRIC_MAX, sass_rows, &n_sass)) {
         if (made)
             host_deinit(made);
         return 0;
@@ -253,6 +267,7 @@ static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
     CUptiResult rc = add_metrics(host, dev->metric_names, dev->n_metrics);
     if (rc == CUPTI_SUCCESS) {
         dev->host = host;
+        set_file_columns(dev, sass_rows, n_sass);
         return 1;
     }
     host_deinit(host);
@@ -282,6 +297,7 @@ static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
         return 0;
     if ((rc = add_metrics(dev->host, dev->metric_names, dev->n_metrics)) != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerHostConfigAddMetrics", rc);
+    set_file_columns(dev, sass_rows, n_sass);
     return 1;
 }
 

@@ -74,7 +74,10 @@ def main():
         missing = [s for s in (seqs[0] if seqs else []) if s not in eager]
         if missing:
             bad.append("graph kernels never launched eagerly: %s" % missing)
-        cyc = [float(by_id[n["launch_id"]].get("cycles_sum") or "nan") for n in mine]
+        def cycles(row):
+            v = row.get("sm__cycles_active.sum") or row.get("cycles_sum") or "nan"
+            return float(v)
+        cyc = [cycles(by_id[n["launch_id"]]) for n in mine]
         if not all(c > 0 for c in cyc):
             bad.append("a kernel node has no active cycles: %s" % cyc)
         print("graph %s: %d kernel nodes x %d replays profiled: %s" % (gid, k, len(launches),
