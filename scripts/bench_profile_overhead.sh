@@ -14,10 +14,10 @@
 #     -O GPUQ   also time this other gpuq build's default run ("before", e.g.
 #               the code before a change), in the same rounds
 #
-# gpuq collects the metrics of the registered units (GPUQ_SECTIONS, default
-# "atomics" here: the same hardware metrics as the ncu list below, which adds
-# the instrumented _sass_ one); "gpuq all units" collects every registered
-# unit's metrics (several passes: kernel replay).
+# gpuq collects the hardware metrics of the ncu list below (GPUQ_METRICS;
+# ncu's list adds the instrumented _sass_ one, which gpuq's split replaces):
+# paper 000's Table 1, one pass.  "gpuq all units" collects every registered
+# unit's metrics, gpuq's default (several passes: kernel replay).
 #
 # Variants:
 #   plain             the program alone
@@ -74,7 +74,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gpuq-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 counters="$work/counters.csv"
 
-export GPUQ_SECTIONS=${GPUQ_SECTIONS:-atomics}
+export GPUQ_METRICS=${GPUQ_METRICS:-${metrics#smsp__sass_inst_executed_op_shared_atom.sum,}}
 names=(plain default counters counters_k1 two_runs all_units ncu gpuq_fixed ncu_fixed)
 [ -n "$old_gpuq" ] && names+=(before)
 # BENCH_VARIANTS="plain default ...": time only these (plain, default and
@@ -98,8 +98,8 @@ run_variant() {
     counters) "$gpuq" profile --no-opcode-split --keep-counters "$work/c1.csv" -o "$work/r1.txt" $gpuq_opts -- "$@" ;;
     counters_k1) GPUQ_BATCH=1 "$gpuq" profile --no-opcode-split --keep-counters "$work/c2.csv" -o "$work/r2.txt" $gpuq_opts -- "$@" ;;
     two_runs) "$gpuq" profile --always-rerun --keep-counters "$work/c3.csv" -o "$work/r3.txt" $gpuq_opts -- "$@" ;;
-    all_units) env -u GPUQ_SECTIONS "$gpuq" profile --no-opcode-split --keep-counters "$work/c5.csv" -o "$work/r5.txt" $gpuq_opts -- "$@" ;;
-    before) env -u GPUQ_SECTIONS "$old_gpuq" profile --keep-counters "$work/c6.csv" -o "$work/r6.txt" $gpuq_opts -- "$@" ;;
+    all_units) env -u GPUQ_METRICS -u GPUQ_SECTIONS "$gpuq" profile --no-opcode-split --keep-counters "$work/c5.csv" -o "$work/r5.txt" $gpuq_opts -- "$@" ;;
+    before) env -u GPUQ_METRICS -u GPUQ_SECTIONS "$old_gpuq" profile --keep-counters "$work/c6.csv" -o "$work/r6.txt" $gpuq_opts -- "$@" ;;
     ncu) ncu --clock-control none --cache-control none --metrics "$metrics" "$@" ;;
     gpuq_fixed) "$gpuq" profile --no-opcode-split -k "$nothing" --keep-counters "$work/c4.csv" $gpuq_opts -- "$@" ;;
     ncu_fixed) ncu --clock-control none --cache-control none -k "regex:$nothing" --metrics "$metrics" "$@" ;;

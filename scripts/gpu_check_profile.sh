@@ -54,7 +54,10 @@ done
 grep -E 'FAIL|fail|passed|FAILED|graph' $OUT/pc.txt | head -20
 stamp debug
 H="$B/examples/histogram/histogram --kernel hist --image solid --pixels 4194304 --threads 1024 --quiet"
-for cfg in "GPUQ_SECTIONS=atomics" "GPUQ_SECTIONS=" "GPUQ_METRICS=sm__cycles_active.sum"; do
+# Table 1's 12 hardware metrics (1 pass), every unit's (the default, 5 passes),
+# one metric: what the fixed cost does with the configuration.
+T1=smsp__inst_executed_op_shared_atom.sum,smsp__inst_executed_op_shared_atom_dot_cas.sum,smsp__inst_executed_op_shared_atom_dot_alu.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,sm__cycles_active.sum,sm__cycles_active.avg,sm__cycles_active.min,sm__cycles_active.max,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum,sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum
+for cfg in "GPUQ_METRICS=$T1" "GPUQ_SECTIONS=" "GPUQ_METRICS=sm__cycles_active.sum"; do
   [ "$(left)" -gt 45 ] || break
   echo "### $cfg" >> $OUT/debug.txt
   env $cfg GPUQ_DEBUG=1 GPUQ_VERBOSE=1 $B/gpuq profile --no-opcode-split --keep-counters $W/dbg.csv -o /dev/null -- $H >> $OUT/debug.txt 2>&1

@@ -17,6 +17,9 @@ import re
 import subprocess
 import sys
 
+# Paper 000's Table 1 hardware metrics (docs/profile.md: 1 pass on GH100).
+TABLE1 = "smsp__inst_executed_op_shared_atom.sum,smsp__inst_executed_op_shared_atom_dot_cas.sum,smsp__inst_executed_op_shared_atom_dot_alu.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,sm__cycles_active.sum,sm__cycles_active.avg,sm__cycles_active.min,sm__cycles_active.max,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum,sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum"
+
 here = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -36,7 +39,7 @@ def main():
         if os.path.exists(f):
             os.unlink(f)
     env = dict(os.environ, GPUQ_LOCK_DIR=work)
-    env.setdefault("GPUQ_SECTIONS", "atomics")
+    env.setdefault("GPUQ_METRICS", TABLE1)  # one pass: user replay
     p = subprocess.run([gpuq, "profile", "--no-opcode-split", "--keep-counters", counters,
                         "-f", "csv", "-o", os.path.join(work, "torch_graph.report.csv"), "--",
                         sys.executable, script], capture_output=True, text=True, env=env,
