@@ -17,15 +17,16 @@
  * it stays >= 32 B, repeat.
  *
  * Shared memory.  `banks` banks of `bank_bytes`; a warp's access is split
- * into phases of `phase_threads` threads (16, a half-warp, on GT200; the
- * whole warp on Hopper, for 4-, 8- and 16-byte accesses alike: an 8-byte
- * access by lane pairs to 16 distinct words takes one wavefront, which
- * half-warp phases would make two; checked against the counters,
- * docs/bottleneck.md), or banks * bank_bytes / access_bytes threads when
- * phase_threads is 0.  A phase costs as many wavefronts as the most
- * distinct words any one bank must deliver (threads reading the same word
- * share it: broadcast), at least one; without conflicts it would cost
- * ceil(distinct words / banks).
+ * into phases of `phase_threads` threads (16, a half-warp, on GT200), or of
+ * banks * bank_bytes / access_bytes threads when phase_threads is 0 (32,
+ * 16 and 8 threads for 4-, 8- and 16-byte accesses on Hopper: 128 bytes a
+ * phase).  A phase costs as many wavefronts as the most distinct words any
+ * one bank must deliver (threads reading the same word share it:
+ * broadcast), at least one; without conflicts it would cost ceil(distinct
+ * words / banks).  With `warp_if_free` (Hopper), a warp whose accesses hit
+ * each bank at most once costs one wavefront in all: 8-byte accesses by
+ * lane pairs to 16 words take one wavefront, not two (this rule fits the
+ * 18 shared patterns checked against the counters, docs/bottleneck.md).
  */
 #ifndef GPUQ_TXSIM_H
 #define GPUQ_TXSIM_H
@@ -50,12 +51,13 @@ typedef struct gm_tx_shared_rules {
     int banks;         /* 32 on Hopper, 16 on GT200 */
     int bank_bytes;    /* 4 */
     int phase_threads; /* 0: banks * bank_bytes / access_bytes */
+    int warp_if_free;  /* 1: one wavefront when the whole warp is conflict-free */
 } gm_tx_shared_rules;
 
 extern const gm_tx_global_rules gm_tx_hopper_global; /* {32, 32, 128, 0} */
-extern const gm_tx_shared_rules gm_tx_hopper_shared; /* {32, 4, 32} */
+extern const gm_tx_shared_rules gm_tx_hopper_shared; /* {32, 4, 0, 1} */
 extern const gm_tx_global_rules gm_tx_gt200_global;  /* {16, 32, 0, 1} */
-extern const gm_tx_shared_rules gm_tx_gt200_shared;  /* {16, 4, 16} */
+extern const gm_tx_shared_rules gm_tx_gt200_shared;  /* {16, 4, 16, 0} */
 
 /* Totals of one or more warp instructions (gm_tx_*_add accumulates). */
 typedef struct gm_tx_global_cost {

@@ -19,7 +19,7 @@ int tp_clock_mhz(double *mhz);
 /* ilp: 1 or 4 independent chains (TP_ISSUE: always its 3) */
 int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms);
 /* Copy of `bytes`-wide elements between two shared regions, thread stride
- * `stride` elements, 16 loads and 16 stores per iteration. */
+ * `stride` elements, 16 loads and 16 stores per iteration (8 x 2 copies). */
 int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms);
 int tp_global_run(int store, int bytes, void *buf, long long mask_elems, int blocks, int threads,
                   int per_thread, int *sink, float *ms);

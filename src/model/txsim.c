@@ -6,9 +6,9 @@
 #include <string.h>
 
 const gm_tx_global_rules gm_tx_hopper_global = {32, 32, 128, 0};
-const gm_tx_shared_rules gm_tx_hopper_shared = {32, 4, 32};
+const gm_tx_shared_rules gm_tx_hopper_shared = {32, 4, 0, 1};
 const gm_tx_global_rules gm_tx_gt200_global = {16, 32, 0, 1};
-const gm_tx_shared_rules gm_tx_gt200_shared = {16, 4, 16};
+const gm_tx_shared_rules gm_tx_gt200_shared = {16, 4, 16, 0};
 
 /* Largest number of pieces one group can touch: 32 threads x 16 bytes in
  * pieces of at least 1 byte would be 512; segments are >= 4 bytes in any
@@ -156,6 +156,27 @@ gm_status gm_tx_shared_add(const gm_tx_shared_rules *r, const uint64_t *addr,
         phase = 1;
     if (phase > GM_TX_MAX_THREADS)
         phase = GM_TX_MAX_THREADS;
+    if (r->warp_if_free) { /* the whole warp, each bank at most once: one pass */
+        uint64_t words[MAX_PIECES];
+        int nw = 0, per_bank[64] = {0}, most = 0;
+        for (int i = 0; i < n; i++)
+            if (!active || active[i]) {
+                nw = add_pieces(words, nw, addr[i], access_bytes, r->bank_bytes);
+                if (nw < 0)
+                    break; /* more words than a conflict-free warp can have */
+            }
+        for (int i = 0; i < nw; i++) {
+            int b = (int)(words[i] % (uint64_t)r->banks);
+            if (++per_bank[b] > most)
+                most = per_bank[b];
+        }
+        if (nw > 0 && most == 1) {
+            cost->wavefronts += 1;
+            cost->ideal += 1;
+            cost->instructions += 1;
+            return GM_OK;
+        }
+    }
     int any = 0;
     for (int p = 0; p < n; p += phase) {
         uint64_t words[MAX_PIECES];

@@ -27,7 +27,7 @@ static const char *const bn_metrics[] = {
     "smsp__inst_executed_pipe_adu.sum",
     "smsp__inst_executed_pipe_uniform.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-    "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
     "smsp__inst_executed_op_global_ld.sum",
     "smsp__inst_executed_op_global_st.sum",
     "smsp__sass_sectors_mem_global.sum",
@@ -45,7 +45,7 @@ enum {
     M_INST = 0,
     M_PIPE0, /* GM_ZO_PIPES rows, gm_zo_pipe order */
     M_SH_WF = M_PIPE0 + GM_ZO_PIPES,
-    M_SH_IDEAL,
+    M_SH_CONFLICTS,
     M_G_LD,
     M_G_ST,
     M_G_SECT,
@@ -129,14 +129,20 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     for (int p = 0; p < GM_ZO_PIPES; p++)
         l.inst[p] = metric(s, k, M_PIPE0 + p);
     l.shared_wavefronts = metric(s, k, M_SH_WF);
-    l.shared_ideal = metric(s, k, M_SH_IDEAL);
+    /* without conflicts: wavefronts less the conflict counter (it matched the
+     * simulator's difference on every shared pattern, docs/bottleneck.md) */
+    l.shared_ideal = l.shared_wavefronts - metric(s, k, M_SH_CONFLICTS);
     l.global_inst = metric(s, k, M_G_LD) + metric(s, k, M_G_ST);
     l.global_sectors = metric(s, k, M_G_SECT);
     l.global_sectors_ideal = metric(s, k, M_G_IDEAL);
     l.dram_read_bytes = metric(s, k, M_DRAM_RD);
     l.dram_write_bytes = metric(s, k, M_DRAM_WR);
-    l.l2_read_bytes = 32 * metric(s, k, M_L2_RD);
     l.l2_write_bytes = 32 * metric(s, k, M_L2_WR);
+    /* L2 reads as the suite counts them: what the SMs request (L1-side
+     * sectors), not the L2 tag count, which on H100 showed half of an
+     * L2-resident kernel's .cg sectors (docs/bottleneck.md) */
+    l.l2_read_bytes = fmax(32 * metric(s, k, M_L2_RD),
+                           32 * l.global_sectors - l.l2_write_bytes);
     int max_warps = meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : s->mach.max_warps_per_sm;
     l.warps_per_sm = metric(s, k, M_OCC) / 100.0 * max_warps;
     l.blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];

@@ -176,7 +176,7 @@ static void hopper_shared(void **state)
     for (int i = 0; i < 32; i++) /* 16 threads on word 0, 16 on word 32: same bank */
         a[i] = i < 16 ? 0 : 128;
     assert_true(shared1(h, a, 32, 4).wavefronts == 2);
-    strided(a, 32, 0, 8); /* 8-byte contiguous: 64 words, two per bank */
+    strided(a, 32, 0, 8); /* 8-byte contiguous: two half-warp phases */
     gm_tx_shared_cost c = shared1(h, a, 32, 8);
     assert_true(c.wavefronts == 2 && c.ideal == 2);
     for (int i = 0; i < 32; i++) /* lane pairs on 16 distinct 8-byte words: one (counters) */
@@ -186,12 +186,22 @@ static void hopper_shared(void **state)
     strided(a, 32, 0, 16); /* 8-byte at stride 16: threads i and i+8 share a bank */
     c = shared1(h, a, 32, 8);
     assert_true(c.wavefronts == 4 && c.ideal == 2);
-    strided(a, 32, 0, 16); /* 16-byte contiguous: 128 words, four per bank */
+    strided(a, 32, 0, 16); /* 16-byte contiguous: four quarter-warp phases */
     c = shared1(h, a, 32, 16);
     assert_true(c.wavefronts == 4 && c.ideal == 4);
     strided(a, 32, 0, 32); /* 16-byte at stride 32: 2-way in every phase */
     c = shared1(h, a, 32, 16);
     assert_true(c.wavefronts == 8);
+    /* 16 bytes, lanes 0-7 on words 0..31, lanes 8-31 repeating lanes 0-7:
+     * conflict-free as a warp, one wavefront (quarter phases would be 4) */
+    for (int i = 0; i < 32; i++)
+        a[i] = (uint64_t)(i % 8) * 16;
+    c = shared1(h, a, 32, 16);
+    assert_true(c.wavefronts == 1 && c.ideal == 1);
+    /* a conflict in one quarter: phases again, 2 + 1 + 1 + 1 */
+    a[1] = 128;
+    c = shared1(h, a, 32, 16);
+    assert_true(c.wavefronts == 5 && c.ideal == 4);
 }
 
 static void gt200_shared(void **state)

@@ -79,7 +79,7 @@ static void launch(gm_launch_counters *k)
     set(k, "smsp__inst_executed_pipe_fma.sum", 8000);
     set(k, "smsp__inst_executed_pipe_alu.sum", 4000);
     set(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 3200);
-    set(k, "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal.sum", 800);
+    set(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 2400); /* 800 ideal */
     set(k, "smsp__inst_executed_op_global_ld.sum", 2048);
     set(k, "smsp__inst_executed_op_global_st.sum", 0);
     set(k, "smsp__sass_sectors_mem_global.sum", 8192);

@@ -172,6 +172,12 @@ static void load_machine(const char *path, gm_machine *m, gm_zo_machine *zm)
     m->sm_count = md->meta.sm_count;
 }
 
+/* BN_IDEAL_FROM_LSU=1: where the bank-conflict counter was not collected,
+ * conflict-free shared wavefronts = LSU instructions less global ones (one
+ * wavefront per 4-byte shared access without conflicts: true of the
+ * validation kernels and CR, which access shared memory 4 bytes wide). */
+static int ideal_from_lsu;
+
 /* The launch as the model's input, from the imported counters. */
 static void to_launch(const gm_launch_counters *k, int max_warps, gm_zo_launch *l)
 {
@@ -186,14 +192,16 @@ static void to_launch(const gm_launch_counters *k, int max_warps, gm_zo_launch *
     for (int p = 0; p < GM_ZO_PIPES; p++) l->inst[p] = M(pipes[p]);
     l->inst_total = M("smsp__inst_executed.sum");
     l->shared_wavefronts = M("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum");
-    l->shared_ideal = M("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal.sum");
+    l->shared_ideal = l->shared_wavefronts - M("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
     l->global_inst = M("smsp__inst_executed_op_global_ld.sum") + M("smsp__inst_executed_op_global_st.sum");
     l->global_sectors = M("smsp__sass_sectors_mem_global.sum");
     l->global_sectors_ideal = M("smsp__sass_sectors_mem_global_ideal.sum");
     l->dram_read_bytes = M("dram__bytes_read.sum");
     l->dram_write_bytes = M("dram__bytes_write.sum");
-    l->l2_read_bytes = 32 * M("lts__t_sectors_op_read.sum");
     l->l2_write_bytes = 32 * M("lts__t_sectors_op_write.sum");
+    l->l2_read_bytes = fmax(32 * M("lts__t_sectors_op_read.sum"), 32 * l->global_sectors - l->l2_write_bytes);
+    if (!isfinite(l->shared_ideal) && ideal_from_lsu) /* runs without the conflict counter */
+        l->shared_ideal = M("smsp__inst_executed_pipe_lsu.sum") - l->global_inst;
     l->warps_per_sm = M("sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 * max_warps;
     l->blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
     l->threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
@@ -263,7 +271,7 @@ static int cmd_model(const char *tp, const char *ncu, const char *tpath)
             gm_zo_causes_text(r.causes, causes, sizeof causes);
             const char *named = part_short(r.bottleneck);
             int correct = !strcmp(t.expected[i], "-") ? -1 : !strcmp(t.expected[i], named);
-            printf("%s,%s,%s,%s,%.2f,%.3f,%.3f,%.3f,%.4f,%s,%d,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,\"%s\"\n", t.name[i],
+            printf("%s,\"%s\",%s,%s,%.2f,%.3f,%.3f,%.3f,%.4f,%s,%d,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,\"%s\"\n", t.name[i],
                    k->kernel, t.expected[i], variant, r.warps, t.us[i],
                    k->metric[gm_metric_find("gpu__time_duration.sum")] / 1e3, r.predicted / 1e3,
                    (r.predicted / 1e3 - t.us[i]) / t.us[i], named, correct, r.t[0] / 1e3, r.t[1] / 1e3,
@@ -396,6 +404,7 @@ static int cmd_probes(const char *ncu)
 
 int main(int argc, char **argv)
 {
+    ideal_from_lsu = getenv("BN_IDEAL_FROM_LSU") && !strcmp(getenv("BN_IDEAL_FROM_LSU"), "1");
     if (argc == 5 && !strcmp(argv[1], "model")) return cmd_model(argv[2], argv[3], argv[4]);
     if (argc == 5 && !strcmp(argv[1], "steps")) return cmd_steps(argv[2], argv[3], argv[4]);
     if (argc == 3 && !strcmp(argv[1], "patterns")) return cmd_patterns(argv[2]);
