@@ -4,8 +4,10 @@
  *   collector.c         entry point, configuration, devices and contexts,
  *                       the drain at exit and on fatal signals
  *   collector_output.c  messages, standing down, output and status files
- *   collector_launch.c  launch tracking (driver API callbacks)
+ *   collector_launch.c  launch tracking (driver API callbacks), stream captures
+ *   collector_host.c    CUPTI host side: chip support, metrics, collector_host.h
  *   collector_range.c   the counters pass (range profiler), collector_range.h
+ *   collector_graph.c   kernel nodes of CUDA graphs, collector_graph.h
  *   collector_sass.c    the sass pass (SASS metrics), collector_sass.h
  * This header includes neither part header, so there is no include circle.
  *

@@ -4,9 +4,6 @@
 
 #include "collector_internal.h"
 
-/* Chip name and cuptiProfilerDeviceSupported for one API (collector_range.c). */
-int gi_device_chip_and_support(gi_device *dev, CUpti_Profiler_API api);
-
 /* Range profiler (collector_range.c). */
 int gi_range_device_setup(gi_device *dev, CUcontext ctx);
 int gi_range_begin(gi_device *dev, CUcontext ctx);

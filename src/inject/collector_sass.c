@@ -13,7 +13,7 @@
 #include <cupti_pcsampling.h>
 
 #include "collector_internal.h"
-#include "collector_range.h"
+#include "collector_host.h"
 #include "collector_sass.h"
 
 #define g g_collector

@@ -1,0 +1,345 @@
+/* The CUPTI host side of the counters pass: chip support, the counter
+ * availability image, the host object and the choice of metrics (the union
+ * the registered units declare, docs/profile.md "Which metrics"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector_host.h"
+#include "collector_internal.h"
+#include "gpuq/unit.h"
+
+#define g g_collector
+
+/* The `_sass_` metrics are instrumented, not counted by hardware, and
+ * always take a pass of their own: the sass pass provides them. */
+static int is_hardware_metric(const char *name)
+{
+    return strstr(name, "__sass_") == NULL;
+}
+
+static int host_init(gi_device *dev, CUpti_Profiler_Host_Object **host)
+{
+    CUpti_Profiler_Host_Initialize_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = dev->chip;
+    p.pCounterAvailabilityImage = dev->availability;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerHostInitialize(&p);
+    gi_call_done(GI_CALL_HOST_INIT, t0);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerHostInitialize", rc);
+    *host = p.pHostObject;
+    return 1;
+}
+
+static int read_availability(gi_device *dev, CUcontext ctx)
+{
+    CUpti_Profiler_GetCounterAvailability_Params ap;
+    memset(&ap, 0, sizeof ap);
+    ap.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+    ap.ctx = ctx;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerGetCounterAvailability(&ap);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerGetCounterAvailability", rc);
+    dev->availability = malloc(ap.counterAvailabilityImageSize);
+    if (!dev->availability) {
+        gi_stand_down(GI_ERROR_IO, "out of memory");
+        return 0;
+    }
+    ap.pCounterAvailabilityImage = dev->availability;
+    rc = cuptiProfilerGetCounterAvailability(&ap);
+    gi_call_done(GI_CALL_AVAILABILITY, t0);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerGetCounterAvailability", rc);
+    return 1;
+}
+
+static void host_deinit(CUpti_Profiler_Host_Object *host);
+
+/* Whether CUPTI knows the chip well enough to make a host object and add
+ * gpuq's metrics without a counter availability image. */
+static int host_works_without_availability(gi_device *dev, CUpti_Profiler_Host_Object **keep)
+{
+    CUpti_Profiler_Host_Initialize_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = dev->chip;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerHostInitialize(&p);
+    gi_call_done(GI_CALL_HOST_INIT, t0);
+    if (rc != CUPTI_SUCCESS)
+        return 0;
+    /* The same object choose_metrics would make (no image either): kept
+     * for it, one host initialization less per run. */
+    *keep = p.pHostObject;
+    return 1;
+}
+
+static void host_deinit(CUpti_Profiler_Host_Object *host)
+{
+    CUpti_Profiler_Host_Deinitialize_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+    p.pHostObject = host;
+    uint64_t t0 = gi_now_ns();
+    cuptiProfilerHostDeinitialize(&p);
+    gi_call_done(GI_CALL_HOST_DEINIT, t0);
+}
+
+static CUptiResult add_metrics(CUpti_Profiler_Host_Object *host, const char **names, size_t n)
+{
+    CUpti_Profiler_Host_ConfigAddMetrics_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+    p.pHostObject = host;
+    p.ppMetricNames = names;
+    p.numMetrics = n;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerHostConfigAddMetrics(&p);
+    gi_call_done(GI_CALL_ADD_METRICS, t0);
+    return rc;
+}
+
+/* Adds the table rows named in a comma-separated list (metric or column
+ * names); an unknown name is noted and skipped (its value has no place in
+ * a counters row). */
+static void add_named_rows(const char *list, const char *var, int *rows, size_t *n, size_t max)
+{
+    char name[256];
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len > 0 && len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            int row = gm_metric_find(name);
+            int seen = 0;
+            for (size_t j = 0; j < *n && !seen; j++)
+                seen = rows[j] == row;
+            if (row < 0)
+                gi_note("%s: '%s' is not a metric of gpuq's table (gpuq/metrics.h): skipped",
+                        var, name);
+            else if (!seen && *n < max)
+                rows[(*n)++] = row;
+        }
+        p += len + (p[len] == ',');
+    }
+}
+
+/* The table rows to gather: the union of the metrics the registered units
+ * declare (GPUQ_SECTIONS=a,b: of those units only), plus GPUQ_EXTRA_METRICS;
+ * GPUQ_METRICS replaces the whole list.  Only hardware metrics: the
+ * `_sass_` ones are the sass pass's.  Returns 0 after standing down. */
+static int metric_rows(int *rows, size_t *n, size_t max, int *file_rows, size_t *n_file)
+{
+    *n = 0;
+    *n_file = 0;
+    const char *only = getenv("GPUQ_METRICS");
+    if (only && only[0]) {
+        add_named_rows(only, "GPUQ_METRICS", rows, n, max);
+    } else {
+        const char *sections = getenv("GPUQ_SECTIONS");
+        const gm_unit *units[64];
+        size_t n_units = 0;
+        char name[128];
+        for (const char *p = sections; p && *p;) {
+            size_t len = strcspn(p, ",");
+            if (len > 0 && len < sizeof name) {
+                memcpy(name, p, len);
+                name[len] = '\0';
+                const gm_unit *u = gm_unit_find(name);
+                if (!u) {
+                    gi_stand_down(GI_ERROR_CONFIG, "GPUQ_SECTIONS: no unit '%s'", name);
+                    return 0;
+                }
+                if (n_units < 64)
+                    units[n_units++] = u;
+            }
+            p += len + (p[len] == ',');
+        }
+        *n = gm_units_metric_rows(n_units ? units : NULL, n_units, rows, max);
+        add_named_rows(getenv("GPUQ_EXTRA_METRICS"), "GPUQ_EXTRA_METRICS", rows, n, max);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (is_hardware_metric(gm_metric_table[rows[i]].name))
+            rows[kept++] = rows[i];
+        else if (file_rows && *n_file < GM_METRIC_MAX)
+            file_rows[(*n_file)++] = rows[i]; /* the sass pass fills it: a column */
+    *n = kept;
+    if (kept == 0) {
+        gi_stand_down(GI_ERROR_CONFIG, "no hardware metric to gather (GPUQ_METRICS, "
+                      "GPUQ_SECTIONS)");
+        return 0;
+    }
+    return 1;
+}
+
+/* The counters file has a column for each metric gathered, and for the
+ * instrumented ones the sass pass adds (counters v2: named columns). */
+static void set_file_columns(gi_device *dev, const int *sass_rows, size_t n_sass)
+{
+    dev->meta.n_metrics = 0;
+    for (size_t i = 0; i < n_sass; i++)
+        dev->meta.metric_rows[dev->meta.n_metrics++] = sass_rows[i];
+    for (size_t i = 0; i < dev->n_metrics && dev->meta.n_metrics < GM_METRIC_MAX; i++)
+        dev->meta.metric_rows[dev->meta.n_metrics++] = (int)dev->metric_ids[i];
+}
+
+/* Chooses the metrics this chip knows among metric_rows().  All at once
+ * first, on the host object that is then kept (dev->host); if the chip
+ * rejects the set, each metric alone on a scratch host object, so that one
+ * unknown name costs that metric (NaN), not the run, and dev->host is made
+ * afresh with the ones kept.  CUPTI schedules the set into as few passes
+ * as the counters allow (cuptiProfilerHostGetNumOfPasses, read after). */
+static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
+{
+    int rows[GM_METRIC_MAX], sass_rows[GM_METRIC_MAX];
+    size_t n_rows = 0, n_sass = 0;
+    if (!metric_rows(rows, &n_rows, GM_METRIC_MAX, sass_rows, &n_sass)) {
+        if (made)
+            host_deinit(made);
+        return 0;
+    }
+    dev->n_metrics = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        dev->metric_names[dev->n_metrics] = gm_metric_table[rows[i]].name;
+        dev->metric_ids[dev->n_metrics] = (gm_metric_id)rows[i];
+        dev->n_metrics++;
+    }
+    CUpti_Profiler_Host_Object *host = made;
+    if (!host && !host_init(dev, &host))
+        return 0;
+    /* Names the chip does not know are dropped first (a property query,
+     * 0.2 ms for 36 names): a failed cuptiProfilerHostConfigAddMetrics
+     * leaves the host object unusable (measured with CUPTI 13.0's host API
+     * for GH100: later adds fail with CUPTI_ERROR_UNKNOWN), and one host
+     * object per name costs 30-100 ms each. */
+    size_t valid = 0;
+    for (size_t i = 0; i < dev->n_metrics; i++) {
+        CUpti_Profiler_Host_GetMetricProperties_Params q;
+        memset(&q, 0, sizeof q);
+        q.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+        q.pHostObject = host;
+        q.pMetricName = dev->metric_names[i];
+        if (cuptiProfilerHostGetMetricProperties(&q) != CUPTI_SUCCESS) {
+            gi_note("metric %s is not available on %s (%s): it stays empty", dev->metric_names[i],
+                    dev->chip, dev->meta.device_name);
+            continue;
+        }
+        dev->metric_names[valid] = dev->metric_names[i];
+        dev->metric_ids[valid] = dev->metric_ids[i];
+        valid++;
+    }
+    dev->n_metrics = valid;
+    if (valid == 0) {
+        host_deinit(host);
+        gi_stand_down(GI_ERROR_UNSUPPORTED, "none of gpuq's metrics exists on chip %s", dev->chip);
+        return 0;
+    }
+    CUptiResult rc = add_metrics(host, dev->metric_names, dev->n_metrics);
+    if (rc == CUPTI_SUCCESS) {
+        dev->host = host;
+        set_file_columns(dev, sass_rows, n_sass);
+        return 1;
+    }
+    host_deinit(host);
+    if (rc != CUPTI_ERROR_INVALID_PARAMETER && rc != CUPTI_ERROR_INVALID_METRIC_NAME)
+        return gi_cupti_failed("cuptiProfilerHostConfigAddMetrics", rc);
+    size_t kept = 0;
+    for (size_t i = 0; i < dev->n_metrics; i++) {
+        if (!host_init(dev, &host))
+            return 0;
+        rc = add_metrics(host, &dev->metric_names[i], 1);
+        host_deinit(host);
+        if (rc == CUPTI_SUCCESS) {
+            dev->metric_names[kept] = dev->metric_names[i];
+            dev->metric_ids[kept] = dev->metric_ids[i];
+            kept++;
+        } else {
+            gi_note("metric %s is not available on %s (%s): it stays empty", dev->metric_names[i],
+                    dev->chip, dev->meta.device_name);
+        }
+    }
+    dev->n_metrics = kept;
+    if (kept == 0) {
+        gi_stand_down(GI_ERROR_UNSUPPORTED, "none of gpuq's metrics exists on chip %s", dev->chip);
+        return 0;
+    }
+    if (!host_init(dev, &dev->host))
+        return 0;
+    if ((rc = add_metrics(dev->host, dev->metric_names, dev->n_metrics)) != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerHostConfigAddMetrics", rc);
+    set_file_columns(dev, sass_rows, n_sass);
+    return 1;
+}
+
+static const char *support_problem(const CUpti_Profiler_DeviceSupported_Params *p)
+{
+    if (p->architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return "the GPU architecture is not supported (compute capability 7.0 or newer is)";
+    if (p->vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+        return "profiling is disabled on this vGPU";
+    if (p->vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return "this vGPU configuration is not supported";
+    if (p->sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return "SLI is not supported";
+    if (p->confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return "confidential computing mode is not supported";
+    if (p->cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return "crypto-mining processors are not supported";
+    if (p->wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return "WSL is not supported";
+    return "the device cannot be profiled";
+}
+
+/* Chip name and the device support check, shared with the sass pass. */
+int gi_device_chip_and_support(gi_device *dev, CUpti_Profiler_API api)
+{
+    CUpti_Device_GetChipName_Params cn;
+    memset(&cn, 0, sizeof cn);
+    cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    cn.deviceIndex = (size_t)dev->ordinal;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiDeviceGetChipName(&cn);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiDeviceGetChipName", rc);
+    snprintf(dev->chip, sizeof dev->chip, "%s", cn.pChipName ? cn.pChipName : "?");
+
+    CUpti_Profiler_DeviceSupported_Params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    sp.cuDevice = (CUdevice)dev->ordinal;
+    sp.api = api;
+    rc = cuptiProfilerDeviceSupported(&sp);
+    gi_call_done(GI_CALL_DEVICE_SUPPORT, t0);
+    if (rc != CUPTI_SUCCESS)
+        return gi_cupti_failed("cuptiProfilerDeviceSupported", rc);
+    if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        gi_stand_down(GI_ERROR_UNSUPPORTED, "device %d (%s): %s", dev->ordinal,
+                      dev->meta.device_name, support_problem(&sp));
+        return 0;
+    }
+    return 1;
+}
+
+int gi_host_setup(gi_device *dev, CUcontext ctx)
+{
+    /* The counter availability image is needed only for chips newer than
+     * this CUPTI ("required for future chip support", CUpti_Profiler_Host_
+     * Initialize_Params) and reading it costs about 115 ms on GH100, so it is
+     * read only when the host object cannot be made without it.  It must be
+     * read before any session exists on the device. */
+    CUpti_Profiler_Host_Object *host = NULL;
+    if (!host_works_without_availability(dev, &host) && !read_availability(dev, ctx))
+        return 0;
+    return choose_metrics(dev, host);
+}
+
+void gi_host_deinit(CUpti_Profiler_Host_Object *host)
+{
+    host_deinit(host);
+}
