@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,10 @@ static const char *const column_titles[COL_COUNT] = {
     [COL_MAX_WARPS] = "device__attribute_max_warps_per_multiprocessor",
 };
 
+typedef struct seen_bits {
+    uint64_t w[(GM_METRIC_MAX + 63) / 64];
+} seen_bits;
+
 typedef struct ncu_loader {
     gm_csv_reader rd;
     const char *path;
@@ -72,7 +77,9 @@ typedef struct ncu_loader {
     size_t n_columns;
     char **units;                   /* wide layout: unit of each column (owned copies) */
     /* launch rows already seen for each launch (long layout): bit per metric */
-    unsigned *metric_seen;
+    /* One bit per metric-table row for each launch: a metric given twice for
+     * one ID is an error.  The table has more rows than an int has bits. */
+    seen_bits *metric_seen;
     size_t metric_seen_cap;
     char where[320];
 } ncu_loader;
@@ -411,7 +418,7 @@ static gm_status long_row(ncu_loader *ld, gm_error *err)
         }
         if (ld->set->count == ld->metric_seen_cap) {
             size_t cap = ld->metric_seen_cap ? ld->metric_seen_cap * 2 : 16;
-            unsigned *grown = realloc(ld->metric_seen, cap * sizeof *grown);
+            seen_bits *grown = realloc(ld->metric_seen, cap * sizeof *grown);
             if (!grown) {
                 gm_launch_counters_clear(&fresh);
                 return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", ld->where);
@@ -420,7 +427,7 @@ static gm_status long_row(ncu_loader *ld, gm_error *err)
             ld->metric_seen_cap = cap;
         }
         index = ld->set->count;
-        ld->metric_seen[index] = 0;
+        memset(&ld->metric_seen[index], 0, sizeof ld->metric_seen[index]);
         if ((st = gm_counters_set_push(ld->set, &fresh)) != GM_OK) {
             gm_launch_counters_clear(&fresh);
             return gm_fail(err, st, "%s: out of memory", ld->where);
@@ -434,10 +441,12 @@ static gm_status long_row(ncu_loader *ld, gm_error *err)
     for (int m = 0; m < GM_METRIC_COUNT; m++) {
         if (strcmp(name, gm_metric_table[m].name) != 0)
             continue;
-        if (ld->metric_seen[index] & (1u << m))
+        uint64_t *word = &ld->metric_seen[index].w[m / 64];
+        uint64_t bit = (uint64_t)1 << (m % 64);
+        if (*word & bit)
             return gm_fail(err, GM_ERR_DUPLICATE, "%s: %s given twice for ID %llu", ld->where,
                            name, id);
-        ld->metric_seen[index] |= 1u << m;
+        *word |= bit;
         const char *unit = field(ld, COL_METRIC_UNIT);
         return convert_value(ld, m, unit ? unit : "", field(ld, COL_METRIC_VALUE), &k->metric[m],
                              err);
