@@ -4,7 +4,7 @@
  *
  *   input that starts "# gpuq": whatever loads, writes; what it writes
  *   loads back with the same columns, cells and header, and writes the
- *   same bytes again;
+ *   same bytes again; its header alone (gm_mdata_read_meta) reads the same;
  *
  *   any other input builds a file in memory (first line the column names,
  *   then rows; cells split at TAB): every row the writer accepts must read
@@ -82,9 +82,17 @@ static void same_meta(const gm_mdata_meta *a, const gm_mdata_meta *b)
 static void round_trip(const uint8_t *data, size_t size)
 {
     gm_status st;
+    /* the header alone (how a GPU's folder is picked): also any file */
+    gm_mdata_meta head;
+    const char *path = fuzz_input_path(data, size);
+    gm_status head_st = path ? gm_mdata_read_meta(path, &head, NULL) : GM_ERR_IO;
     gm_mdata *m1 = load_mem((const char *)data, size, &st);
     if (!m1)
         return;
+    if (path) {
+        FUZZ_CHECK(head_st == GM_OK); /* a file that loads has a readable header */
+        same_meta(&head, &m1->meta);
+    }
     size_t len1 = 0, len2 = 0;
     char *b = write_mem(m1, &len1);
     FUZZ_CHECK(b != NULL); /* what loaded is valid: it writes */
