@@ -25,7 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPS = 3
-STEP_TIMEOUT = 240
+STEP_TIMEOUT = int(os.environ.get("GPUQ_MULTIGPU_STEP_TIMEOUT", "240"))  # seconds per step
 
 # NVLink multicast stays off in everything started here.
 ENV = dict(os.environ, NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1",
@@ -132,6 +132,8 @@ def check_report(label, report, names):
                  f"not a file of tables/{want}/")
     for dev, tables in sorted(seen.items()):
         print(f"  {label}: device {dev} rows modelled with {sorted(tables)}")
+        if not any(tables):
+            fail(f"{label}: no row of device {dev} names its machine data")
 
 
 def case_a(gpuq, work, names):
@@ -160,14 +162,14 @@ def case_a(gpuq, work, names):
 def case_b(gpuq, work, names):
     prog = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
             "2", os.path.join(HERE, "hist_ddp.py"), "--reps", str(REPS)]
-    rc0, out0, _ = run(prog, os.path.join(work, "b.plain"))
+    rc0, out0, t_plain = run(prog, os.path.join(work, "b.plain"))
     if rc0 != 0:
         fail(f"(b) plain run exited {rc0}")
-        return
+        return None
     pattern = os.path.join(work, "b.%p.counters.csv")
     report = os.path.join(work, "b.report.csv")
-    rc1, out1, _ = run([gpuq, "profile", "--keep-counters", pattern, "-f", "csv", "-o", report,
-                        "--"] + prog, os.path.join(work, "b.gpuq"))
+    rc1, out1, t_gpuq = run([gpuq, "profile", "--keep-counters", pattern, "-f", "csv", "-o",
+                             report, "--"] + prog, os.path.join(work, "b.gpuq"))
     if rc1 != rc0:
         fail(f"(b) under gpuq profile the launcher's exit status is {rc1}, plain {rc0}")
     if out1 != out0:
@@ -189,7 +191,17 @@ def case_b(gpuq, work, names):
             check_rows(f"(b) {os.path.basename(f)}", rows, d, names, REPS)
     if sorted(devs) != [0, 1]:
         fail(f"(b) devices over the files: {sorted(devs)}, want [0, 1]")
-    check_report("(b)", report, names)
+    # gpuq profile's report covers one process; gpuq model reads every
+    # process's file into one report with a process column.
+    if with_rows:
+        model = os.path.join(work, "b.model.csv")
+        rc2, _, _ = run([gpuq, "model"] + [f for f, _ in with_rows] + ["-f", "csv", "-o", model],
+                        os.path.join(work, "b.model"))
+        if rc2 != 0:
+            fail(f"(b) gpuq model over the process files exited {rc2}")
+        else:
+            check_report("(b) gpuq model", model, names)
+    return t_plain, t_gpuq, sum(len(r) for _, r in with_rows)
 
 
 def overhead(gpuq, work, ncu, times):
@@ -227,7 +239,10 @@ def main():
         return 77
     print("GPUs:", names)
     times = case_a(gpuq, work, names)
-    case_b(gpuq, work, names)
+    tb = case_b(gpuq, work, names)
+    if tb:
+        print(f"(b) plain {tb[0]:.2f} s, under gpuq profile {tb[1]:.2f} s for {tb[2]} profiled "
+              f"launches over both processes")
     if times and "--overhead" in sys.argv:
         overhead(gpuq, work, ncu, times)
     print("FAILED" if failures else "ok", f"({len(failures)} failures)")
