@@ -59,6 +59,19 @@ def run(argv, out_prefix, timeout=STEP_TIMEOUT):
     return rc, out, dt
 
 
+def program_status(prefix, gpuq_rc):
+    """The profiled program's own exit status: gpuq profile exits 0 when it
+    measured something and names the program's status on stderr when that
+    was not 0 ("the program exited with status N" / "was killed by signal
+    N"); without such a line, gpuq's status is the program's."""
+    with open(prefix + ".stderr") as f:
+        text = f.read()
+    m = re.search(r"the program (?:exited with status (\d+)|was killed by signal (\d+))", text)
+    if not m:
+        return gpuq_rc
+    return int(m.group(1)) if m.group(1) else 128 + int(m.group(2))
+
+
 def counters_rows(path):
     """Rows of a gpuq counters file as dicts (the '#' header skipped)."""
     with open(path) as f:
@@ -146,6 +159,7 @@ def case_a(gpuq, work, names):
     report = os.path.join(work, "a.report.csv")
     rc1, out1, t_gpuq = run([gpuq, "profile", "--keep-counters", counters, "-f", "csv",
                              "-o", report, "--"] + prog, os.path.join(work, "a.gpuq"))
+    rc1 = program_status(os.path.join(work, "a.gpuq"), rc1)
     if rc1 != rc0:
         fail(f"(a) under gpuq profile the program's exit status is {rc1}, plain {rc0}")
     if out1 != out0:
@@ -156,7 +170,10 @@ def case_a(gpuq, work, names):
     rows = counters_rows(counters)
     check_rows("(a)", rows, [0, 1], names, REPS)
     check_report("(a)", report, names)
-    return {"plain": t_plain, "gpuq": t_gpuq, "gpuq_launches": len(rows)}
+    if rc1 != rc0 or out1 != out0:
+        print("  (a): the profiled run did not run the program to its end: no overhead figure")
+        return None
+    return prog, (t_plain, t_gpuq, len(rows))
 
 
 def case_b(gpuq, work, names):
@@ -170,6 +187,8 @@ def case_b(gpuq, work, names):
     report = os.path.join(work, "b.report.csv")
     rc1, out1, t_gpuq = run([gpuq, "profile", "--keep-counters", pattern, "-f", "csv", "-o",
                              report, "--"] + prog, os.path.join(work, "b.gpuq"))
+    rc1 = program_status(os.path.join(work, "b.gpuq"), rc1)
+    complete = rc1 == rc0 and out1 == out0
     if rc1 != rc0:
         fail(f"(b) under gpuq profile the launcher's exit status is {rc1}, plain {rc0}")
     if out1 != out0:
@@ -201,22 +220,25 @@ def case_b(gpuq, work, names):
             fail(f"(b) gpuq model over the process files exited {rc2}")
         else:
             check_report("(b) gpuq model", model, names)
-    return t_plain, t_gpuq, sum(len(r) for _, r in with_rows)
+    if not complete:
+        return None
+    return prog, (t_plain, t_gpuq, sum(len(r) for _, r in with_rows))
 
 
-def overhead(gpuq, work, ncu, times):
-    """(a) timed under ncu too; added seconds per profiled launch."""
-    prog = [sys.executable, os.path.join(HERE, "hist_two_devices.py"), "--reps", str(REPS)]
+def overhead(work, ncu, label, prog, times):
+    """The case timed under ncu too (histogram launches only: replaying an
+    NCCL kernel under ncu waits for peers that never come); added seconds
+    per profiled launch, gpuq and ncu, from this one run."""
     rc, out, t_ncu = run([ncu, "--target-processes", "all", "-k", "regex:hist_add",
                           "--metrics", "smsp__inst_executed_op_shared_atom.sum", "--csv"] + prog,
-                         os.path.join(work, "a.ncu"))
-    n_ncu = out.count('"hist_add"')  # one CSV line per profiled hist_add launch
+                         os.path.join(work, label + ".ncu"))
+    n_ncu = len(re.findall(r'^"\d+","\d+",.*"hist_add"', out, re.M))  # one CSV line per launch
     if rc != 0:
         print(f"  ncu exited {rc}; no ncu figure")
         t_ncu = None
-    plain, g, n = times["plain"], times["gpuq"], times["gpuq_launches"]
-    print(f"overhead (a), one run: plain {plain:.2f} s; gpuq profile {g:.2f} s for {n} profiled "
-          f"launches = {(g - plain) / max(n, 1) * 1000:.1f} ms added per launch"
+    plain, g, n = times
+    print(f"overhead ({label}), one run: plain {plain:.2f} s; gpuq profile {g:.2f} s for {n} "
+          f"profiled launches = {(g - plain) / max(n, 1) * 1000:.1f} ms added per launch"
           + (f"; ncu {t_ncu:.2f} s for {n_ncu} profiled hist_add launches = "
              f"{(t_ncu - plain) / max(n_ncu, 1) * 1000:.1f} ms added per launch"
              if t_ncu else ""))
@@ -238,13 +260,12 @@ def main():
         print(f"skipped: needs 2 GPUs, torch sees {len(names)}")
         return 77
     print("GPUs:", names)
-    times = case_a(gpuq, work, names)
+    ta = case_a(gpuq, work, names)
     tb = case_b(gpuq, work, names)
-    if tb:
-        print(f"(b) plain {tb[0]:.2f} s, under gpuq profile {tb[1]:.2f} s for {tb[2]} profiled "
-              f"launches over both processes")
-    if times and "--overhead" in sys.argv:
-        overhead(gpuq, work, ncu, times)
+    if "--overhead" in sys.argv:
+        for label, t in (("a", ta), ("b", tb)):
+            if t:
+                overhead(work, ncu, label, *t)
     print("FAILED" if failures else "ok", f"({len(failures)} failures)")
     return 1 if failures else 0
 
