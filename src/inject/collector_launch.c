@@ -140,6 +140,15 @@ static int is_ptsz(CUpti_CallbackId cbid)
  * window closes first, so that the kernel does not fall into it, and the
  * next window waits for the kernel.  While a capture is in progress no
  * window is open (capture_begin closed it) and none may be closed. */
+/* GPUs of this process the collector has set up (at their first context). */
+static int devices_set_up(void)
+{
+    int n = 0;
+    for (int i = 0; i < GI_MAX_DEVICES; i++)
+        n += g.devices[i].setup_done != 0;
+    return n;
+}
+
 static void mark_unprofiled(gi_device *dev)
 {
     if (g.pass == GI_PASS_COUNTERS && dev->window_open && dev->captures_active == 0)
@@ -391,6 +400,29 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
 
     const char *mangled = cb->symbolName ? cb->symbolName : "(unnamed kernel)";
+    if (gi_is_collective_kernel(mangled) && devices_set_up() > 1) {
+        /* An NCCL kernel in a process that drives several GPUs waits for
+         * its peers, which this thread launches after this call returns:
+         * replaying it (kernel replay runs every pass inside the launch) or
+         * closing a window behind it would wait for them.  On 2 x H100 that
+         * made cuptiRangeProfilerDecodeData fail (CUPTI error 999) and the
+         * program's all-reduce fail (docs/profile.md, "Several GPUs").  It
+         * runs unprofiled; the window before it was flushed by
+         * mark_unprofiled, before the launch. */
+        mark_unprofiled(dev);
+        pthread_mutex_lock(&g.lock);
+        g.launches_seen++;
+        g.filtered_out++;
+        g.collective_skipped++;
+        if (!g.collective_note_printed) {
+            g.collective_note_printed = 1;
+            gi_note("NCCL kernels are not profiled in a process that drives several GPUs (each "
+                    "waits for peers this process launches later); one process per GPU gets "
+                    "them profiled");
+        }
+        pthread_mutex_unlock(&g.lock);
+        return;
+    }
     char *name = g.filter.has_regex ? gi_demangle(mangled) : NULL;
     pthread_mutex_lock(&g.lock);
     g.launches_seen++;

@@ -42,6 +42,13 @@ int gi_filter_name_matches(const gi_filter *f, const char *name)
     return name && regexec(&f->regex, name, 0, NULL, 0) == 0;
 }
 
+int gi_is_collective_kernel(const char *name)
+{
+    /* NCCL 2.19+ names its kernels ncclDevKernel_<coll>_<op>_<type>_<algo>_<proto>,
+     * earlier versions ncclKernel_...; both appear inside C++ mangled names. */
+    return name && (strstr(name, "ncclDevKernel") != NULL || strstr(name, "ncclKernel") != NULL);
+}
+
 int gi_filter_exhausted(const gi_filter *f)
 {
     return f->count > 0 && f->profiled >= f->count;

@@ -50,6 +50,13 @@ gi_filter_verdict gi_filter_next(gi_filter *f, const char *name);
 /* 1 once `count` launches were profiled: nothing later can be profiled. */
 int gi_filter_exhausted(const gi_filter *f);
 
+/* 1 when a kernel is one of NCCL's collective kernels (mangled or plain
+ * name holds "ncclDevKernel" or "ncclKernel"): it waits for its peers on
+ * the other GPUs of the communicator.  In a process that drives several
+ * GPUs the peers are launched by the same thread after this launch returns,
+ * so the collector must neither replay it nor wait for it. */
+int gi_is_collective_kernel(const char *name);
+
 /* Parses a launch count from an environment variable's text: a decimal
  * integer >= 0; NULL or "" gives `fallback`.  GM_ERR_PARSE on anything else. */
 gm_status gi_parse_count(const char *what, const char *text, uint64_t fallback, uint64_t *out,

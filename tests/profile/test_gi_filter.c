@@ -130,6 +130,23 @@ static void test_parse_count(void **state)
     }
 }
 
+/* NCCL's collective kernels, by the names seen on 2 x H100 (NCCL 2.2x, in
+ * PyTorch 2.11) and the older form; other kernels are not. */
+static void test_collective_kernels(void **state)
+{
+    (void)state;
+    assert_true(gi_is_collective_kernel(
+        "ncclDevKernel_AllReduce_Sum_u32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+    assert_true(gi_is_collective_kernel("_Z38ncclDevKernel_AllReduce_Sum_u64_RING_LL24"
+                                        "ncclDevKernelArgsStorageILm4096EE"));
+    assert_true(gi_is_collective_kernel("ncclKernel_AllGather_RING_LL_Sum_int8_t"));
+    assert_false(gi_is_collective_kernel("hist_add"));
+    assert_false(gi_is_collective_kernel("void at::native::vectorized_elementwise_kernel<4>"));
+    assert_false(gi_is_collective_kernel("nccl_like_but_not"));
+    assert_false(gi_is_collective_kernel(""));
+    assert_false(gi_is_collective_kernel(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_bad_regex_is_a_parse_error),
         cmocka_unit_test(test_count_zero_means_no_limit_and_skip_all),
         cmocka_unit_test(test_parse_count),
+        cmocka_unit_test(test_collective_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
