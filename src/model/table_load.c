@@ -322,12 +322,18 @@ static int read_line(FILE *in, char *buf, size_t size)
 {
     size_t len = 0;
     int ch, nul = 0;
-    while ((ch = getc(in)) != EOF && ch != '\n') {
-        if (len + 2 >= size)
+    /* A character at a time to see NUL bytes; unlocked, since a shipped
+     * table is ~30 MB of text and locked getc made loading 2.4x slower. */
+    flockfile(in);
+    while ((ch = getc_unlocked(in)) != EOF && ch != '\n') {
+        if (len + 2 >= size) {
+            funlockfile(in);
             return -1;
+        }
         nul |= ch == '\0';
         buf[len++] = (char)ch;
     }
+    funlockfile(in);
     if (ch == EOF && len == 0)
         return 0;
     buf[len] = '\0';
