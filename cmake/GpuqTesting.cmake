@@ -25,6 +25,6 @@ endfunction()
 # CUPTI_ERROR_HARDWARE_BUSY, and timings would disturb each other.
 function(gpuq_gpu_test name)
   cmake_parse_arguments(ARG "" "" "COMMAND" ${ARGN})
-  add_test(NAME ${name} COMMAND ${ARG_COMMAND})
+  add_test(NAME ${name} COMMAND ${ARG_COMMAND} COMMAND_EXPAND_LISTS)
   set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu)
 endfunction()

@@ -318,6 +318,25 @@ void gi_graph_not_profiled(CUgraphExec exec, uint64_t seq, const char *why)
     launch_line(id, seq, 0);
 }
 
+/* Kernel nodes are profiled only on request.  Measured on an H100 (driver
+ * 580.159.04, CUDA 13.0, 2026-11-25, tests/profile/stress_check.py and
+ * graph_check.py): with the graph launch in its own user-replay window,
+ * cuptiRangeProfilerStop fails with CUPTI_ERROR_UNKNOWN, and the next Stop
+ * outside any graph fails the same way, so every later launch went
+ * unprofiled (12 of the stress program's 32).  A profiler that loses the
+ * rest of the run for a graph is worse than one that skips the graph and
+ * says so. */
+#define GRAPH_NODES_OFF_WHY                                                                   \
+    "kernel nodes of graphs are not profiled by default: on this CUPTI the range profiler's " \
+    "stop fails after a graph launch (error 999, H100, driver 580) and then for every later " \
+    "launch; GPUQ_GRAPH_NODES=1 tries"
+
+static int graph_nodes_wanted(void)
+{
+    const char *v = getenv("GPUQ_GRAPH_NODES");
+    return v && v[0] == '1';
+}
+
 int gi_graph_launch_begin(gi_device *dev, CUcontext ctx, CUgraphExec exec, uint64_t seq,
                           gi_launch *L)
 {
@@ -334,6 +353,8 @@ int gi_graph_launch_begin(gi_device *dev, CUcontext ctx, CUgraphExec exec, uint6
         snprintf(why, sizeof why, "%s", r->why);
     else if (graph_refused[0])
         snprintf(why, sizeof why, "%s", graph_refused);
+    else if (!graph_nodes_wanted())
+        snprintf(why, sizeof why, "%s", GRAPH_NODES_OFF_WHY);
     else if (g.pass == GI_PASS_COUNTERS && dev->replay != CUPTI_UserReplay)
         snprintf(why, sizeof why, "the metrics need %zu passes: kernel replay of graph nodes is "
                  "not attempted", dev->passes);

@@ -89,6 +89,13 @@ const gm_metric_desc gm_metric_table[] = {
      "warp-cycles stalled on an MIO result (shared memory, ATOMS, special math)", GM_SUM_ADD},
     {"smsp__warps_issue_stalled_mio_throttle.sum", "stall_mio_throttle",
      "warp-cycles stalled on a full MIO queue (shared memory, ATOMS, special math)", GM_SUM_ADD},
+    /* ---- bottleneck (paper 004): global sectors from the L1 hardware
+     *      counters, for gpuq profile, whose range profiler cannot collect
+     *      the SASS-instrumented smsp__sass_sectors_mem_global ---- */
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global_ld_sectors_hw",
+     "32-byte sectors of global loads at L1 (hardware counter)", GM_SUM_ADD},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "global_st_sectors_hw",
+     "32-byte sectors of global stores at L1 (hardware counter)", GM_SUM_ADD},
 };
 
 size_t gm_metric_count(void)

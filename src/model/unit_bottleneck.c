@@ -39,6 +39,8 @@ static const char *const bn_metrics[] = {
     "sm__cycles_elapsed.avg",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "gpu__time_duration.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     NULL,
 };
 enum {
@@ -57,6 +59,8 @@ enum {
     M_ELAPSED,
     M_OCC,
     M_DURATION,
+    M_G_SECT_LD_HW,
+    M_G_SECT_ST_HW,
     M_COUNT
 };
 
@@ -134,6 +138,10 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     l.shared_ideal = l.shared_wavefronts - metric(s, k, M_SH_CONFLICTS);
     l.global_inst = metric(s, k, M_G_LD) + metric(s, k, M_G_ST);
     l.global_sectors = metric(s, k, M_G_SECT);
+    /* gpuq profile has no SASS-instrumented sector count: the L1 hardware
+     * counters of the same requests stand in (ncu CSV input has both) */
+    if (isnan(l.global_sectors))
+        l.global_sectors = metric(s, k, M_G_SECT_LD_HW) + metric(s, k, M_G_SECT_ST_HW);
     l.global_sectors_ideal = metric(s, k, M_G_IDEAL);
     l.dram_read_bytes = metric(s, k, M_DRAM_RD);
     l.dram_write_bytes = metric(s, k, M_DRAM_WR);

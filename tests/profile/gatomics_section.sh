@@ -27,7 +27,8 @@ check() { # name, text report, csv report
     }' "$3" || status=1
 }
 "$gpuq" profile --keep-counters "$work/hist.counters.csv" -o "$work/hist.txt" -- \
-  "$hist" --reps 2 --warmup 1 >/dev/null 2>&1 || { echo "FAIL: gpuq profile histogram"; status=1; }
+  "$hist" --kernel hist --image uniform --pixels 1048576 --threads 1024 --reps 2 --warmup 1 >"$work/hist.stdout" 2>"$work/hist.stderr" ||
+  { echo "FAIL: gpuq profile histogram (exit $?); its stderr ends:"; tail -5 "$work/hist.stderr"; status=1; }
 "$gpuq" model "$work/hist.counters.csv" -f csv -o "$work/hist.csv" || status=1
 check histogram "$work/hist.txt" "$work/hist.csv"
 [ $? -eq 77 ] && exit 77
