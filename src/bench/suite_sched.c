@@ -139,7 +139,14 @@ static gm_status sched_run(const gb_suite_run *run, gm_error *err)
         teardown(&c);
         return st;
     }
-    if (!(c.md = gm_mdata_new(run->meta, GS_NCOLS, gs_columns))) {
+    /* How each kind of row was measured (docs/diag.md, "How the suite measures"). */
+    gm_mdata_meta meta = *run->meta;
+    if (!meta.method[0])
+        snprintf(meta.method, sizeof meta.method,
+                 "driver-JIT PTX; limits: launch refusal; fu(c), n_mp: clock64 over a 2nd (warm) "
+                 "pass, median of 3; policy: %%clock order; N_slot, clusters: co-resident blocks "
+                 "by a bounded counter; T(g,b): events, 2n minus n iterations, median of 3");
+    if (!(c.md = gm_mdata_new(&meta, GS_NCOLS, gs_columns))) {
         teardown(&c);
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     }

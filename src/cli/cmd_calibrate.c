@@ -21,6 +21,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "suite.h"
+#include "suite_clock.h"
 
 #define CMD "calibrate"
 #define PROGRESS_LINE_SECONDS 5.0
@@ -406,6 +407,42 @@ static void iso_date_utc(char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The SM clock now, by the probe the atomic suite uses (bench.h,
+ * gb_measure_sm_clock); 0 when it cannot be read, with one line why: the
+ * suite's data stays valid without it, the header then says 0 = unknown. */
+static double probe_sm_clock(int device)
+{
+    gb_context *ctx = NULL;
+    gm_error err = {{0}};
+    double mhz = 0;
+    gm_status st = gb_open(device, &ctx, &err);
+    if (st == GM_OK)
+        st = gb_measure_sm_clock(ctx, &mhz, &err);
+    gb_close(ctx);
+    if (st != GM_OK) {
+        cli_error(CMD, "SM clock not read (%s); headers keep the suites' own", err.msg);
+        return 0;
+    }
+    return mhz;
+}
+
+/* After suite s finished into path: its header gets the clock of the run
+ * (suite_clock.h) unless the suite wrote its own; one line says which. */
+static gm_status fill_suite_clock(const gb_suite *s, const char *path, double before,
+                                  double after, int quiet, gm_error *err)
+{
+    double mhz = 0;
+    int filled = 0;
+    gm_status st = gb_suite_fill_clock(path, before, after, &mhz, &filled, err);
+    if (st != GM_OK || quiet)
+        return st;
+    if (mhz > 0)
+        printf("%s: SM clock %.0f MHz (%s: %.0f before, %.0f after%s)\n", s->name, mhz,
+               filled ? "calibrate's reading" : "the suite's own; calibrate read", before, after,
+               gb_clock_changed(before, after, 0.02) ? ": changed during the suite" : "");
+    return GM_OK;
+}
+
 /* The --set values of one suite. */
 static size_t settings_of(const calibrate_options *o, const gb_suite *s, gb_suite_setting *out)
 {
@@ -483,6 +520,7 @@ static int run_suites(calibrate_options *o, const char *dir, const gm_mdata_meta
         io.later_s = 0;
         for (size_t k = i + 1; k < o->n_suites; k++)
             io.later_s += o->suites[k]->expected_s;
+        double mhz_before = probe_sm_clock(o->device);
         gm_status st = s->run(&runs[i], &err);
         if (io.printed && io.tty && !o->quiet)
             fputc('\n', stderr);
@@ -498,6 +536,12 @@ static int run_suites(calibrate_options *o, const char *dir, const gm_mdata_meta
             if (file_exists(partial[i]))
                 cli_error(CMD, "%s: what was measured is in %s; resume with --resume", s->name,
                           partial[i]);
+            break;
+        }
+        double mhz_after = probe_sm_clock(o->device);
+        if ((st = fill_suite_clock(s, partial[i], mhz_before, mhz_after, o->quiet, &err)) !=
+            GM_OK) {
+            rc = cli_fail(CMD, st, &err);
             break;
         }
         if (rename(partial[i], final[i]) != 0) {

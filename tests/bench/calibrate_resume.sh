@@ -4,7 +4,8 @@
 # partial file (atomics.partial.csv.gz), leave no finished file, and exit
 # 130 with the resume hint; --resume must measure only the missing cells
 # and rename the partial file to atomics.csv.gz; a resume with other
-# settings is refused; -o FILE.csv is refused.  Exits 77 when there is no GPU.
+# settings is refused; -o FILE.csv is refused; a quick sched run's header
+# gets calibrate's SM clock and the suite's method.  Exits 77 when there is no GPU.
 #   usage: calibrate_resume.sh GPUQ
 gpuq=$1
 dir=$(mktemp -d /tmp/gpuq_calibrate_test.XXXXXX) || exit 1
@@ -54,4 +55,13 @@ gzip -dc "$out/atomics.csv.gz" | grep -q "^# gpu_name: " && gzip -dc "$out/atomi
   { echo "FAIL: metadata missing"; exit 1; }
 # A second --resume finds the suite finished and measures nothing.
 "$gpuq" calibrate $sel --resume >"$dir/out4" 2>&1 || { echo "FAIL: resume of a finished run"; exit 1; }
+# A suite that writes no clock of its own (sched) gets calibrate's reading
+# (before and after the suite) in its header, and its method line.
+"$gpuq" calibrate --suite sched --quick -o "$dir/sched" >"$dir/out5" 2>&1 ||
+  { echo "FAIL: calibrate --suite sched --quick"; cat "$dir/out5"; exit 1; }
+cat "$dir/out5"
+grep -q "^# sm_clock_mhz: [1-9]" "$dir/sched/sched.csv" &&
+  grep -q "^# method: driver-JIT PTX" "$dir/sched/sched.csv" &&
+  grep -q "^sched: SM clock [1-9][0-9]* MHz (calibrate's reading" "$dir/out5" ||
+  { echo "FAIL: sched.csv header has no SM clock or method"; head -12 "$dir/sched/sched.csv"; exit 1; }
 echo ok
