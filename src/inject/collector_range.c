@@ -139,7 +139,24 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     return 1;
 }
 
-static int init_image(gi_device *dev, uint8_t *data, size_t size)
+/* A CUPTI failure of a window's calls.  Ordinary windows (why NULL) stand
+ * the collector down; graph windows say it in why and return 0 (the
+ * launches outside graphs go on being profiled). */
+static int window_failed(char *why, size_t len, const char *call, CUptiResult rc)
+{
+    if (!why)
+        return gi_cupti_failed(call, rc);
+    const char *name = NULL;
+    if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || !name)
+        name = "unknown CUPTI error";
+    snprintf(why, len, "%s failed on a graph launch (%s, CUPTI error %d)", call, name, (int)rc);
+    return 0;
+}
+
+/* The range profiler's calls, each once for both kinds of window (the
+ * ordinary one in counter_data, the graph one in graph_data): 1 on success,
+ * else window_failed's answer. */
+static int init_image(gi_device *dev, uint8_t *data, size_t size, char *why, size_t len)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
     memset(&p, 0, sizeof p);
@@ -151,13 +168,118 @@ static int init_image(gi_device *dev, uint8_t *data, size_t size)
     CUptiResult rc = cuptiRangeProfilerCounterDataImageInitialize(&p);
     gi_call_done(GI_CALL_IMAGE_INIT, t0);
     if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerCounterDataImageInitialize", rc);
+        return window_failed(why, len, "cuptiRangeProfilerCounterDataImageInitialize", rc);
     return 1;
 }
 
 static int init_counter_data(gi_device *dev)
 {
-    return init_image(dev, dev->counter_data, dev->counter_data_size);
+    return init_image(dev, dev->counter_data, dev->counter_data_size, NULL, 0);
+}
+
+/* The counter data image's size for `ranges` ranges of the device's metrics. */
+static int counter_data_size(gi_device *dev, size_t ranges, size_t *size, char *why, size_t len)
+{
+    CUpti_RangeProfiler_GetCounterDataSize_Params sz;
+    memset(&sz, 0, sizeof sz);
+    sz.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    sz.pRangeProfilerObject = dev->rp;
+    sz.pMetricNames = dev->metric_names;
+    sz.numMetrics = dev->n_metrics;
+    sz.maxNumOfRanges = ranges;
+    sz.maxNumRangeTreeNodes = (uint32_t)ranges;
+    CUptiResult rc = cuptiRangeProfilerGetCounterDataSize(&sz);
+    if (rc != CUPTI_SUCCESS)
+        return window_failed(why, len, "cuptiRangeProfilerGetCounterDataSize", rc);
+    *size = sz.counterDataSize;
+    return 1;
+}
+
+/* Start: the window's first call on the device is counted apart (its cost
+ * grows with the range capacity, docs/profile.md). */
+static int start_window(gi_device *dev, char *why, size_t len)
+{
+    CUpti_RangeProfiler_Start_Params st;
+    memset(&st, 0, sizeof st);
+    st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    st.pRangeProfilerObject = dev->rp;
+    uint64_t ts = gi_now_ns();
+    CUptiResult rc = cuptiRangeProfilerStart(&st);
+    gi_call_done(dev->windows == 0 ? GI_CALL_FIRST_START : GI_CALL_START, ts);
+    if (rc != CUPTI_SUCCESS)
+        return window_failed(why, len, "cuptiRangeProfilerStart", rc);
+    dev->windows++;
+    return 1;
+}
+
+/* Stop; *all_submitted: no further pass is asked for. */
+static int stop_window(gi_device *dev, int *all_submitted, char *why, size_t len)
+{
+    CUpti_RangeProfiler_Stop_Params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    sp.pRangeProfilerObject = dev->rp;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiRangeProfilerStop(&sp);
+    gi_call_done(GI_CALL_STOP, t0);
+    if (rc != CUPTI_SUCCESS)
+        return window_failed(why, len, "cuptiRangeProfilerStop", rc);
+    *all_submitted = sp.isAllPassSubmitted != 0;
+    return 1;
+}
+
+/* Decode waits for the window's kernels (it synchronizes the context). */
+static int decode_window(gi_device *dev, size_t *dropped, char *why, size_t len)
+{
+    CUpti_RangeProfiler_DecodeData_Params dp;
+    memset(&dp, 0, sizeof dp);
+    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+    dp.pRangeProfilerObject = dev->rp;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiRangeProfilerDecodeData(&dp);
+    gi_call_done(GI_CALL_DECODE, t0);
+    if (rc != CUPTI_SUCCESS)
+        return window_failed(why, len, "cuptiRangeProfilerDecodeData", rc);
+    *dropped = dp.numOfRangeDropped;
+    return 1;
+}
+
+static int image_ranges(const uint8_t *data, size_t size, size_t *ranges, char *why, size_t len)
+{
+    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+    ip.pCounterDataImage = data;
+    ip.counterDataImageSize = size;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiRangeProfilerGetCounterDataInfo(&ip);
+    gi_call_done(GI_CALL_DATA_INFO, t0);
+    if (rc != CUPTI_SUCCESS)
+        return window_failed(why, len, "cuptiRangeProfilerGetCounterDataInfo", rc);
+    *ranges = ip.numTotalRanges;
+    return 1;
+}
+
+/* The device's metrics of one range, into values[0..n_metrics). */
+static int evaluate_range(gi_device *dev, const uint8_t *data, size_t size, size_t range,
+                          double *values, char *why, size_t len)
+{
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
+    memset(&ev, 0, sizeof ev);
+    ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+    ev.pHostObject = dev->host;
+    ev.pCounterDataImage = data;
+    ev.counterDataImageSize = size;
+    ev.rangeIndex = range;
+    ev.ppMetricNames = dev->metric_names;
+    ev.numMetrics = dev->n_metrics;
+    ev.pMetricValues = values;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerHostEvaluateToGpuValues(&ev);
+    gi_call_done(GI_CALL_EVALUATE, t0);
+    if (rc != CUPTI_SUCCESS)
+        return window_failed(why, len, "cuptiProfilerHostEvaluateToGpuValues", rc);
+    return 1;
 }
 
 /* The launches of a window that never got counters (a failure between
@@ -202,7 +324,8 @@ static void disable_profiler(gi_device *dev)
     dev->graph_data_size = dev->graph_capacity = 0;
 }
 
-static int set_config_image(gi_device *dev, uint8_t *data, size_t size, size_t capacity)
+static int set_config_image(gi_device *dev, uint8_t *data, size_t size, size_t capacity,
+                            char *why, size_t len)
 {
     CUpti_RangeProfiler_SetConfig_Params sc;
     memset(&sc, 0, sizeof sc);
@@ -223,13 +346,14 @@ static int set_config_image(gi_device *dev, uint8_t *data, size_t size, size_t c
     CUptiResult rc = cuptiRangeProfilerSetConfig(&sc);
     gi_call_done(GI_CALL_SET_CONFIG, t0);
     if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerSetConfig", rc);
+        return window_failed(why, len, "cuptiRangeProfilerSetConfig", rc);
     return 1;
 }
 
 static int set_config(gi_device *dev)
 {
-    return set_config_image(dev, dev->counter_data, dev->counter_data_size, dev->range_capacity);
+    return set_config_image(dev, dev->counter_data, dev->counter_data_size, dev->range_capacity,
+                            NULL, 0);
 }
 
 /* The range profiler is enabled on one context of a device at a time:
@@ -258,19 +382,10 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     dev->rp = ep.pRangeProfilerObject;
     dev->rp_ctx = ctx;
 
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz;
-    memset(&sz, 0, sizeof sz);
-    sz.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
-    sz.pRangeProfilerObject = dev->rp;
-    sz.pMetricNames = dev->metric_names;
-    sz.numMetrics = dev->n_metrics;
-    sz.maxNumOfRanges = dev->range_capacity;
-    sz.maxNumRangeTreeNodes = (uint32_t)dev->range_capacity;
-    rc = cuptiRangeProfilerGetCounterDataSize(&sz);
+    int sized = counter_data_size(dev, dev->range_capacity, &dev->counter_data_size, NULL, 0);
     gi_call_done(GI_CALL_RP_ENABLE, t0);
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiRangeProfilerGetCounterDataSize", rc);
-    dev->counter_data_size = sz.counterDataSize;
+    if (!sized)
+        return 0;
     dev->counter_data = calloc(1, dev->counter_data_size);
     if (!dev->counter_data) {
         gi_stand_down(GI_ERROR_IO, "out of memory");
@@ -298,17 +413,9 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
     if (!dev->window_open) {
         if (!set_config(dev))
             return 0;
-        CUpti_RangeProfiler_Start_Params st;
-        memset(&st, 0, sizeof st);
-        st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-        st.pRangeProfilerObject = dev->rp;
-        uint64_t ts = gi_now_ns();
-        CUptiResult rc = cuptiRangeProfilerStart(&st);
-        gi_call_done(dev->windows == 0 ? GI_CALL_FIRST_START : GI_CALL_START, ts);
-        if (rc != CUPTI_SUCCESS)
-            return gi_cupti_failed("cuptiRangeProfilerStart", rc);
+        if (!start_window(dev, NULL, 0))
+            return 0;
         dev->window_open = 1;
-        dev->windows++;
     }
     uint64_t t2 = gi_now_ns();
     dev->phase_ns[GI_PHASE_SYNC] += t1 - t0;
@@ -377,51 +484,24 @@ int gi_range_flush(gi_device *dev)
     int pushed = push_profiler_context(dev);
     int ok = 0;
     uint64_t t0 = gi_now_ns();
-    CUpti_RangeProfiler_Stop_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-    sp.pRangeProfilerObject = dev->rp;
-    CUptiResult rc = cuptiRangeProfilerStop(&sp);
-    gi_call_done(GI_CALL_STOP, t0);
-    if (rc != CUPTI_SUCCESS) {
-        gi_cupti_failed("cuptiRangeProfilerStop", rc);
+    int all_submitted = 0;
+    if (!stop_window(dev, &all_submitted, NULL, 0))
         goto out;
-    }
-    if (!sp.isAllPassSubmitted) {
+    if (!all_submitted) {
         gi_stand_down(GI_ERROR_UNSUPPORTED,
                       "the range profiler asks for another pass after a window (%zu passes, "
                       "%s replay): an unmodified program cannot be replayed",
                       dev->passes, dev->replay == CUPTI_KernelReplay ? "kernel" : "user");
         goto out;
     }
-    /* Decode waits for the window's kernels (it synchronizes the context). */
-    CUpti_RangeProfiler_DecodeData_Params dp;
-    memset(&dp, 0, sizeof dp);
-    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
-    dp.pRangeProfilerObject = dev->rp;
-    uint64_t td = gi_now_ns();
-    rc = cuptiRangeProfilerDecodeData(&dp);
-    gi_call_done(GI_CALL_DECODE, td);
-    if (rc != CUPTI_SUCCESS) {
-        gi_cupti_failed("cuptiRangeProfilerDecodeData", rc);
+    size_t dropped = 0, ranges = 0;
+    if (!decode_window(dev, &dropped, NULL, 0))
         goto out;
-    }
     uint64_t t1 = gi_now_ns();
-
-    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
-    ip.pCounterDataImage = dev->counter_data;
-    ip.counterDataImageSize = dev->counter_data_size;
-    td = gi_now_ns();
-    rc = cuptiRangeProfilerGetCounterDataInfo(&ip);
-    gi_call_done(GI_CALL_DATA_INFO, td);
-    if (rc != CUPTI_SUCCESS) {
-        gi_cupti_failed("cuptiRangeProfilerGetCounterDataInfo", rc);
+    if (!image_ranges(dev->counter_data, dev->counter_data_size, &ranges, NULL, 0))
         goto out;
-    }
     if (g.debug)
-        debug_window(dev, ip.numTotalRanges, dp.numOfRangeDropped);
+        debug_window(dev, ranges, dropped);
 
     /* Range i is launch i.  A single launch in its own window keeps the
      * rule of one-launch windows: a stray range is reported and the last
@@ -429,11 +509,11 @@ int gi_range_flush(gi_device *dev)
      * later launch: none gets counters (NaN), and the rest of the run uses
      * one-launch windows. */
     size_t n = dev->n_pending;
-    int exact = ip.numTotalRanges == n && dp.numOfRangeDropped == 0;
+    int exact = ranges == n && dropped == 0;
     size_t first_range = 0;
     int usable = exact;
-    if (!exact && n == 1 && ip.numTotalRanges >= 1) {
-        first_range = ip.numTotalRanges - 1;
+    if (!exact && n == 1 && ranges >= 1) {
+        first_range = ranges - 1;
         usable = 1;
     }
     if (!exact && n > 0) {
@@ -445,7 +525,7 @@ int gi_range_flush(gi_device *dev)
             gi_note("a window of %zu launch%s (from launch %llu of %s) holds %zu ranges (%zu "
                     "dropped): %s (reported as range_mismatches)",
                     n, n == 1 ? "" : "es", (unsigned long long)dev->pending[0].launch_id,
-                    dev->pending[0].kernel, ip.numTotalRanges, dp.numOfRangeDropped,
+                    dev->pending[0].kernel, ranges, dropped,
                     usable ? "its counters use the last range"
                            : "these launches get no counters; one launch per window from now on");
         if (!usable)
@@ -453,23 +533,9 @@ int gi_range_flush(gi_device *dev)
     }
     for (size_t i = 0; usable && i < n; i++) {
         double values[GM_METRIC_MAX];
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-        memset(&ev, 0, sizeof ev);
-        ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-        ev.pHostObject = dev->host;
-        ev.pCounterDataImage = dev->counter_data;
-        ev.counterDataImageSize = dev->counter_data_size;
-        ev.rangeIndex = first_range + i;
-        ev.ppMetricNames = dev->metric_names;
-        ev.numMetrics = dev->n_metrics;
-        ev.pMetricValues = values;
-        uint64_t te = gi_now_ns();
-        rc = cuptiProfilerHostEvaluateToGpuValues(&ev);
-        gi_call_done(GI_CALL_EVALUATE, te);
-        if (rc != CUPTI_SUCCESS) {
-            gi_cupti_failed("cuptiProfilerHostEvaluateToGpuValues", rc);
+        if (!evaluate_range(dev, dev->counter_data, dev->counter_data_size, first_range + i,
+                            values, NULL, 0))
             goto out;
-        }
         for (size_t m = 0; m < dev->n_metrics; m++)
             dev->pending[i].metric[dev->metric_ids[m]] = values[m];
     }
@@ -521,53 +587,25 @@ void gi_range_device_teardown(gi_device *dev)
 
 /* ---- graph launches (collector_graph.c) -------------------------------- */
 
-/* A CUPTI failure on the graph path: said in why, not a stand-down (the
- * launches outside graphs go on being profiled). */
-static int graph_failed(char *why, size_t len, const char *call, CUptiResult rc)
-{
-    const char *name = NULL;
-    if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || !name)
-        name = "unknown CUPTI error";
-    snprintf(why, len, "%s failed on a graph launch (%s, CUPTI error %d)", call, name, (int)rc);
-    return 0;
-}
-
 /* The counter data image of graph windows, for at least `ranges` ranges. */
 static int graph_image(gi_device *dev, size_t ranges, char *why, size_t len)
 {
-    if (dev->graph_data && dev->graph_capacity >= ranges) {
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-        p.pRangeProfilerObject = dev->rp;
-        p.counterDataSize = dev->graph_data_size;
-        p.pCounterData = dev->graph_data;
-        CUptiResult rc = cuptiRangeProfilerCounterDataImageInitialize(&p);
-        return rc == CUPTI_SUCCESS ||
-               graph_failed(why, len, "cuptiRangeProfilerCounterDataImageInitialize", rc);
-    }
+    if (dev->graph_data && dev->graph_capacity >= ranges)
+        return init_image(dev, dev->graph_data, dev->graph_data_size, why, len);
     free(dev->graph_data);
     dev->graph_data = NULL;
     size_t cap = 16;
     while (cap < ranges)
         cap *= 2;
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz;
-    memset(&sz, 0, sizeof sz);
-    sz.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
-    sz.pRangeProfilerObject = dev->rp;
-    sz.pMetricNames = dev->metric_names;
-    sz.numMetrics = dev->n_metrics;
-    sz.maxNumOfRanges = cap;
-    sz.maxNumRangeTreeNodes = (uint32_t)cap;
-    CUptiResult rc = cuptiRangeProfilerGetCounterDataSize(&sz);
-    if (rc != CUPTI_SUCCESS)
-        return graph_failed(why, len, "cuptiRangeProfilerGetCounterDataSize", rc);
-    dev->graph_data = calloc(1, sz.counterDataSize);
+    size_t size = 0;
+    if (!counter_data_size(dev, cap, &size, why, len))
+        return 0;
+    dev->graph_data = calloc(1, size);
     if (!dev->graph_data) {
         snprintf(why, len, "out of memory");
         return 0;
     }
-    dev->graph_data_size = sz.counterDataSize;
+    dev->graph_data_size = size;
     dev->graph_capacity = cap;
     return graph_image(dev, ranges, why, len);
 }
@@ -587,34 +625,10 @@ int gi_range_graph_begin(gi_device *dev, CUcontext ctx, size_t kernels, char *wh
     }
     if (!graph_image(dev, kernels, why, len))
         return 0;
-    CUpti_RangeProfiler_SetConfig_Params sc;
-    memset(&sc, 0, sizeof sc);
-    sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-    sc.pRangeProfilerObject = dev->rp;
-    sc.configSize = dev->config_size;
-    sc.pConfig = dev->config;
-    sc.counterDataImageSize = dev->graph_data_size;
-    sc.pCounterDataImage = dev->graph_data;
-    sc.range = CUPTI_AutoRange;
-    sc.replayMode = dev->replay;
-    sc.maxRangesPerPass = dev->graph_capacity;
-    sc.numNestingLevels = 1;
-    sc.minNestingLevel = 1;
-    sc.passIndex = 0;
-    sc.targetNestingLevel = 1;
-    CUptiResult rs = cuptiRangeProfilerSetConfig(&sc);
-    if (rs != CUPTI_SUCCESS)
-        return graph_failed(why, len, "cuptiRangeProfilerSetConfig", rs);
-    CUpti_RangeProfiler_Start_Params st;
-    memset(&st, 0, sizeof st);
-    st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-    st.pRangeProfilerObject = dev->rp;
-    uint64_t ts = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerStart(&st);
-    gi_call_done(dev->windows == 0 ? GI_CALL_FIRST_START : GI_CALL_START, ts);
-    if (rc != CUPTI_SUCCESS)
-        return graph_failed(why, len, "cuptiRangeProfilerStart", rc);
-    dev->windows++;
+    if (!set_config_image(dev, dev->graph_data, dev->graph_data_size, dev->graph_capacity, why,
+                          len) ||
+        !start_window(dev, why, len))
+        return 0;
     dev->phase_ns[GI_PHASE_BEGIN] += gi_now_ns() - t0;
     return 1;
 }
@@ -624,53 +638,20 @@ int gi_range_graph_collect(gi_device *dev, size_t expected, size_t *ranges, size
 {
     why[0] = '\0';
     *ranges = *dropped = 0;
-    CUpti_RangeProfiler_Stop_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-    sp.pRangeProfilerObject = dev->rp;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerStop(&sp);
-    gi_call_done(GI_CALL_STOP, t0);
-    if (rc != CUPTI_SUCCESS)
-        return graph_failed(why, len, "cuptiRangeProfilerStop", rc);
-    CUpti_RangeProfiler_DecodeData_Params dp;
-    memset(&dp, 0, sizeof dp);
-    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
-    dp.pRangeProfilerObject = dev->rp;
-    t0 = gi_now_ns();
-    rc = cuptiRangeProfilerDecodeData(&dp);
-    gi_call_done(GI_CALL_DECODE, t0);
-    if (rc != CUPTI_SUCCESS)
-        return graph_failed(why, len, "cuptiRangeProfilerDecodeData", rc);
-    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
-    ip.pCounterDataImage = dev->graph_data;
-    ip.counterDataImageSize = dev->graph_data_size;
-    rc = cuptiRangeProfilerGetCounterDataInfo(&ip);
-    if (rc != CUPTI_SUCCESS)
-        return graph_failed(why, len, "cuptiRangeProfilerGetCounterDataInfo", rc);
-    *ranges = ip.numTotalRanges;
-    *dropped = dp.numOfRangeDropped;
+    int all_submitted = 0;
+    size_t n_ranges = 0, n_dropped = 0;
+    if (!stop_window(dev, &all_submitted, why, len) ||
+        !decode_window(dev, &n_dropped, why, len) ||
+        !image_ranges(dev->graph_data, dev->graph_data_size, &n_ranges, why, len))
+        return 0;
+    *ranges = n_ranges;
+    *dropped = n_dropped;
     if (*ranges != expected || *dropped)
         return 1;
-    for (size_t i = 0; i < expected; i++) {
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-        memset(&ev, 0, sizeof ev);
-        ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-        ev.pHostObject = dev->host;
-        ev.pCounterDataImage = dev->graph_data;
-        ev.counterDataImageSize = dev->graph_data_size;
-        ev.rangeIndex = i;
-        ev.ppMetricNames = dev->metric_names;
-        ev.numMetrics = dev->n_metrics;
-        ev.pMetricValues = values + i * dev->n_metrics;
-        uint64_t te = gi_now_ns();
-        rc = cuptiProfilerHostEvaluateToGpuValues(&ev);
-        gi_call_done(GI_CALL_EVALUATE, te);
-        if (rc != CUPTI_SUCCESS)
-            return graph_failed(why, len, "cuptiProfilerHostEvaluateToGpuValues", rc);
-    }
+    for (size_t i = 0; i < expected; i++)
+        if (!evaluate_range(dev, dev->graph_data, dev->graph_data_size, i,
+                            values + i * dev->n_metrics, why, len))
+            return 0;
     dev->phase_launches += expected;
     return 1;
 }
