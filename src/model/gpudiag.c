@@ -283,46 +283,89 @@ gm_status gm_gd_derive_wsb(const gm_gd_point *pts, size_t n, int *N1, int *N2, g
     return GM_OK;
 }
 
-/* Eq. 3.10 + 3.13 */
-gm_status gm_gd_derive_shm(const gm_gd_point *pts, size_t n, int nslot1, long s_res,
-                           const long *cands, size_t n_cands, long *S, long *s_min,
-                           int *mismatch, gm_error *err)
+/* The inputs of one capacity fit: the shared-memory one (Eq. 3.10) reads
+ * nslot1 and s_res, the register one (Eq. 3.11) w, N1, N2 and r_parts. */
+typedef struct gd_fit {
+    /* what point p takes of the resource with allocation unit u */
+    long (*demand)(const struct gd_fit *f, const gm_gd_point *p, long u);
+    /* whether capacity cap and unit u predict point p's nslot */
+    int (*fits)(const struct gd_fit *f, const gm_gd_point *p, long u, long cap);
+    int nslot1;
+    long s_res;
+    int w, N1, N2, r_parts;
+} gd_fit;
+
+/* Eq. 3.13's search, one for both resources: for each candidate unit the
+ * capacity is the largest demand of any point; the unit whose capacity
+ * mispredicts the fewest points' nslot wins (the first of equals), and an
+ * exact fit ends the search. */
+static void gd_search(const gd_fit *f, const gm_gd_point *pts, size_t n, const long *cands,
+                      size_t n_cands, long *cap, long *unit, int *mismatch)
 {
     int best_mis = -1;
-    if (n == 0 || n_cands == 0)
-        return gm_fail(err, GM_ERR_MISSING, "no shared-memory points or s_min candidates");
     for (size_t k = 0; k < n_cands; k++) {
-        long u = cands[k], Sk = 0;
+        long u = cands[k], cap_k = 0;
         for (size_t i = 0; i < n; i++) {
-            long v = gm_gd_round_up(pts[i].s + s_res, u) * pts[i].nslot;
-            if (v > Sk)
-                Sk = v;
+            long v = f->demand(f, &pts[i], u);
+            if (v > cap_k)
+                cap_k = v;
         }
         int mis = 0;
-        for (size_t i = 0; i < n; i++) {
-            long blk = gm_gd_round_up(pts[i].s + s_res, u);
-            long pred = blk > 0 ? Sk / blk : nslot1;
-            if (pred > nslot1)
-                pred = nslot1;
-            if (pred != pts[i].nslot)
+        for (size_t i = 0; i < n; i++)
+            if (!f->fits(f, &pts[i], u, cap_k))
                 mis++;
-        }
         if (best_mis < 0 || mis < best_mis) {
             best_mis = mis;
-            *S = Sk;
-            *s_min = u;
+            *cap = cap_k;
+            *unit = u;
         }
         if (mis == 0)
             break;
     }
     *mismatch = best_mis;
+}
+
+static long shm_demand(const gd_fit *f, const gm_gd_point *p, long u)
+{
+    return gm_gd_round_up(p->s + f->s_res, u) * p->nslot;
+}
+
+static int shm_fits(const gd_fit *f, const gm_gd_point *p, long u, long S)
+{
+    long blk = gm_gd_round_up(p->s + f->s_res, u);
+    long pred = blk > 0 ? S / blk : f->nslot1;
+    return (pred > f->nslot1 ? f->nslot1 : pred) == p->nslot;
+}
+
+/* Eq. 3.10 + 3.13 */
+gm_status gm_gd_derive_shm(const gm_gd_point *pts, size_t n, int nslot1, long s_res,
+                           const long *cands, size_t n_cands, long *S, long *s_min,
+                           int *mismatch, gm_error *err)
+{
+    if (n == 0 || n_cands == 0)
+        return gm_fail(err, GM_ERR_MISSING, "no shared-memory points or s_min candidates");
+    gd_fit f = {.demand = shm_demand, .fits = shm_fits, .nslot1 = nslot1, .s_res = s_res};
+    gd_search(&f, pts, n, cands, n_cands, S, s_min, mismatch);
     return GM_OK;
 }
 
-static long rf_pred(long R, long rw, int b, int r_parts, long wsb)
+static long rf_demand(const gd_fit *f, const gm_gd_point *p, long u)
 {
-    long n = r_parts > 1 ? (R / r_parts / rw) * r_parts / b : R / (rw * b);
-    return n < wsb ? n : wsb;
+    long rw = gm_gd_round_up(p->r * f->w, u);
+    long warps = (long)p->nslot * p->b;
+    /* whole warps per partition: the fullest partition holds ceil(warps / parts) */
+    return f->r_parts > 1 ? rw * ((warps + f->r_parts - 1) / f->r_parts) * f->r_parts
+                          : rw * warps;
+}
+
+static int rf_fits(const gd_fit *f, const gm_gd_point *p, long u, long R)
+{
+    long rw = gm_gd_round_up(p->r * f->w, u);
+    if (rw <= 0)
+        return 0;
+    long wsb = f->N2 / p->b < f->N1 ? f->N2 / p->b : f->N1;
+    long pred = f->r_parts > 1 ? (R / f->r_parts / rw) * f->r_parts / p->b : R / (rw * p->b);
+    return (pred < wsb ? pred : wsb) == p->nslot;
 }
 
 /* Eq. 3.11 + 3.13 */
@@ -330,35 +373,11 @@ gm_status gm_gd_derive_rf(const gm_gd_point *pts, size_t n, int w, int N1, int N
                           const long *cands, size_t n_cands, long *R, long *r_min,
                           int *mismatch, gm_error *err)
 {
-    int best_mis = -1;
     if (n == 0 || n_cands == 0 || r_parts < 1)
         return gm_fail(err, GM_ERR_MISSING, "no register points or r_min candidates");
-    for (size_t k = 0; k < n_cands; k++) {
-        long u = cands[k], Rk = 0;
-        for (size_t i = 0; i < n; i++) {
-            long rw = gm_gd_round_up(pts[i].r * w, u);
-            long warps = (long)pts[i].nslot * pts[i].b;
-            /* whole warps per partition: the fullest partition holds ceil(warps / parts) */
-            long v = r_parts > 1 ? rw * ((warps + r_parts - 1) / r_parts) * r_parts : rw * warps;
-            if (v > Rk)
-                Rk = v;
-        }
-        int mis = 0;
-        for (size_t i = 0; i < n; i++) {
-            long rw = gm_gd_round_up(pts[i].r * w, u);
-            long wsb = N2 / pts[i].b < N1 ? N2 / pts[i].b : N1;
-            if (rw <= 0 || rf_pred(Rk, rw, pts[i].b, r_parts, wsb) != pts[i].nslot)
-                mis++;
-        }
-        if (best_mis < 0 || mis < best_mis) {
-            best_mis = mis;
-            *R = Rk;
-            *r_min = u;
-        }
-        if (mis == 0)
-            break;
-    }
-    *mismatch = best_mis;
+    gd_fit f = {.demand = rf_demand, .fits = rf_fits, .w = w, .N1 = N1, .N2 = N2,
+                .r_parts = r_parts};
+    gd_search(&f, pts, n, cands, n_cands, R, r_min, mismatch);
     return GM_OK;
 }
 

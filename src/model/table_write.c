@@ -28,13 +28,62 @@ static cell_text cell_numbers(const gm_cell *cell)
     return t;
 }
 
-gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
+/* One written cell: series s's cell (n, e, c); first: the series' first. */
+typedef void (*cell_writer)(FILE *out, const gm_series *s, int n, int e, int c,
+                            const gm_cell *cell, int first);
+
+/* Each present cell of s in the order both formats list them (n, then e,
+ * then c); missing ones (NaN median, a checkpoint's) are skipped. */
+static void write_cells(FILE *out, const gm_series *s, cell_writer write)
+{
+    int first = 1;
+    for (int n = 1; n <= s->n_max; n++)
+        for (int e = 1; e <= s->e_max; e++)
+            for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
+                const gm_cell *cell = gm_series_cell(s, n, e, c);
+                if (isnan(cell->t_median))
+                    continue;
+                write(out, s, n, e, c, cell, first);
+                first = 0;
+            }
+}
+
+/* Never write what the loader would refuse: the cells present must be
+ * valid (missing ones are skipped, for checkpoints). */
+static gm_status check_writable(FILE *out, const gm_table *table, gm_error *err)
 {
     if (!out || !table)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no output stream or table");
-    /* Never write what the loader would refuse: the cells present must be
-     * valid (missing ones are skipped, for checkpoints). */
-    gm_status st = gm_table_check(table, 1, "", err);
+    return gm_table_check(table, 1, "", err);
+}
+
+static gm_status check_written(FILE *out, gm_error *err)
+{
+    if (ferror(out))
+        return gm_fail(err, GM_ERR_IO, "write failed (%s)", strerror(errno));
+    return GM_OK;
+}
+
+static void csv_cell(FILE *out, const gm_series *s, int n, int e, int c, const gm_cell *cell,
+                     int first)
+{
+    cell_text t = cell_numbers(cell);
+    fprintf(out, "%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%d,%u\n", gm_class_name(s->cls),
+            gm_pattern_name(s->pattern), gm_method_name(s->method), n, e, c, t.med, t.lo, t.hi,
+            t.spread, cell->reps, cell->flags);
+}
+
+static void json_cell(FILE *out, const gm_series *s, int n, int e, int c, const gm_cell *cell,
+                      int first)
+{
+    cell_text t = cell_numbers(cell);
+    fprintf(out, "%s\n      [%d, %d, %d, %s, %s, %s, %s, %d, %u]", first ? "" : ",", n, e, c,
+            t.med, t.lo, t.hi, t.spread, cell->reps, cell->flags);
+}
+
+gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
+{
+    gm_status st = check_writable(out, table, err);
     if (st != GM_OK)
         return st;
 
@@ -54,30 +103,14 @@ gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
                 gm_pattern_name(s->pattern), gm_method_name(s->method), s->mixes_cas);
     }
     fprintf(out, "%s\n", gm_table_column_header);
-    for (int i = 0; i < table->n_series; i++) {
-        const gm_series *s = &table->series[i];
-        for (int n = 1; n <= s->n_max; n++)
-            for (int e = 1; e <= s->e_max; e++)
-                for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
-                    const gm_cell *cell = gm_series_cell(s, n, e, c);
-                    if (isnan(cell->t_median))
-                        continue;
-                    cell_text t = cell_numbers(cell);
-                    fprintf(out, "%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%d,%u\n", gm_class_name(s->cls),
-                            gm_pattern_name(s->pattern), gm_method_name(s->method), n, e, c, t.med,
-                            t.lo, t.hi, t.spread, cell->reps, cell->flags);
-                }
-    }
-    if (ferror(out))
-        return gm_fail(err, GM_ERR_IO, "write failed (%s)", strerror(errno));
-    return GM_OK;
+    for (int i = 0; i < table->n_series; i++)
+        write_cells(out, &table->series[i], csv_cell);
+    return check_written(out, err);
 }
 
 gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err)
 {
-    if (!out || !table)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "no output stream or table");
-    gm_status st = gm_table_check(table, 1, "", err);
+    gm_status st = check_writable(out, table, err);
     if (st != GM_OK)
         return st;
     const gm_table_meta *m = &table->meta;
@@ -111,24 +144,11 @@ gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err)
                      "\"mixes_cas\": %s,\n     \"cells\": [",
                 i ? "," : "", gm_class_name(s->cls), gm_pattern_name(s->pattern),
                 gm_method_name(s->method), s->mixes_cas ? "true" : "false");
-        int first = 1;
-        for (int n = 1; n <= s->n_max; n++)
-            for (int e = 1; e <= s->e_max; e++)
-                for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
-                    const gm_cell *cell = gm_series_cell(s, n, e, c);
-                    if (isnan(cell->t_median))
-                        continue;
-                    cell_text t = cell_numbers(cell);
-                    fprintf(out, "%s\n      [%d, %d, %d, %s, %s, %s, %s, %d, %u]", first ? "" : ",",
-                            n, e, c, t.med, t.lo, t.hi, t.spread, cell->reps, cell->flags);
-                    first = 0;
-                }
+        write_cells(out, s, json_cell);
         fprintf(out, "\n     ]}");
     }
     fprintf(out, "\n  ]\n}\n");
-    if (ferror(out))
-        return gm_fail(err, GM_ERR_IO, "write failed (%s)", strerror(errno));
-    return GM_OK;
+    return check_written(out, err);
 }
 
 static gm_status write_csv(FILE *out, const void *table, gm_error *err)

@@ -216,30 +216,22 @@ static void atomics_release(void *state)
     free(state);
 }
 
-static void join_notes(char *buf, size_t len, unsigned notes)
+/* The names of the bits set in `bits`, '|'-separated (cut at len): of the
+ * clamp table where clamps is 1, else of the note table. */
+static void join_names(char *buf, size_t len, unsigned bits, int clamps)
 {
-    size_t used = 0;
+    size_t used = 0, count = clamps ? CLAMP_COUNT : NOTE_COUNT;
     buf[0] = '\0';
-    for (size_t i = 0; i < NOTE_COUNT; i++)
-        if (notes & note_table[i].bit) {
-            int w = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", note_table[i].name);
-            if (w < 0 || (size_t)w >= len - used)
-                return;
-            used += (size_t)w;
-        }
-}
-
-static void join_clamps(char *buf, size_t len, unsigned flags)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < CLAMP_COUNT; i++)
-        if (flags & clamp_table[i].bit) {
-            int w = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", clamp_table[i].name);
-            if (w < 0 || (size_t)w >= len - used)
-                return;
-            used += (size_t)w;
-        }
+    for (size_t i = 0; i < count; i++) {
+        unsigned bit = clamps ? clamp_table[i].bit : note_table[i].bit;
+        const char *name = clamps ? clamp_table[i].name : note_table[i].name;
+        if (!(bits & bit))
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", name);
+        if (w < 0 || (size_t)w >= len - used)
+            return;
+        used += (size_t)w;
+    }
 }
 
 /* The latency kind (gpuq/atomic_latency.h): L from the stall counters, and
@@ -293,8 +285,8 @@ static gm_status atomics_apply(const void *state, const gm_counters_meta *meta,
         return st;
     atomics_latency(s, k, ar);
     const gm_kernel_result *r = &ar->r;
-    join_clamps(ar->clamps, sizeof ar->clamps, r->avg.clamp_flags);
-    join_notes(ar->notes, sizeof ar->notes, r->notes);
+    join_names(ar->clamps, sizeof ar->clamps, r->avg.clamp_flags, 1);
+    join_names(ar->notes, sizeof ar->notes, r->notes, 0);
     if (isnan(r->U_lo) && isnan(r->U_hi)) {
         snprintf(ar->bounds, sizeof ar->bounds, "-");
     } else {
