@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,6 +28,21 @@ const char *fuzz_input_path(const uint8_t *data, size_t size)
         done += (size_t)n;
     }
     return path;
+}
+
+int fuzz_load_counters(const uint8_t *data, size_t size,
+                       gm_status (*load)(const char *, gm_counters_set *, gm_error *),
+                       gm_counters_set *set)
+{
+    const char *path = fuzz_input_path(data, size);
+    if (!path)
+        return 0;
+    gm_error err = {{0}};
+    if (load(path, set, &err) != GM_OK) {
+        FUZZ_CHECK(strchr(err.msg, '\n') == NULL);
+        return 0;
+    }
+    return 1;
 }
 
 void fuzz_fail(const char *what, const char *file, int line)

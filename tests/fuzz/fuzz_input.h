@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpuq/counters.h"
+
 /* libFuzzer's entry point, also called by replay_main.c. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,5 +23,11 @@ const char *fuzz_input_path(const uint8_t *data, size_t size);
             fuzz_fail(#cond, __FILE__, __LINE__);                                             \
     } while (0)
 void fuzz_fail(const char *what, const char *file, int line);
+
+/* The input loaded as a counters set by load (gm_counters_load or
+ * gm_ncu_csv_load): 1 when it loads; a refusal must say why in one line. */
+int fuzz_load_counters(const uint8_t *data, size_t size,
+                       gm_status (*load)(const char *, gm_counters_set *, gm_error *),
+                       gm_counters_set *set);
 
 #endif
