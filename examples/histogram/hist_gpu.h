@@ -4,7 +4,8 @@
  * DeviceHistogram::MultiHistogramEven as the library baseline, and a
  * DRAM read-bandwidth probe.
  *
- * Kernels live in hist_kernels.cu (CUDA C) and hist_cub.cu (the only C++);
+ * Kernels live in hist_paper.cu, hist_fast.cu, hist_bytes.cu, hist_probe.cu
+ * (CUDA C; hist_kernels.cu looks them up) and hist_cub.cu (the only C++);
  * the host side here is C11 on the CUDA runtime API.  Nothing prints or
  * exits: every CUDA error comes back as GM_ERR_CUDA with the call and the
  * runtime's message in the gm_error.
@@ -31,7 +32,7 @@ typedef enum hist_kernel_id {
     HIST_K_HIST2_POPC,   /* Listing 2, ATOMS.POPC.INC */
     HIST_K_FAST,         /* hist_fast: the fast histogram (docs/case-study/hist_fast_notes.md) */
     HIST_K_CUB,          /* cub::DeviceHistogram::MultiHistogramEven<4,4> */
-    /* hist_fast ablations and diagnostics (hist_kernels.cu, table at the end
+    /* hist_fast ablations and diagnostics (hist_fast.cu, table at the end
      * of the fast-histogram section) */
     HIST_K_FAST_QSTEP,      /* quad test per step, branches on every path (run 3's hist_fast) */
     HIST_K_FAST_PLAIN,      /* no fast path for repeated values */

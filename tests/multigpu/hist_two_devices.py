@@ -27,7 +27,7 @@ import torch.cuda.nccl as nccl
 HIST_BINS = 256
 HIST_CHANNELS = 4
 
-# Listing 1 of paper 000 (Sec. 4), as examples/histogram/hist_kernels.cu's
+# Listing 1 of paper 000 (Sec. 4), as examples/histogram/hist_paper.cu's
 # paper_histogram with rotate = 0, read_result = 1: the atomicAdd results
 # are summed and kept live, so the compiler emits ATOMS.ADD (not POPC.INC).
 KERNEL = r"""
