@@ -26,6 +26,9 @@ typedef struct gm_gd_op {
     int s_u, c_at;
     int regs;               /* registers per thread of its kernel */
     long smem;              /* static shared memory of its kernel */
+    /* refill mixing (gpudiag_refill.h) its per-block logs show at b = 1
+     * ([0]) and b = 32 ([1]) warps; NaN without a "tail" log */
+    double mix[2];
 } gm_gd_op;
 
 /* Eq. 3.8's threshold: G is past n_mp once T(G) >= this times T(1).  The
@@ -79,6 +82,7 @@ typedef struct gm_gd_fit {
     size_t n;               /* points (the scale point excluded) */
     double r, median_err, max_err;
     double scale_ms;        /* measured T at G = 1, b = 1 */
+    double mix[2];          /* refill: the mixing used (b = 1, b = 32); NaN for Eq. 3.2 */
     /* per point, n entries (owned; gm_gd_fit_free) */
     double *meas, *pred;
     long *G;
@@ -87,6 +91,25 @@ typedef struct gm_gd_fit {
 
 gm_status gm_gd_fit_tgb(const gm_gd_data *d, const char *op, gm_gd_form form, gm_gd_fit *out,
                         gm_error *err);
+
+/* Which time model the end-to-end check uses: Eq. 3.2 as printed (the
+ * even share of a partial wave on every SM) or the random refill of
+ * gpudiag_refill.h (the busiest SM's tail, with the kernel's mixing). */
+typedef enum gm_gd_tmodel {
+    GM_GD_T_EQ32 = 0,
+    GM_GD_T_REFILL,
+    GM_GD_T_COUNT
+} gm_gd_tmodel;
+const char *gm_gd_tmodel_name(gm_gd_tmodel t);         /* "eq3.2", "refill" */
+gm_status gm_gd_tmodel_parse(const char *text, gm_gd_tmodel *out);
+
+/* gm_gd_fit_tgb with the time model tm; for GM_GD_T_REFILL the mixing
+ * comes from the per-block logs of `tails` (NULL: d itself), so that a
+ * rule measured on one run can be checked on another.  GM_ERR_MISSING when
+ * `tails` has no log for op. */
+gm_status gm_gd_fit_tgb_model(const gm_gd_data *d, const char *op, gm_gd_form form,
+                              gm_gd_tmodel tm, const gm_gd_data *tails, gm_gd_fit *out,
+                              gm_error *err);
 void gm_gd_fit_free(gm_gd_fit *f);
 
 #ifdef __cplusplus

@@ -22,7 +22,7 @@
 static void print_help(void)
 {
     printf("usage: gpuq diag [--table FILE | --gpu NAME] [-f text|csv|json] [--form F]\n"
-           "                 [--plot DIR] [-o FILE]\n"
+           "                 [--tails FILE] [--plot DIR] [-o FILE]\n"
            "\n"
            "Shows what 'gpuq calibrate --suite sched' measured on a GPU with GPUDIAG's\n"
            "microbenchmarks (Kim 2023): kernel limits, throughput of each instruction,\n"
@@ -37,6 +37,8 @@ static void print_help(void)
            "      --gpu NAME     the GPU whose shipped data to show (\"NVIDIA H100 80GB HBM3\")\n"
            "      --form F       N_slot form for the predictions: hopper (default: reserved\n"
            "                     shared memory, register-file partitions) or paper (Eq. 3.3)\n"
+           "      --tails FILE   take the refill model's mixing from the per-block logs of\n"
+           "                     another sched file (default: the table's own)\n"
            "  -f, --format F     text (default), csv or json\n"
            "      --plot DIR     also write the figures as SVG into DIR\n"
            "  -o, --output FILE  write the report there instead of stdout\n"
@@ -95,7 +97,7 @@ static int colx(const gm_mdata *md, const char *c)
     return gm_mdata_col(md, c);
 }
 
-static void build(report *r, const gm_gd_data *d, gm_gd_form form)
+static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_data *tails)
 {
     const gm_mdata *md = d->md;
     static const char *const lim[] = {"L_T_B", "L_B_y", "L_B_z", "L_G_x", "L_G_y", "L_G_z",
@@ -209,6 +211,22 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form)
         snprintf(name, sizeof name, "median_err_%s", e2e[i]);
         add(r, "end to end", name, f.median_err, NAN, 0, "median |pred/meas - 1|; max %.3f",
             f.max_err);
+        gm_gd_fit_free(&f);
+    }
+    /* the same check with the random refill of partial waves
+     * (gpudiag_refill.h), its mixing from the per-block logs */
+    for (size_t i = 0; i < 4; i++) {
+        gm_gd_fit f;
+        if (gm_gd_fit_tgb_model(d, e2e[i], form, GM_GD_T_REFILL, tails, &f, NULL) != GM_OK)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "r_%s_refill", e2e[i]);
+        add(r, "end to end", name, f.r, NAN, 0, "Pearson r, refill model (mixing %.2f at b = 1, "
+            "%.2f at b = 32, from %s), %zu points%s", f.mix[0], f.mix[1],
+            tails ? "--tails" : "this file", f.n, f.r >= 0.995 ? "" : " (below 0.995)");
+        snprintf(name, sizeof name, "median_err_%s_refill", e2e[i]);
+        add(r, "end to end", name, f.median_err, NAN, 0,
+            "median |pred/meas - 1|, refill model; max %.3f", f.max_err);
         gm_gd_fit_free(&f);
     }
     /* the tail wave: how many SMs got blocks after the first ended, and the
@@ -381,9 +399,10 @@ int cmd_diag(int argc, char **argv)
         {"table", required_argument, NULL, 't'}, {"gpu", required_argument, NULL, 'g'},
         {"form", required_argument, NULL, 'F'},  {"format", required_argument, NULL, 'f'},
         {"plot", required_argument, NULL, 'p'},  {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"tails", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    const char *table = NULL, *gpu = NULL, *plot = NULL, *output = NULL;
+    const char *table = NULL, *gpu = NULL, *plot = NULL, *output = NULL, *tails = NULL;
     gm_format fmt = GM_FORMAT_TEXT;
     gm_gd_form form = GM_GD_FORM_HOPPER;
     int c;
@@ -395,6 +414,7 @@ int cmd_diag(int argc, char **argv)
         case 't': table = optarg; break;
         case 'g': gpu = optarg; break;
         case 'p': plot = optarg; break;
+        case 'T': tails = optarg; break;
         case 'o': output = optarg; break;
         case 'F':
             if (gm_gd_form_parse(optarg, &form) != GM_OK)
@@ -431,7 +451,8 @@ int cmd_diag(int argc, char **argv)
             return GPUQ_EXIT_INPUT;
         }
     }
-    gm_mdata *md = NULL;
+    gm_mdata *md = NULL, *tmd = NULL;
+    gm_gd_data *td = NULL;
     if ((st = gm_mdata_load(path, &md, &err)) != GM_OK)
         return cli_fail(CMD, st, &err);
     if (strcmp(md->meta.suite, "sched") != 0) {
@@ -451,7 +472,13 @@ int cmd_diag(int argc, char **argv)
         rc = cli_fail(CMD, st, &err);
         goto done;
     }
-    build(r, d, form);
+    if (tails && ((st = gm_mdata_load(tails, &tmd, &err)) != GM_OK ||
+                  (st = (td = malloc(sizeof *td)) ? gm_gd_data_load(tmd, td, &err)
+                                                  : GM_ERR_NOMEM) != GM_OK)) {
+        rc = cli_fail(CMD, st, &err);
+        goto done;
+    }
+    build(r, d, form, td);
     FILE *out = stdout;
     if (output && strcmp(output, "-") && !(out = fopen(output, "w"))) {
         cli_error(CMD, "%s: cannot write", output);
@@ -478,6 +505,8 @@ int cmd_diag(int argc, char **argv)
 done:
     free(r);
     free(d);
+    free(td);
     gm_mdata_free(md);
+    gm_mdata_free(tmd);
     return rc;
 }

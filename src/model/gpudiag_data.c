@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpuq/gpudiag_data.h"
+#include "gpuq/gpudiag_refill.h"
 
 enum { C_KIND, C_NAME, C_X, C_Y, C_Z, C_VALUE, C_DOC, C_EXTRA, C_NOTE, C_COUNT };
 static const char *const cols[C_COUNT] = {"kind", "name", "x", "y", "z",
@@ -56,6 +57,7 @@ static gm_gd_op *op_slot(gm_gd_data *d, const char *name)
     strcpy(o->name, name);
     o->thr = o->guide = NAN;
     o->regs = -1;
+    o->mix[0] = o->mix[1] = NAN;
     return o;
 }
 
@@ -201,6 +203,43 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
     return st;
 }
 
+/* The refill mixing of every kernel with a per-block log ("tail" rows: x =
+ * SM, y = b, z = G, value = blocks started after the first block ended):
+ * the busiest SM's count against the even share and the random refill. */
+static void load_mix(gm_gd_data *d, const int *c)
+{
+    const gm_mdata *md = d->md;
+    const gm_gd_params *p = &d->form[GM_GD_FORM_HOPPER];
+    if (!d->have_params)
+        return;
+    for (size_t r = 0; r < md->n_rows; r++) {
+        if (!is(md, r, c[C_KIND], "tail"))
+            continue;
+        const char *name = gm_mdata_text(md, r, c[C_NAME]);
+        int b = (int)gm_mdata_num(md, r, c[C_Y]);
+        double G = gm_mdata_num(md, r, c[C_Z]);
+        long most = 0;
+        size_t q = r;
+        for (; q < md->n_rows && is(md, q, c[C_KIND], "tail") && is(md, q, c[C_NAME], name) &&
+               (int)gm_mdata_num(md, q, c[C_Y]) == b && gm_mdata_num(md, q, c[C_Z]) == G;
+             q++) {
+            long t = (long)gm_mdata_num(md, q, c[C_VALUE]);
+            most = t > most ? t : most;
+        }
+        r = q - 1;
+        gm_gd_op *op = NULL;
+        for (size_t i = 0; i < d->n_ops; i++)
+            if (name && !strcmp(d->ops[i].name, name))
+                op = &d->ops[i];
+        if (!op || (b != 1 && b != 32) || !(G > 0))
+            continue;
+        int N = gm_gd_nslot(p, b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
+        double m = gm_gd_refill_mix(most, (long)G, N, p->n_mp);
+        if (!isnan(m))
+            op->mix[b == 32] = m;
+    }
+}
+
 gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
 {
     int c[C_COUNT];
@@ -259,6 +298,7 @@ gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
     }
     for (size_t i = 0; i < d->n_ops; i++)
         fill_gaps(&d->ops[i].fu);
+    load_mix(d, c);
     return GM_OK;
 }
 
@@ -280,18 +320,52 @@ void gm_gd_fit_free(gm_gd_fit *f)
     memset(f, 0, sizeof *f);
 }
 
+static const char *const tmodel_names[GM_GD_T_COUNT] = {"eq3.2", "refill"};
+
+const char *gm_gd_tmodel_name(gm_gd_tmodel t)
+{
+    return (unsigned)t < GM_GD_T_COUNT ? tmodel_names[t] : "?";
+}
+
+gm_status gm_gd_tmodel_parse(const char *text, gm_gd_tmodel *out)
+{
+    for (int i = 0; i < GM_GD_T_COUNT; i++) {
+        if (text && strcmp(text, tmodel_names[i]) == 0) {
+            *out = (gm_gd_tmodel)i;
+            return GM_OK;
+        }
+    }
+    return GM_ERR_INVALID_ARG;
+}
+
 gm_status gm_gd_fit_tgb(const gm_gd_data *d, const char *opname, gm_gd_form form, gm_gd_fit *f,
                         gm_error *err)
+{
+    return gm_gd_fit_tgb_model(d, opname, form, GM_GD_T_EQ32, NULL, f, err);
+}
+
+gm_status gm_gd_fit_tgb_model(const gm_gd_data *d, const char *opname, gm_gd_form form,
+                              gm_gd_tmodel tm, const gm_gd_data *tails, gm_gd_fit *f,
+                              gm_error *err)
 {
     int c[C_COUNT];
     const gm_mdata *md = d->md;
     memset(f, 0, sizeof *f);
     f->r = f->median_err = f->max_err = f->scale_ms = NAN;
+    f->mix[0] = f->mix[1] = NAN;
     const gm_gd_op *op = gm_gd_data_op(d, opname);
     if (!op || op->fu.n == 0 || !d->have_params || (unsigned)form >= GM_GD_FORM_COUNT ||
         find_cols(md, c) >= 0)
         return gm_fail(err, GM_ERR_MISSING, "no fu(c) curve or state-buffer parameters for '%s'",
                        opname);
+    if (tm == GM_GD_T_REFILL) {
+        const gm_gd_op *t = gm_gd_data_op(tails ? tails : d, opname);
+        if (!t || (isnan(t->mix[0]) && isnan(t->mix[1])))
+            return gm_fail(err, GM_ERR_MISSING, "no per-block log (tail rows) for '%s': the "
+                           "refill model needs its mixing", opname);
+        f->mix[0] = t->mix[0];
+        f->mix[1] = t->mix[1];
+    }
     size_t cap = md->n_rows;
     f->meas = malloc(cap * sizeof *f->meas);
     f->pred = malloc(cap * sizeof *f->pred);
@@ -322,7 +396,10 @@ gm_status gm_gd_fit_tgb(const gm_gd_data *d, const char *opname, gm_gd_form form
         int N = gm_gd_nslot(p, b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
         if (N <= 0)
             continue;
-        double T = gm_gd_time(&op->fu, gm_gd_blocks_per_mp(G, p->n_mp), b, N);
+        double T = tm == GM_GD_T_REFILL
+                       ? gm_gd_time_refill(&op->fu, G, b, N, p->n_mp,
+                                           gm_gd_refill_mix_at(f->mix[0], f->mix[1], b))
+                       : gm_gd_time(&op->fu, gm_gd_blocks_per_mp(G, p->n_mp), b, N);
         f->meas[f->n] = meas;
         f->pred[f->n] = T * f->scale_ms;
         f->G[f->n] = G;

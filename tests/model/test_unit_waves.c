@@ -252,6 +252,35 @@ static void fit_by_construction(void **state)
     assert_true(fit.r > 0.99 && fit.r < 1);
     gm_gd_fit_free(&fit);
     assert_int_equal(gm_gd_fit_tgb(d, "nosuch", GM_GD_FORM_HOPPER, &fit, NULL), GM_ERR_MISSING);
+    /* the refill model needs per-block logs: none yet */
+    assert_int_equal(gm_gd_fit_tgb_model(d, "ffma", GM_GD_FORM_HOPPER, GM_GD_T_REFILL, NULL, &fit,
+                                         NULL), GM_ERR_MISSING);
+    /* logs at 1.5 waves: b = 1 spread evenly (16 tail blocks on every SM:
+     * mixing 0), b = 32 with 2 tail blocks on some SMs (the random refill's
+     * busiest: mixing 1) */
+    for (int k = 0; k < 2 * 132; k++) { /* one launch's rows together, as the suite writes */
+        int sm = k % 132;
+        char x[8], t[8];
+        snprintf(x, sizeof x, "%d", sm);
+        snprintf(t, sizeof t, "%d", k < 132 ? 16 : sm % 3 == 0 ? 2 : sm % 3 == 1 ? 0 : 1);
+        const char *row[9] = {"tail", "ffma", x, k < 132 ? "1" : "32", k < 132 ? "6336" : "396",
+                              t, "", "", ""};
+        assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
+    }
+    assert_int_equal(gm_gd_data_load(md, d, NULL), GM_OK);
+    NEAR(gm_gd_data_op(d, "ffma")->mix[0], 0);
+    NEAR(gm_gd_data_op(d, "ffma")->mix[1], 1);
+    assert_int_equal(gm_gd_fit_tgb_model(d, "ffma", GM_GD_FORM_HOPPER, GM_GD_T_REFILL, NULL, &fit,
+                                         NULL), GM_OK);
+    NEAR(fit.mix[0], 0);
+    NEAR(fit.mix[1], 1);
+    /* at b = 1 the mixing is 0: those 9 points equal Eq. 3.2's */
+    size_t same = 0;
+    for (size_t i = 0; i < fit.n; i++)
+        if (fit.b[i] == 1)
+            same += fabs(fit.pred[i] - fit.meas[i]) <= 1e-9 * fit.meas[i];
+    assert_int_equal(same, 9);
+    gm_gd_fit_free(&fit);
     free(d);
     gm_mdata_free(md);
 }
