@@ -16,6 +16,7 @@
 #include "gpuq/model.h"
 #include "gpuq/table.h"
 #include "gpuq/unit.h"
+#include "test_helpers.h"
 
 /* 1 SM-wide example: 64 warps max, occupancy 25% (16 warps), 1000 active
  * cycles -> W_active = 16000 warp-cycles. */
@@ -179,10 +180,7 @@ static void unit_on_recorded_launches(void **state)
     };
     const gm_unit *u = gm_unit_find("atomics");
     gm_machine m;
-    memset(&m, 0, sizeof m);
-    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tables/nvidia-h100-80gb-hbm3/atomics.csv.gz",
-                                   &m.atomics, NULL),
-                     GM_OK);
+    th_atomics_machine(&m, "tables/nvidia-h100-80gb-hbm3/atomics.csv.gz");
     gm_counters_set set;
     gm_error err;
     assert_int_equal(gm_ncu_csv_load(GPUQ_SOURCE_DIR "/tests/model/data/ncu_raw_latency_h100.csv",
@@ -225,17 +223,9 @@ static void unit_without_stall_counters(void **state)
     (void)state;
     const gm_unit *u = gm_unit_find("atomics");
     gm_machine m;
-    memset(&m, 0, sizeof m);
-    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tables/nvidia-h200/atomics.csv.gz", &m.atomics,
-                                   NULL),
-                     GM_OK);
+    th_atomics_machine(&m, "tables/nvidia-h200/atomics.csv.gz");
     gm_counters_set set;
-    assert_int_equal(
-        gm_counters_load(GPUQ_SOURCE_DIR
-                         "/data/recorded/histogram-hist-uniform-4m-nvidia-h200.counters.csv",
-                         &set, NULL),
-        GM_OK);
-    assert_true(set.count > 0);
+    th_recorded_h200(&set);
     void *st = NULL;
     assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
     void *res = calloc(1, u->result_size);

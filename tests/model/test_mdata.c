@@ -13,19 +13,14 @@
 #include <cmocka.h>
 
 #include "gpuq/mdata.h"
+#include "test_helpers.h"
 
 static gm_mdata_meta sample_meta(void)
 {
-    gm_mdata_meta m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.suite, sizeof m.suite, "sched");
-    snprintf(m.gpu_name, sizeof m.gpu_name, "NVIDIA H100 80GB HBM3");
-    m.cc_major = 9;
-    m.sm_count = 132;
+    gm_mdata_meta m = th_meta("sched", TH_H100, 132, "2026-11-24T03:00:00Z");
     m.sm_clock_mhz = 1755;
     m.driver_version = 13000;
     m.runtime_version = 13000;
-    snprintf(m.date, sizeof m.date, "2026-11-24T03:00:00Z");
     snprintf(m.method, sizeof m.method, "test");
     snprintf(m.gpuq_version, sizeof m.gpuq_version, "0.2.0");
     return m;

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "gpuq/robertson.h"
+#include "test_helpers.h"
 
 /* R_one = 1e9 sectors/s (one slice), R_peak = 60e9 (all slices), RED twice
  * as fast, CAS as fast as ATOM on one slice, half of it on all. */
@@ -163,13 +164,7 @@ static void forms_by_name(void **state)
 
 static gm_mdata *rates_file(int with_red_distinct)
 {
-    gm_mdata_meta m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.suite, sizeof m.suite, "gatomics");
-    snprintf(m.gpu_name, sizeof m.gpu_name, "NVIDIA H100 80GB HBM3");
-    m.cc_major = 9;
-    m.sm_count = 132;
-    snprintf(m.date, sizeof m.date, "2026-11-25T21:00:00Z");
+    gm_mdata_meta m = th_meta("gatomics", TH_H100, 132, "2026-11-25T21:00:00Z");
     gm_mdata *md = gm_mdata_new(&m, GM_GA_NCOLS, gm_ga_columns);
     const char *rows[][GM_GA_NCOLS] = {
         {"clock", "clock64", "64", "idle", "1", "0", "3", "3", "3", "cycle", "64"},

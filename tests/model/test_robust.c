@@ -17,6 +17,7 @@
 #include "gpuq/mdata.h"
 #include "gpuq/status.h"
 #include "gpuq/table.h"
+#include "test_helpers.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/data/"
 
@@ -114,14 +115,7 @@ static void test_fail_sanitises_messages(void **state)
 
 static gm_mdata_meta sample_meta(void)
 {
-    gm_mdata_meta m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.suite, sizeof m.suite, "sched");
-    snprintf(m.gpu_name, sizeof m.gpu_name, "NVIDIA H100 80GB HBM3");
-    m.cc_major = 9;
-    m.sm_count = 132;
-    snprintf(m.date, sizeof m.date, "2026-11-24T03:00:00Z");
-    return m;
+    return th_meta("sched", TH_H100, 132, "2026-11-24T03:00:00Z");
 }
 
 /* Found by the load/write round trip: each was written, then read back as

@@ -14,6 +14,7 @@
 
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
+#include "test_helpers.h"
 
 extern const gm_unit gm_unit_bottleneck;
 
@@ -22,12 +23,7 @@ static gm_machine mach;
 static int setup(void **state)
 {
     (void)state;
-    gm_mdata_meta meta;
-    memset(&meta, 0, sizeof meta);
-    snprintf(meta.suite, sizeof meta.suite, "throughput");
-    snprintf(meta.gpu_name, sizeof meta.gpu_name, "test GPU");
-    meta.cc_major = 9;
-    meta.sm_count = 2;
+    gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
     meta.sm_clock_mhz = 1000;
     const char *cols[] = {"kind", "name", "bytes", "ways", "warps", "blocks", "threads",
                           "per_thread", "value"};

@@ -15,16 +15,11 @@
 #include "gpuq/metrics.h"
 #include "gpuq/robertson.h"
 #include "gpuq/unit.h"
+#include "test_helpers.h"
 
 static gm_mdata *rates_md(void)
 {
-    gm_mdata_meta m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.suite, sizeof m.suite, "gatomics");
-    snprintf(m.gpu_name, sizeof m.gpu_name, "NVIDIA H100 80GB HBM3");
-    m.cc_major = 9;
-    m.sm_count = 132;
-    snprintf(m.date, sizeof m.date, "2026-11-25T21:00:00Z");
+    gm_mdata_meta m = th_meta("gatomics", TH_H100, 132, "2026-11-25T21:00:00Z");
     gm_mdata *md = gm_mdata_new(&m, GM_GA_NCOLS, gm_ga_columns);
     const char *rows[][GM_GA_NCOLS] = {
         {"l2rate", "atom.add.u32", "32", "one", "64", "0", "1", "1", "1", "Gsector/s", "5"},

@@ -15,6 +15,7 @@
 #include "gpuq/gpudiag_data.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
+#include "test_helpers.h"
 
 static void near_(double got, double want, int line)
 {
@@ -52,13 +53,7 @@ static gm_mdata *sched_md(void)
 {
     static const char *const cols[9] = {"kind", "name", "x", "y", "z",
                                         "value", "doc", "extra", "note"};
-    gm_mdata_meta m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.suite, sizeof m.suite, "sched");
-    snprintf(m.gpu_name, sizeof m.gpu_name, "NVIDIA H100 80GB HBM3");
-    m.cc_major = 9;
-    m.sm_count = 132;
-    snprintf(m.date, sizeof m.date, "2026-11-25T21:00:00Z");
+    gm_mdata_meta m = th_meta("sched", TH_H100, 132, "2026-11-25T21:00:00Z");
     gm_mdata *md = gm_mdata_new(&m, 9, cols);
     add(md, "param", "L_T_B", "", "", "1024", "");
     /* raw rows the loader derives from: T doubles past 132 blocks (Eq. 3.8),

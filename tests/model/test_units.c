@@ -16,6 +16,7 @@
 #include "gpuq/model.h"
 #include "gpuq/table.h"
 #include "gpuq/unit.h"
+#include "test_helpers.h"
 
 static void test_registry(void **state)
 {
@@ -82,17 +83,10 @@ static void test_atomics_unit_matches_model(void **state)
     (void)state;
     const gm_unit *u = gm_unit_find("atomics");
     gm_machine m;
-    memset(&m, 0, sizeof m);
-    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tables/nvidia-h200/atomics.csv.gz", &m.atomics, NULL),
-                     GM_OK);
+    th_atomics_machine(&m, "tables/nvidia-h200/atomics.csv.gz");
     snprintf(m.atomics_path, sizeof m.atomics_path, "h200 table");
     gm_counters_set set;
-    assert_int_equal(
-        gm_counters_load(GPUQ_SOURCE_DIR
-                         "/data/recorded/histogram-hist-uniform-4m-nvidia-h200.counters.csv",
-                         &set, NULL),
-        GM_OK);
-    assert_true(set.count > 0);
+    th_recorded_h200(&set);
     char variants[256];
     snprintf(variants, sizeof variants, "%s", u->variants);
     size_t n_variants = 0;
@@ -145,10 +139,7 @@ static void test_atomics_missing_counter(void **state)
     (void)state;
     const gm_unit *u = gm_unit_find("atomics");
     gm_machine m;
-    memset(&m, 0, sizeof m);
-    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tests/data/tables/test_gpu.csv", &m.atomics,
-                                   NULL),
-                     GM_OK);
+    th_atomics_machine(&m, "tests/data/tables/test_gpu.csv");
     void *st = NULL;
     assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
     gm_launch_counters k;

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "gpuq/zhang_owens.h"
+#include "test_helpers.h"
 
 static void near_at(double got, double want, int line)
 {
@@ -32,12 +33,7 @@ static void near_at(double got, double want, int line)
 
 static gm_mdata *machine_data(void)
 {
-    gm_mdata_meta meta;
-    memset(&meta, 0, sizeof meta);
-    snprintf(meta.suite, sizeof meta.suite, "throughput");
-    snprintf(meta.gpu_name, sizeof meta.gpu_name, "test GPU");
-    meta.cc_major = 9;
-    meta.sm_count = 2;
+    gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
     meta.sm_clock_mhz = 1000;
     const char *cols[] = {"kind", "name", "bytes", "ways", "warps", "blocks",
                           "threads", "per_thread", "value", "spread", "sass"};
@@ -275,12 +271,7 @@ static void expensive(void **state)
 static void hopper_curves(void **state)
 {
     (void)state;
-    gm_mdata_meta meta;
-    memset(&meta, 0, sizeof meta);
-    snprintf(meta.suite, sizeof meta.suite, "throughput");
-    snprintf(meta.gpu_name, sizeof meta.gpu_name, "test GPU");
-    meta.cc_major = 9;
-    meta.sm_count = 2;
+    gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
     meta.sm_clock_mhz = 1000;
     const char *cols[] = {"kind", "name", "bytes", "ways", "ilp", "warps", "blocks",
                           "threads", "per_thread", "value"};
