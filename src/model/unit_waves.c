@@ -7,7 +7,10 @@
  *
  * Variants: "hopper" (default: 1 KiB reserved shared memory per block and
  * four register-file partitions, which explain every measured point on the
- * H100) and "paper" (Eq. 3.3 as printed).  The time predictions assume the
+ * H100), "paper" (Eq. 3.3 as printed) and "refill" (hopper's N_slot, and the
+ * what-if times with the busiest SM's share of a partial wave when the
+ * block scheduler refills slots in random order, gpudiag_refill.h, with the
+ * FFMA kernel's mixing from its per-block logs; docs/diag.md).  The time predictions assume the
  * kernel's fu(c) is that of a throughput-bound FFMA stream (the measured
  * FFMA curve): a kernel whose warps wait on memory gains less from more
  * warps than they say. */
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "gpuq/gpudiag_data.h"
+#include "gpuq/gpudiag_refill.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 
@@ -25,6 +29,7 @@ static const char *const wv_suites[] = {"sched", NULL};
 
 typedef struct wv_state {
     gm_gd_form form;
+    int refill;              /* what-ifs with the random refill (variant "refill") */
     gm_gd_data data;
     const gm_gd_op *fu;      /* the curve the time predictions use */
     int max_b;               /* warps per block the launch limit allows */
@@ -44,9 +49,10 @@ static gm_status wv_prepare(const gm_machine *m, const char *variant, void **sta
     if (!state)
         return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state");
     gm_gd_form form = GM_GD_FORM_HOPPER;
-    if (variant && gm_gd_form_parse(variant, &form) != GM_OK)
+    int refill = variant && strcmp(variant, "refill") == 0;
+    if (variant && !refill && gm_gd_form_parse(variant, &form) != GM_OK)
         return gm_fail(err, GM_ERR_INVALID_ARG,
-                       "unknown model variant 'waves:%s' (known: hopper, paper)", variant);
+                       "unknown model variant 'waves:%s' (known: hopper, paper, refill)", variant);
     const gm_mdata *md = m ? gm_machine_suite(m, "sched") : NULL;
     if (!md)
         return gm_fail(err, GM_ERR_MISSING, "waves: no machine data (gpuq calibrate --suite sched)");
@@ -62,6 +68,7 @@ static gm_status wv_prepare(const gm_machine *m, const char *variant, void **sta
         return st;
     }
     s->form = form;
+    s->refill = refill;
     s->fu = gm_gd_data_op(&s->data, "ffma");
     double ltb = gm_gd_data_param(md, "L_T_B", NULL, NULL);
     s->max_b = ltb > 0 ? (int)ltb / 32 : s->data.form[form].N2;
@@ -83,8 +90,15 @@ static double scaled(const wv_state *s, double T, long G0, int b0, int N0, long 
     int N = gm_gd_nslot(p, b, smem, regs, NULL);
     if (N <= 0 || N0 <= 0)
         return NAN;
-    double t0 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G0, p->n_mp), b0, N0);
-    double t1 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G, p->n_mp), b, N);
+    double t0, t1;
+    if (s->refill) {
+        const double *mx = s->fu->mix;
+        t0 = gm_gd_time_refill(&s->fu->fu, G0, b0, N0, p->n_mp, gm_gd_refill_mix_at(mx[0], mx[1], b0));
+        t1 = gm_gd_time_refill(&s->fu->fu, G, b, N, p->n_mp, gm_gd_refill_mix_at(mx[0], mx[1], b));
+    } else {
+        t0 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G0, p->n_mp), b0, N0);
+        t1 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G, p->n_mp), b, N);
+    }
     return t0 > 0 ? T * t1 / t0 : NAN;
 }
 
@@ -204,6 +218,10 @@ static void wv_text_notes(FILE *out, const void *state, const void *const *resul
                      "file partitions of whole warps\n", p->s_res, p->r_parts);
     else
         fprintf(out, "  model: paper: Eq. 3.3 as printed\n");
+    if (s->refill && s->fu)
+        fprintf(out, "  - T_2G_us etc.: the busiest SM's share of a partial wave under a random "
+                     "refill, FFMA mixing %.2f at b = 1, %.2f at b = 32 (per-block logs; NaN: "
+                     "none, Eq. 3.2)\n", s->fu->mix[0], s->fu->mix[1]);
     fprintf(out, "  - waves = G / (n_mp N_slot); T_2G_us etc.: Eq. 3.2 with the measured FFMA "
                  "fu(c), scaled by this launch's time\n");
 }
@@ -214,7 +232,7 @@ const gm_unit gm_unit_waves = {
     .paper = "Kim, GPUDIAG (paper 003)",
     .metrics = wv_metrics,
     .suites = wv_suites,
-    .variants = "hopper,paper",
+    .variants = "hopper,paper,refill",
     .result_size = sizeof(wv_result),
     .prepare = wv_prepare,
     .release = wv_release,

@@ -189,6 +189,35 @@ static void waves_unit(void **state)
     n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
     NEAR(field(f, n, "N_slot")->num, 16);
     u->release(st);
+
+    /* refill: per-block logs of the FFMA kernel, b = 1 spread evenly
+     * (mixing 0), b = 32 with 2 tail blocks on 29 SMs (the random refill's
+     * busiest: mixing 1); b = 16 gets 0.8 (linear in log2 b) */
+    for (int q = 0; q < 2 * 132; q++) {
+        int sm = q % 132;
+        char x[8], t[8];
+        snprintf(x, sizeof x, "%d", sm);
+        snprintf(t, sizeof t, "%d", q < 132 ? 16 : sm < 29 ? 2 : sm < 103 ? 1 : 0);
+        const char *row[9] = {"tail", "ffma", x, q < 132 ? "1" : "32", q < 132 ? "6336" : "396",
+                              t, "", "", ""};
+        assert_int_equal(gm_mdata_add_row(m.files[0].md, row, NULL), GM_OK);
+    }
+    assert_int_equal(u->prepare(&m, "refill", &st, NULL), GM_OK);
+    /* 396 blocks of 32 warps, N = 2: one wave of 264 and 132 refilled: even
+     * share 1, the random refill's busiest SM 2 (P(X <= 1)^132 ~ 0): T =
+     * fu(64) + fu(64) = 32 for 300 us; 2G = 792: three whole waves, 48 ->
+     * 450 us; G/2 = 198 blocks (under a wave): fu(64) = 16 -> 150 us;
+     * 792 blocks of 16 warps, N = 4: 264 refilled, even 2, random 4
+     * (P(X = 4) = 0.062, P(X <= 3)^132 ~ 0), mixing 0.8: ceil(2 + 1.6) =
+     * 4: fu(64) + fu(64) = 32 -> 300 us */
+    launch(&k, 396, 1024, 32, 0, 300e3);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    NEAR(field(f, n, "N_slot")->num, 2);
+    NEAR(field(f, n, "T_2G_us")->num, 450);
+    NEAR(field(f, n, "T_halfG_us")->num, 150);
+    NEAR(field(f, n, "T_halfb_2G_us")->num, 300);
+    u->release(st);
     assert_int_equal(u->prepare(&m, "bogus", &st, NULL), GM_ERR_INVALID_ARG);
 
     /* no machine data: one clear failure naming the suite */
