@@ -17,20 +17,30 @@ static int is_hardware_metric(const char *name)
     return strstr(name, "__sass_") == NULL;
 }
 
-static int host_init(gi_device *dev, CUpti_Profiler_Host_Object **host)
+/* A host object for the device's chip, with the counter availability
+ * image `availability` (NULL: without one). */
+static CUptiResult host_initialize(gi_device *dev, uint8_t *availability,
+                                   CUpti_Profiler_Host_Object **host)
 {
     CUpti_Profiler_Host_Initialize_Params p;
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = dev->chip;
-    p.pCounterAvailabilityImage = dev->availability;
+    p.pCounterAvailabilityImage = availability;
     uint64_t t0 = gi_now_ns();
     CUptiResult rc = cuptiProfilerHostInitialize(&p);
     gi_call_done(GI_CALL_HOST_INIT, t0);
+    if (rc == CUPTI_SUCCESS)
+        *host = p.pHostObject;
+    return rc;
+}
+
+static int host_init(gi_device *dev, CUpti_Profiler_Host_Object **host)
+{
+    CUptiResult rc = host_initialize(dev, dev->availability, host);
     if (rc != CUPTI_SUCCESS)
         return gi_cupti_failed("cuptiProfilerHostInitialize", rc);
-    *host = p.pHostObject;
     return 1;
 }
 
@@ -63,20 +73,9 @@ static void host_deinit(CUpti_Profiler_Host_Object *host);
  * gpuq's metrics without a counter availability image. */
 static int host_works_without_availability(gi_device *dev, CUpti_Profiler_Host_Object **keep)
 {
-    CUpti_Profiler_Host_Initialize_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = dev->chip;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiProfilerHostInitialize(&p);
-    gi_call_done(GI_CALL_HOST_INIT, t0);
-    if (rc != CUPTI_SUCCESS)
-        return 0;
     /* The same object choose_metrics would make (no image either): kept
      * for it, one host initialization less per run. */
-    *keep = p.pHostObject;
-    return 1;
+    return host_initialize(dev, NULL, keep) == CUPTI_SUCCESS;
 }
 
 static void host_deinit(CUpti_Profiler_Host_Object *host)
@@ -189,6 +188,26 @@ static void set_file_columns(gi_device *dev, const int *sass_rows, size_t n_sass
         dev->meta.metric_rows[dev->meta.n_metrics++] = (int)dev->metric_ids[i];
 }
 
+/* Metric i moves down to position *kept if the chip has it; else it is
+ * dropped with a note (its column stays empty). */
+static void keep_if_available(gi_device *dev, size_t i, int available, size_t *kept)
+{
+    if (!available) {
+        gi_note("metric %s is not available on %s (%s): it stays empty", dev->metric_names[i],
+                dev->chip, dev->meta.device_name);
+        return;
+    }
+    dev->metric_names[*kept] = dev->metric_names[i];
+    dev->metric_ids[*kept] = dev->metric_ids[i];
+    (*kept)++;
+}
+
+static int no_metric_left(gi_device *dev)
+{
+    gi_stand_down(GI_ERROR_UNSUPPORTED, "none of gpuq's metrics exists on chip %s", dev->chip);
+    return 0;
+}
+
 /* Chooses the metrics this chip knows among metric_rows().  All at once
  * first, on the host object that is then kept (dev->host); if the chip
  * rejects the set, each metric alone on a scratch host object, so that one
@@ -225,20 +244,13 @@ static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
         q.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
         q.pHostObject = host;
         q.pMetricName = dev->metric_names[i];
-        if (cuptiProfilerHostGetMetricProperties(&q) != CUPTI_SUCCESS) {
-            gi_note("metric %s is not available on %s (%s): it stays empty", dev->metric_names[i],
-                    dev->chip, dev->meta.device_name);
-            continue;
-        }
-        dev->metric_names[valid] = dev->metric_names[i];
-        dev->metric_ids[valid] = dev->metric_ids[i];
-        valid++;
+        keep_if_available(dev, i, cuptiProfilerHostGetMetricProperties(&q) == CUPTI_SUCCESS,
+                          &valid);
     }
     dev->n_metrics = valid;
     if (valid == 0) {
         host_deinit(host);
-        gi_stand_down(GI_ERROR_UNSUPPORTED, "none of gpuq's metrics exists on chip %s", dev->chip);
-        return 0;
+        return no_metric_left(dev);
     }
     CUptiResult rc = add_metrics(host, dev->metric_names, dev->n_metrics);
     if (rc == CUPTI_SUCCESS) {
@@ -255,20 +267,11 @@ static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
             return 0;
         rc = add_metrics(host, &dev->metric_names[i], 1);
         host_deinit(host);
-        if (rc == CUPTI_SUCCESS) {
-            dev->metric_names[kept] = dev->metric_names[i];
-            dev->metric_ids[kept] = dev->metric_ids[i];
-            kept++;
-        } else {
-            gi_note("metric %s is not available on %s (%s): it stays empty", dev->metric_names[i],
-                    dev->chip, dev->meta.device_name);
-        }
+        keep_if_available(dev, i, rc == CUPTI_SUCCESS, &kept);
     }
     dev->n_metrics = kept;
-    if (kept == 0) {
-        gi_stand_down(GI_ERROR_UNSUPPORTED, "none of gpuq's metrics exists on chip %s", dev->chip);
-        return 0;
-    }
+    if (kept == 0)
+        return no_metric_left(dev);
     if (!host_init(dev, &dev->host))
         return 0;
     if ((rc = add_metrics(dev->host, dev->metric_names, dev->n_metrics)) != CUPTI_SUCCESS)
