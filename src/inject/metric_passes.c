@@ -14,72 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cupti.h>
-#include <cupti_profiler_host.h>
-
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
+#include "host_passes.h"
 
-/* Passes for names[0..n), after dropping unknown names; -1 on error. */
+/* Passes for names[0..n), after dropping unknown names (listed on stdout
+ * where list_unknown); -1 on error. */
 static long passes(const char *chip, const char **names, size_t n, int list_unknown)
 {
-    CUpti_Profiler_Host_Initialize_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = chip;
-    if (cuptiProfilerHostInitialize(&p) != CUPTI_SUCCESS)
-        return -1;
-    const char **valid = calloc(n + 1, sizeof *valid);
-    size_t nv = 0;
-    for (size_t i = 0; valid && i < n; i++) {
-        CUpti_Profiler_Host_GetMetricProperties_Params q;
-        memset(&q, 0, sizeof q);
-        q.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
-        q.pHostObject = p.pHostObject;
-        q.pMetricName = names[i];
-        if (cuptiProfilerHostGetMetricProperties(&q) == CUPTI_SUCCESS)
-            valid[nv++] = names[i];
-        else if (list_unknown)
-            printf("  unknown on %s: %s\n", chip, names[i]);
-    }
-    long result = -1;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params a;
-    memset(&a, 0, sizeof a);
-    a.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-    a.pHostObject = p.pHostObject;
-    a.ppMetricNames = valid;
-    a.numMetrics = nv;
-    CUpti_Profiler_Host_GetConfigImageSize_Params sz;
-    memset(&sz, 0, sizeof sz);
-    sz.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-    sz.pHostObject = p.pHostObject;
-    if (nv && cuptiProfilerHostConfigAddMetrics(&a) == CUPTI_SUCCESS &&
-        cuptiProfilerHostGetConfigImageSize(&sz) == CUPTI_SUCCESS) {
-        uint8_t *img = malloc(sz.configImageSize);
-        CUpti_Profiler_Host_GetConfigImage_Params ci;
-        memset(&ci, 0, sizeof ci);
-        ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-        ci.pHostObject = p.pHostObject;
-        ci.configImageSize = sz.configImageSize;
-        ci.pConfigImage = img;
-        CUpti_Profiler_Host_GetNumOfPasses_Params np;
-        memset(&np, 0, sizeof np);
-        np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
-        np.configImageSize = sz.configImageSize;
-        np.pConfigImage = img;
-        if (img && cuptiProfilerHostGetConfigImage(&ci) == CUPTI_SUCCESS &&
-            cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS)
-            result = (long)np.numOfPasses;
-        free(img);
-    }
-    free(valid);
-    CUpti_Profiler_Host_Deinitialize_Params d;
-    memset(&d, 0, sizeof d);
-    d.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-    d.pHostObject = p.pHostObject;
-    cuptiProfilerHostDeinitialize(&d);
-    return result;
+    char why[256];
+    return gpuq_host_passes(chip, names, n, 1, list_unknown ? stdout : NULL, why, sizeof why);
 }
 
 /* The hardware metrics of a set of rows (the _sass_ ones are the sass pass's). */
