@@ -218,15 +218,23 @@ static void load_counters(const char *path, gm_counters_set *set)
     }
 }
 
+/* model and steps read the same three files (or exit 2): the throughput
+ * table, ncu's counters and the measured times. */
+static void load_inputs(const char *tp, const char *ncu, const char *tpath, gm_machine *m,
+                        gm_zo_machine *zm, gm_counters_set *set, times *t)
+{
+    load_machine(tp, m, zm);
+    load_counters(ncu, set);
+    read_times(tpath, t);
+}
+
 static int cmd_model(const char *tp, const char *ncu, const char *tpath)
 {
     gm_machine m;
     gm_zo_machine zm;
-    load_machine(tp, &m, &zm);
     gm_counters_set set;
-    load_counters(ncu, &set);
     times t;
-    read_times(tpath, &t);
+    load_inputs(tp, ncu, tpath, &m, &zm, &set, &t);
     if ((int)set.count != t.n) {
         fprintf(stderr, "bn_compare: %zu profiled launches but %d timed cases\n", set.count, t.n);
         return 2;
@@ -287,11 +295,9 @@ static int cmd_steps(const char *tp, const char *ncu, const char *tpath)
 {
     gm_machine m;
     gm_zo_machine zm;
-    load_machine(tp, &m, &zm);
     gm_counters_set set;
-    load_counters(ncu, &set);
     times t;
-    read_times(tpath, &t);
+    load_inputs(tp, ncu, tpath, &m, &zm, &set, &t);
     if ((int)set.count != t.n || t.n % 11) {
         fprintf(stderr, "bn_compare: steps needs 11 launches per variant (got %zu, %d)\n", set.count, t.n);
         return 2;
