@@ -74,21 +74,33 @@ static void temp_path(char *buf, size_t len)
     snprintf(buf, len, "%s/test_suite_clock.%ld.csv", GPUQ_BINARY_DIR, (long)getpid());
 }
 
-static void test_fills_missing_clock(void **state)
+/* A suite file whose header says `written` MHz, given the clocks read
+ * before and after the suite: whether gb_suite_fill_clock fills it, the
+ * clock it reports (want_mhz) and the file as it is then (loaded into
+ * *md, its header clock checked; the file is removed). */
+static void fill_clock(double written, double before, double after, int want_filled,
+                       double want_mhz, gm_mdata **md)
 {
-    (void)state;
     char path[4096];
     temp_path(path, sizeof path);
-    write_suite_file(path, 0);
+    write_suite_file(path, written);
     double mhz = -1;
     int filled = -1;
     gm_error err = {{0}};
-    assert_int_equal(gb_suite_fill_clock(path, 1980, 1990, &mhz, &filled, &err), GM_OK);
-    assert_int_equal(filled, 1);
-    assert_near(mhz, 1985, 1e-9);
-    gm_mdata *md = NULL;
-    assert_int_equal(gm_mdata_load(path, &md, &err), GM_OK);
-    assert_near(md->meta.sm_clock_mhz, 1985, 1e-9);
+    assert_int_equal(gb_suite_fill_clock(path, before, after, &mhz, &filled, &err), GM_OK);
+    assert_int_equal(filled, want_filled);
+    assert_near(mhz, want_mhz, 1e-9);
+    *md = NULL;
+    assert_int_equal(gm_mdata_load(path, md, &err), GM_OK);
+    assert_near((*md)->meta.sm_clock_mhz, want_mhz, 1e-9);
+    remove(path);
+}
+
+static void test_fills_missing_clock(void **state)
+{
+    (void)state;
+    gm_mdata *md;
+    fill_clock(0, 1980, 1990, 1, 1985, &md);
     /* everything else as the suite wrote it */
     assert_string_equal(md->meta.suite, "sched");
     assert_string_equal(md->meta.method, "a method line");
@@ -97,45 +109,22 @@ static void test_fills_missing_clock(void **state)
     assert_string_equal(gm_mdata_text(md, 0, gm_mdata_col(md, "name")), "L_T_B");
     assert_near(gm_mdata_num(md, 0, gm_mdata_col(md, "value")), 1024, 0);
     gm_mdata_free(md);
-    remove(path);
 }
 
 static void test_keeps_suite_clock(void **state)
 {
     (void)state;
-    char path[4096];
-    temp_path(path, sizeof path);
-    write_suite_file(path, 1994.9999); /* throughput measures its own */
-    double mhz = -1;
-    int filled = -1;
-    gm_error err = {{0}};
-    assert_int_equal(gb_suite_fill_clock(path, 1500, 1500, &mhz, &filled, &err), GM_OK);
-    assert_int_equal(filled, 0);
-    assert_near(mhz, 1994.9999, 1e-9);
-    gm_mdata *md = NULL;
-    assert_int_equal(gm_mdata_load(path, &md, &err), GM_OK);
-    assert_near(md->meta.sm_clock_mhz, 1994.9999, 1e-9);
+    gm_mdata *md;
+    fill_clock(1994.9999, 1500, 1500, 0, 1994.9999, &md); /* throughput measures its own */
     gm_mdata_free(md);
-    remove(path);
 }
 
 static void test_no_reading_leaves_zero(void **state)
 {
     (void)state;
-    char path[4096];
-    temp_path(path, sizeof path);
-    write_suite_file(path, 0);
-    double mhz = -1;
-    int filled = -1;
-    gm_error err = {{0}};
-    assert_int_equal(gb_suite_fill_clock(path, 0, 0, &mhz, &filled, &err), GM_OK);
-    assert_int_equal(filled, 0);
-    assert_near(mhz, 0, 0);
-    gm_mdata *md = NULL;
-    assert_int_equal(gm_mdata_load(path, &md, &err), GM_OK);
-    assert_near(md->meta.sm_clock_mhz, 0, 0);
+    gm_mdata *md;
+    fill_clock(0, 0, 0, 0, 0, &md);
     gm_mdata_free(md);
-    remove(path);
 }
 
 static void test_missing_file_is_an_error(void **state)
