@@ -747,16 +747,7 @@ def cmd_collectors(args):
     if args.csv:
         # Counts up to ~1e11 (cycles summed over SMs) stay exact.
         write_csv(args.csv, collectors_csv_rows(pairs), "%.15g")
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(md)
-    if args.doc:
-        with open(args.doc) as f:
-            text = f.read()
-        with open(args.doc, "w") as f:
-            f.write(update_doc(text, md, COLLECTORS_BEGIN, COLLECTORS_END))
-    if not (args.md or args.doc):
-        sys.stdout.write(md)
+    write_report(md, args.md, args.doc, COLLECTORS_BEGIN, COLLECTORS_END)
 
 
 def variant_names(header):
@@ -1161,6 +1152,21 @@ def update_doc(doc_text, section, begin=DOC_BEGIN, end=DOC_END):
     return head + begin + "\n" + section + end + tail
 
 
+def write_report(md, md_path=None, doc_path=None, begin=DOC_BEGIN, end=DOC_END):
+    """Where every report command puts its markdown: the file md_path, the
+    generated section (begin ... end) of doc_path, or stdout when neither."""
+    if md_path:
+        with open(md_path, "w") as f:
+            f.write(md)
+    if doc_path:
+        with open(doc_path) as f:
+            text = f.read()
+        with open(doc_path, "w") as f:
+            f.write(update_doc(text, md, begin, end))
+    if not (md_path or doc_path):
+        sys.stdout.write(md)
+
+
 # --------------------------------------------------------------------- SVG
 
 GROUP_COLOURS = {"atomic": "#c0392b", "free": "#7f8c8d", "mixed": "#2471a3", "real": "#1e8449"}
@@ -1325,19 +1331,10 @@ def cmd_report(args):
                 keys.append(k)
     rows = [{k: r.get(k, math.nan) for k in keys} for r in rows]
     md = markdown_report(rows, args.source or "")
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(md)
-    if args.doc:
-        with open(args.doc) as f:
-            text = f.read()
-        with open(args.doc, "w") as f:
-            f.write(update_doc(text, md))
+    write_report(md, args.md, args.doc)
     if args.svg:
         with open(args.svg, "w") as f:
             f.write(svg_scatter(rows))
-    if not (args.md or args.doc):
-        sys.stdout.write(md)
 
 
 def main(argv=None):

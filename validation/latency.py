@@ -424,10 +424,6 @@ def pcsamp_table(text, names=None):
     return "\n".join(out) + "\n"
 
 
-def update_doc(text, section):
-    return A.update_doc(text, section, begin=DOC_BEGIN, end=DOC_END)
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description="the atomic-latency quantity against the validation truth")
     sub = p.add_subparsers(dest="cmd")
@@ -467,16 +463,7 @@ def main(argv=None):
             man = os.path.join(os.path.dirname(args.pcsamp), "pcsamp_manifest.csv")
             names = [r["name"] for r in A.read_table(man)[1]] if os.path.exists(man) else None
             md += pcsamp_table(A.read_text(args.pcsamp), names)
-        if args.md:
-            with open(args.md, "w") as f:
-                f.write(md)
-        if args.doc:
-            with open(args.doc) as f:
-                text = f.read()
-            with open(args.doc, "w") as f:
-                f.write(update_doc(text, md))
-        if not (args.md or args.doc):
-            sys.stdout.write(md)
+        A.write_report(md, args.md, args.doc, DOC_BEGIN, DOC_END)
     except (A.AnalyzeError, OSError) as e:
         print("latency: %s" % e, file=sys.stderr)
         return 2
