@@ -175,10 +175,9 @@ fail:
     return st;
 }
 
-gm_status gb_open(int device, gb_context **out, gm_error *err)
+/* Whether CUDA sees a device `device` (GM_ERR_NO_GPU, said why, if not). */
+static gm_status device_exists(int device, gm_error *err)
 {
-    gm_status st = GM_OK;
-    *out = NULL;
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess || count == 0)
@@ -187,6 +186,15 @@ gm_status gb_open(int device, gb_context **out, gm_error *err)
     if (device < 0 || device >= count)
         return gm_fail(err, GM_ERR_NO_GPU, "device %d does not exist (%d device%s found)", device,
                        count, count == 1 ? "" : "s");
+    return GM_OK;
+}
+
+gm_status gb_open(int device, gb_context **out, gm_error *err)
+{
+    *out = NULL;
+    gm_status st = device_exists(device, err);
+    if (st != GM_OK)
+        return st;
     gb_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return gm_fail(err, GM_ERR_NOMEM, "context");
@@ -246,14 +254,10 @@ void gb_close(gb_context *ctx)
 
 gm_status gb_device_identity(int device, gm_mdata_meta *meta, gm_error *err)
 {
-    int count = 0;
-    cudaError_t rc = cudaGetDeviceCount(&count);
-    if (rc != cudaSuccess || count == 0)
-        return gm_fail(err, GM_ERR_NO_GPU, "no CUDA device found (%s)",
-                       rc != cudaSuccess ? cudaGetErrorString(rc) : "device count 0");
-    if (device < 0 || device >= count)
-        return gm_fail(err, GM_ERR_NO_GPU, "device %d does not exist (%d device%s found)", device,
-                       count, count == 1 ? "" : "s");
+    gm_status st = device_exists(device, err);
+    if (st != GM_OK)
+        return st;
+    cudaError_t rc;
     struct cudaDeviceProp prop;
     if ((rc = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
         (rc = cudaDriverGetVersion(&meta->driver_version)) != cudaSuccess ||
