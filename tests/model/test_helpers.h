@@ -10,6 +10,7 @@
 
 #include "gpuq/counters.h"
 #include "gpuq/mdata.h"
+#include "gpuq/metrics.h"
 #include "gpuq/table.h"
 #include "gpuq/unit.h"
 
@@ -28,6 +29,27 @@ static inline gm_mdata_meta th_meta(const char *suite, const char *gpu, int sm_c
     m.sm_count = sm_count;
     snprintf(m.date, sizeof m.date, "%s", date);
     return m;
+}
+
+/* The registered unit `name`, checked: it exists, has this title, and
+ * every metric it declares is a row of gpuq's table. */
+static inline const gm_unit *th_unit(const char *name, const char *title)
+{
+    const gm_unit *u = gm_unit_find(name);
+    assert_non_null(u);
+    assert_string_equal(u->title, title);
+    for (size_t i = 0; u->metrics[i]; i++)
+        assert_true(gm_metric_find(u->metrics[i]) >= 0);
+    return u;
+}
+
+/* A machine whose only machine data is md, suite's file (owned by m). */
+static inline void th_machine_with(gm_machine *m, const char *suite, gm_mdata *md)
+{
+    memset(m, 0, sizeof *m);
+    m->n_files = 1;
+    snprintf(m->files[0].suite, sizeof m->files[0].suite, "%s", suite);
+    m->files[0].md = md;
 }
 
 /* A machine with only the atomics table at path (relative to the source

@@ -43,10 +43,7 @@ static int setup(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (gm_mdata_add_row(md, rows[i], &err) != GM_OK)
             return -1;
-    memset(&mach, 0, sizeof mach);
-    mach.n_files = 1;
-    snprintf(mach.files[0].suite, sizeof mach.files[0].suite, "throughput");
-    mach.files[0].md = md;
+    th_machine_with(&mach, "throughput", md);
     return 0;
 }
 

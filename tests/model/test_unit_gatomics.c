@@ -52,16 +52,9 @@ static void set(gm_launch_counters *k, const char *metric, double v)
 static void unit_applies_model(void **state)
 {
     (void)state;
-    const gm_unit *u = gm_unit_find("gatomics");
-    assert_non_null(u);
-    assert_string_equal(u->title, "global atomics");
-    for (size_t i = 0; u->metrics[i]; i++)
-        assert_true(gm_metric_find(u->metrics[i]) >= 0);
+    const gm_unit *u = th_unit("gatomics", "global atomics");
     gm_machine m;
-    memset(&m, 0, sizeof m);
-    m.n_files = 1;
-    snprintf(m.files[0].suite, sizeof m.files[0].suite, "gatomics");
-    m.files[0].md = rates_md();
+    th_machine_with(&m, "gatomics", rates_md());
     void *st = NULL;
     assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
     void *res = calloc(1, u->result_size);

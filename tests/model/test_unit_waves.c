@@ -113,16 +113,9 @@ static void launch(gm_launch_counters *k, unsigned G, unsigned B, int regs, int 
 static void waves_unit(void **state)
 {
     (void)state;
-    const gm_unit *u = gm_unit_find("waves");
-    assert_non_null(u);
-    assert_string_equal(u->title, "blocks and waves");
-    for (size_t i = 0; u->metrics[i]; i++)
-        assert_true(gm_metric_find(u->metrics[i]) >= 0);
+    const gm_unit *u = th_unit("waves", "blocks and waves");
     gm_machine m;
-    memset(&m, 0, sizeof m);
-    m.n_files = 1;
-    snprintf(m.files[0].suite, sizeof m.files[0].suite, "sched");
-    m.files[0].md = sched_md();
+    th_machine_with(&m, "sched", sched_md());
     void *st = NULL;
     assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
     void *res = calloc(1, u->result_size);
