@@ -26,14 +26,20 @@ static gm_atomic_latency_input sample(double sb, double mio, double n, double in
     return in;
 }
 
+/* L of a valid input (compute must accept it). */
+static gm_atomic_latency computed(gm_atomic_latency_input in)
+{
+    gm_atomic_latency out;
+    gm_error err;
+    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    return out;
+}
+
 static void all_atomics_waited_for(void **state)
 {
     (void)state;
     /* Only ATOMS in the shared pipe: 12000 + 2000 of 16000 warp-cycles. */
-    gm_atomic_latency_input in = sample(12000, 2000, 500, 500);
-    gm_atomic_latency out;
-    gm_error err;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    gm_atomic_latency out = computed(sample(12000, 2000, 500, 500));
     assert_null(out.missing);
     assert_float_equal(out.warps_active, 16000, 1e-9);
     assert_float_equal(out.atom_share, 1.0, 1e-12);
@@ -46,10 +52,7 @@ static void plain_loads_apportioned(void **state)
     (void)state;
     /* A quarter of the shared-pipe instructions are ATOMS: a quarter of the
      * short-scoreboard and MIO stalls count. */
-    gm_atomic_latency_input in = sample(8000, 0, 100, 400);
-    gm_atomic_latency out;
-    gm_error err;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    gm_atomic_latency out = computed(sample(8000, 0, 100, 400));
     assert_float_equal(out.atom_share, 0.25, 1e-12);
     assert_float_equal(out.L, 0.5 * 0.25, 1e-12);
 }
@@ -57,10 +60,7 @@ static void plain_loads_apportioned(void **state)
 static void no_atomics_is_zero_even_without_stall_counters(void **state)
 {
     (void)state;
-    gm_atomic_latency_input in = sample(NAN, NAN, 0, 400);
-    gm_atomic_latency out;
-    gm_error err;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    gm_atomic_latency out = computed(sample(NAN, NAN, 0, 400));
     assert_true(out.L == 0.0);
     assert_null(out.missing);
 }
@@ -68,15 +68,12 @@ static void no_atomics_is_zero_even_without_stall_counters(void **state)
 static void missing_counter_named(void **state)
 {
     (void)state;
-    gm_atomic_latency_input in = sample(NAN, 10, 5, 5);
-    gm_atomic_latency out;
-    gm_error err;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    gm_atomic_latency out = computed(sample(NAN, 10, 5, 5));
     assert_true(isnan(out.L));
     assert_string_equal(out.missing, "smsp__warps_issue_stalled_short_scoreboard.sum");
-    in = sample(1, 1, 5, 5);
+    gm_atomic_latency_input in = sample(1, 1, 5, 5);
     in.max_warps_per_sm = 0;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    out = computed(in);
     assert_true(isnan(out.L));
     assert_non_null(out.missing);
 }
@@ -97,10 +94,7 @@ static void share_capped_at_one(void **state)
     (void)state;
     /* Stalls over the derived W_active (it is up to 1.6% off) and N above
      * the pipe count (mixed files): L stays a share. */
-    gm_atomic_latency_input in = sample(16100, 0, 600, 500);
-    gm_atomic_latency out;
-    gm_error err;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    gm_atomic_latency out = computed(sample(16100, 0, 600, 500));
     assert_float_equal(out.atom_share, 1.0, 1e-12);
     assert_float_equal(out.L, 1.0, 1e-12);
 }
