@@ -18,7 +18,14 @@ if ! command -v "$cuobjdump" >/dev/null 2>&1; then
   echo "skipped: cuobjdump not found ('$cuobjdump'; it ships with the CUDA toolkit)"
   exit 77
 fi
-sass=$("$cuobjdump" -sass "$@" 2>&1) || { echo "FAIL: $cuobjdump -sass $*: $sass"; exit 1; }
+# One cuobjdump per object: given several files it read only the first
+# (seen with check_suite_sass.sh on CUDA 13).
+sass=""
+for obj in "$@"; do
+  out=$("$cuobjdump" -sass "$obj" 2>&1) || { echo "FAIL: $cuobjdump -sass $obj: $out"; exit 1; }
+  sass="$sass
+$out"
+done
 
 # One line per kernel: name, then the findings.
 report=$(printf '%s\n' "$sass" | awk '

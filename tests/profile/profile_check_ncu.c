@@ -18,6 +18,23 @@
 
 #include "profile_check_util.h"
 
+/* Counts that depend on what the caches hold and on timing, not on what the
+ * kernel executes: DRAM bytes and L2 sectors follow the L2's state before
+ * each replay (ncu and gpuq's kernel replay restore memory differently; on
+ * an H100, 2026-11-25, DRAM bytes differed by 100%, L2 read/write sectors by
+ * 24% / 18%), and stall-reason counts follow the schedule (short scoreboard
+ * agreed within 0.8%, MIO throttle differed by 73%).  Both tools
+ * must still report them (the missing-value check above). */
+static int cache_or_timing_state(const char *metric)
+{
+    static const char *const prefixes[] = {"dram__bytes_", "lts__t_sectors_op_",
+                                           "smsp__warps_issue_stalled_"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(metric, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
 /* ---- ncu cross-check ------------------------------------------------------- */
 
 static void base_name(const char *name, char *out, size_t len)
@@ -181,7 +198,8 @@ int check_ncu(const char *gpuq, const char *app, const char *dir)
                 worst_median[m] = rel;
         }
     }
-    printf("gpuq vs ncu --clock-control none --cache-control none, %zu launch pairs:\n", pairs);
+    printf("gpuq vs ncu --clock-control none --cache-control none, %zu launch pairs "
+           "(DRAM, L2-sector and stall counts: shown, not judged)\n", pairs);
     printf("  %-55s %9s %14s\n", "metric", "launch", "kernel median");
     for (int m = 0; m < GM_METRIC_COUNT; m++) {
         int counted = is_event_count((gm_metric_id)m);
@@ -189,7 +207,7 @@ int check_ncu(const char *gpuq, const char *app, const char *dir)
         printf("  %-55s %8.4f%% %13.4f%%  %s%s\n", gm_metric_table[m].name, 100 * worst[m],
                100 * worst_median[m], counted ? "(count: per launch)" : "(time: per kernel)",
                judged > 0.02 ? "  > 2%" : "");
-        if (judged > 0.02)
+        if (judged > 0.02 && !cache_or_timing_state(gm_metric_table[m].name))
             fail("%s differs by %.2f%% from ncu", gm_metric_table[m].name, 100 * judged);
     }
     if (pairs != g.count || pairs == 0)
