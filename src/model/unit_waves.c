@@ -156,8 +156,9 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
     r->t_halfb = b >= 2 ? scaled(s, r->T_us, Gl, b, N, 2 * Gl, b / 2, k->shared_bytes, regs) : NAN;
     if (r->waves < 1)
         snprintf(r->verdict, sizeof r->verdict,
-                 "%.0f blocks fill %.0f%% of one wave (%.0f blocks: N_slot %d x %d SMs, %s)", G,
-                 100 * r->waves, per_wave, N, p->n_mp, r->limiter);
+                 "%.0f %s %.2g%% of one wave (%.0f blocks: N_slot %d x %d SMs, %s)", G,
+                 G == 1 ? "block fills" : "blocks fill", 100 * r->waves, per_wave, N, p->n_mp,
+                 r->limiter);
     else
         snprintf(r->verdict, sizeof r->verdict,
                  "%.2f waves of %.0f blocks (N_slot %d, %s); the last wave %.0f%% full", r->waves,
