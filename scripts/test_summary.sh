@@ -34,10 +34,16 @@ for f in "$@"; do
             want_reason = (st == "notrun")
             if (want_reason) { skipped++; skipname = name; if (name ~ /^unit_/) unit_skipped++ }
         }
-        /<system-out>/ && want_reason {
+        # The reason: the first output line that says "skip", else the first.
+        /<system-out>/ && want_reason { in_out = 1; first = ""; reason = "" }
+        in_out {
             r = $0; sub(/.*<system-out>/, "", r); sub(/<\/system-out>.*/, "", r)
-            print "  skipped (" build "): " skipname ": " unescape(r)
-            want_reason = 0
+            if (first == "" && r != "") first = r
+            if (reason == "" && tolower(r) ~ /skip/) reason = r
+            if ($0 ~ /<\/system-out>/) {
+                print "  skipped (" build "): " skipname ": " unescape(reason != "" ? reason : first)
+                in_out = 0; want_reason = 0
+            }
         }
         /\[==========\] [0-9]+ test\(s\) run\./ {
             n = $0; sub(/.*\[==========\] /, "", n); sub(/ test.*/, "", n)
