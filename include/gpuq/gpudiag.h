@@ -101,6 +101,30 @@ const char *gm_gd_limiter_text(unsigned lim, char *buf, size_t len);
  * binding terms.  0 when one block does not fit. */
 int gm_gd_nslot(const gm_gd_params *p, int b, long s, long r, unsigned *limiter);
 
+/* Eq. 3.3 read backwards, for what-ifs: how many blocks of b warps an SM
+ * would hold if the registers and shared memory did not bind, and what the
+ * launch would have to change to get there. */
+typedef struct gm_gd_relief {
+    int nslot;        /* N_slot(b, s, r) as launched */
+    unsigned limiter; /* its binding terms (GM_GD_LIM_*) */
+    int nslot_free;   /* N_slot(b, 0, 0): the block and warp-slot limits alone (and, in
+                         the HOPPER form, the reserved shared memory per block) */
+    long regs_max;    /* the most registers per thread whose term alone still allows
+                         nslot_free (at most GM_GD_MAX_REGS) */
+    long smem_max;    /* the most shared bytes per block whose term alone still allows
+                         nslot_free */
+} gm_gd_relief;
+
+/* Registers per thread the ISA can address (255 on every NVIDIA GPU since
+ * sm_35; the programming guide's "maximum number of 32-bit registers per
+ * thread"): the search bound of regs_max. */
+#define GM_GD_MAX_REGS 255
+
+/* Fills *out for b warps per block, s bytes, r registers per thread.
+ * GM_ERR_INVALID_ARG when b < 1, s < 0, r < 0 or the parameters are empty. */
+gm_status gm_gd_relief_of(const gm_gd_params *p, int b, long s, long r, gm_gd_relief *out,
+                          gm_error *err);
+
 /* ---- Eq. 3.4-3.7: functional units ---------------------------------- */
 
 /* One functional unit u: t_u inverse throughput (cycles per warp

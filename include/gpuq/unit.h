@@ -133,6 +133,11 @@ typedef struct gm_unit {
     /* Optional: more JSON members inside the section's object (nested data
      * such as per-SM values), each starting with ",\n". */
     void (*json_extra)(FILE *out, int indent, const void *state, const void *result);
+
+    /* Optional: NULL-terminated suites the unit uses where present (loaded
+     * with the others; prepare finds them with gm_machine_suite, and falls
+     * back when they are missing, saying so in its fields). */
+    const char *const *optional_suites;
 } gm_unit;
 
 /* The registry (src/model/units.c), in report order. */

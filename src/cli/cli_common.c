@@ -192,12 +192,15 @@ static void needed_suites(const cli_report_opts *r, const char **suites, size_t 
         int wanted = r->n_sections == 0;
         for (size_t i = 0; i < r->n_sections; i++)
             wanted |= strcmp(r->sections[i], gm_units[u]->name) == 0;
-        for (size_t i = 0; wanted && gm_units[u]->suites && gm_units[u]->suites[i]; i++) {
-            int seen = 0;
-            for (size_t j = 0; j < n; j++)
-                seen |= strcmp(suites[j], gm_units[u]->suites[i]) == 0;
-            if (!seen && n + 1 < max)
-                suites[n++] = gm_units[u]->suites[i];
+        for (int opt = 0; opt < 2; opt++) {
+            const char *const *us = opt ? gm_units[u]->optional_suites : gm_units[u]->suites;
+            for (size_t i = 0; wanted && us && us[i]; i++) {
+                int seen = 0;
+                for (size_t j = 0; j < n; j++)
+                    seen |= strcmp(suites[j], us[i]) == 0;
+                if (!seen && n + 1 < max)
+                    suites[n++] = us[i];
+            }
         }
     }
     suites[n] = NULL;

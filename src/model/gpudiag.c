@@ -112,6 +112,38 @@ int gm_gd_nslot(const gm_gd_params *p, int b, long s, long r, unsigned *limiter)
     return m < 0 ? 0 : (int)m;
 }
 
+gm_status gm_gd_relief_of(const gm_gd_params *p, int b, long s, long r, gm_gd_relief *out,
+                          gm_error *err)
+{
+    if (!p || !out || b < 1 || s < 0 || r < 0 || p->N1 <= 0 || p->N2 <= 0 || p->S <= 0 ||
+        p->R <= 0)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "gpudiag: bad arguments to the occupancy what-if");
+    memset(out, 0, sizeof *out);
+    out->nslot = gm_gd_nslot(p, b, s, r, &out->limiter);
+    out->nslot_free = gm_gd_nslot(p, b, 0, 0, NULL);
+    /* Each term of Eq. 3.3 falls as its resource grows: the last r (s)
+     * that keeps its term at nslot_free, the other resource at zero. */
+    long lo = 0, hi = GM_GD_MAX_REGS;
+    while (lo < hi) {
+        long mid = (lo + hi + 1) / 2;
+        if (gm_gd_nslot(p, b, 0, mid, NULL) >= out->nslot_free)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    out->regs_max = lo;
+    lo = 0, hi = p->S;
+    while (lo < hi) {
+        long mid = (lo + hi + 1) / 2;
+        if (gm_gd_nslot(p, b, mid, 0, NULL) >= out->nslot_free)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    out->smem_max = lo;
+    return GM_OK;
+}
+
 /* Eq. 3.5 */
 double gm_gd_period(const gm_gd_unit *u, size_t n, double P1, double c)
 {

@@ -58,29 +58,38 @@ static const char *override_for(const char *const *overrides, const char *suite)
 }
 
 /* "atomics: no machine data for NVIDIA X (132 SMs): section atomics skipped;
- * measure it with 'gpuq calibrate --suite atomics'" */
+ * measure it with 'gpuq calibrate --suite atomics'".  A suite that units
+ * only use where present names them as falling back instead. */
 static void note_missing(gm_machine *m, const char *suite, const char *why)
 {
     if (m->n_missing >= GM_MACHINE_MAX_FILES)
         return;
-    char sections[96] = "";
-    size_t used = 0;
+    char sections[2][96] = {"", ""}; /* [0] need it, [1] use it where present */
+    size_t used[2] = {0, 0};
     for (size_t u = 0; gm_units[u]; u++) {
-        const char *const *s = gm_units[u]->suites;
-        int needs = 0;
-        for (size_t i = 0; s && s[i] && !needs; i++)
-            needs = strcmp(s[i], suite) == 0;
-        if (!needs)
-            continue;
-        int w = snprintf(sections + used, sizeof sections - used, "%s%s", used ? ", " : "",
-                         gm_units[u]->name);
-        if (w < 0 || (size_t)w >= sizeof sections - used)
-            break;
-        used += (size_t)w;
+        for (int opt = 0; opt < 2; opt++) {
+            const char *const *s = opt ? gm_units[u]->optional_suites : gm_units[u]->suites;
+            int needs = 0;
+            for (size_t i = 0; s && s[i] && !needs; i++)
+                needs = strcmp(s[i], suite) == 0;
+            if (!needs)
+                continue;
+            int w = snprintf(sections[opt] + used[opt], sizeof sections[opt] - used[opt], "%s%s",
+                             used[opt] ? ", " : "", gm_units[u]->name);
+            if (w > 0 && (size_t)w < sizeof sections[opt] - used[opt])
+                used[opt] += (size_t)w;
+        }
     }
-    snprintf(m->missing[m->n_missing++], sizeof m->missing[0],
-             "%s: %s: section%s %s skipped; measure it with 'gpuq calibrate --suite %s'", suite,
-             why, strchr(sections, ',') ? "s" : "", sections[0] ? sections : "(none)", suite);
+    if (!used[0] && used[1])
+        snprintf(m->missing[m->n_missing++], sizeof m->missing[0],
+                 "%s: %s: section%s %s used a fallback (named in its fields); measure "
+                 "it with 'gpuq calibrate --suite %s'",
+                 suite, why, strchr(sections[1], ',') ? "s" : "", sections[1], suite);
+    else
+        snprintf(m->missing[m->n_missing++], sizeof m->missing[0],
+                 "%s: %s: section%s %s skipped; measure it with 'gpuq calibrate --suite %s'",
+                 suite, why, strchr(sections[0], ',') ? "s" : "",
+                 sections[0][0] ? sections[0] : "(none)", suite);
 }
 
 static gm_status check_gpu(const char *suite, const char *path, const char *file_gpu,

@@ -3,12 +3,17 @@
  * counters and the suite "throughput"; the largest is the bottleneck, the
  * others hidden under it; the paper's causes; what-if speedups.  The
  * equations are in zhang_owens.c.  Variants: "hopper" (default: pipes
- * overlap, issue rate, launch cost) and "paper" (Sec. 4.1's linear sum). */
+ * overlap, issue rate, launch cost) and "paper" (Sec. 4.1's linear sum).
+ * The more-warps what-if takes the warps per SM the launch could reach from
+ * the scheduling model (paper 003: N_slot of Eq. 3.3 from the sched data,
+ * gpudiag.h) where the machine has that suite, else the device maximum. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuq/gpudiag.h"
+#include "gpuq/gpudiag_data.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 #include "gpuq/zhang_owens.h"
@@ -68,6 +73,8 @@ typedef struct bn_state {
     gm_zo_machine mach;
     gm_zo_form form;
     int row[M_COUNT];
+    int have_sched;     /* sched data with state-buffer parameters was found */
+    gm_gd_params sched; /* its hopper form (the one docs/diag.md shows the data needs) */
 } bn_state;
 
 typedef struct bn_result {
@@ -78,6 +85,10 @@ typedef struct bn_result {
     double measured_ns, error;
     char causes[160];
     char verdict[192];
+    char more_from[96];   /* where more_warps came from */
+    double occ_warps;     /* warps per SM with registers and shared memory not binding */
+    double speedup_occ;
+    char occ_needs[96];   /* what the launch would change to reach occ_warps */
 } bn_result;
 
 static gm_status bn_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
@@ -100,6 +111,14 @@ static gm_status bn_prepare(const gm_machine *m, const char *variant, void **sta
         return st;
     }
     s->form = form;
+    /* optional: without it, more warps means the device maximum */
+    const gm_mdata *sd = gm_machine_suite(m, "sched");
+    gm_gd_data *gd = sd ? calloc(1, sizeof *gd) : NULL;
+    if (gd && gm_gd_data_load(sd, gd, NULL) == GM_OK && gd->have_params) {
+        s->sched = gd->form[GM_GD_FORM_HOPPER];
+        s->have_sched = 1;
+    }
+    free(gd);
     for (int i = 0; i < M_COUNT; i++)
         s->row[i] = gm_metric_find(bn_metrics[i]);
     *state = s;
@@ -117,6 +136,45 @@ static void bn_release(void *state)
 static double metric(const bn_state *s, const gm_launch_counters *k, int i)
 {
     return s->row[i] >= 0 ? k->metric[s->row[i]] : NAN;
+}
+
+/* The warps per SM the launch could reach (the more-warps what-if) and,
+ * where registers or shared memory hold N_slot down, the warps without
+ * that limit and what the launch would change to get them.  Either is
+ * capped by the blocks the grid gives each SM. */
+static double reachable_warps(const bn_state *s, const gm_launch_counters *k, int max_warps,
+                              int sm, bn_result *br)
+{
+    double b = ceil((double)k->block[0] * k->block[1] * k->block[2] / 32);
+    double G = (double)k->grid[0] * k->grid[1] * k->grid[2];
+    double grid_cap = ceil(G / sm);
+    br->occ_warps = br->speedup_occ = NAN;
+    snprintf(br->occ_needs, sizeof br->occ_needs, "-");
+    gm_gd_relief rel;
+    if (s->have_sched && k->regs_per_thread >= 0 && k->shared_bytes >= 0 &&
+        gm_gd_relief_of(&s->sched, (int)b, k->shared_bytes, k->regs_per_thread, &rel, NULL) ==
+            GM_OK &&
+        rel.nslot > 0) {
+        char lim[48];
+        gm_gd_limiter_text(rel.limiter, lim, sizeof lim);
+        snprintf(br->more_from, sizeof br->more_from, "sched: N_slot %d x %.0f warps (%s)%s",
+                 rel.nslot, b, lim, grid_cap < rel.nslot ? ", grid-capped" : "");
+        if ((rel.limiter & (GM_GD_LIM_REGS | GM_GD_LIM_SMEM)) &&
+            fmin(rel.nslot_free, grid_cap) > fmin(rel.nslot, grid_cap)) {
+            br->occ_warps = b * fmin(rel.nslot_free, grid_cap);
+            int n = 0;
+            if (k->regs_per_thread > rel.regs_max)
+                n = snprintf(br->occ_needs, sizeof br->occ_needs, "registers <= %ld per thread",
+                             rel.regs_max);
+            if (k->shared_bytes > rel.smem_max && n >= 0 && (size_t)n < sizeof br->occ_needs)
+                snprintf(br->occ_needs + n, sizeof br->occ_needs - (size_t)n,
+                         "%sshared <= %ld B per block", n ? ", " : "", rel.smem_max);
+        }
+        return b * fmin(rel.nslot, grid_cap);
+    }
+    snprintf(br->more_from, sizeof br->more_from, "device maximum (%s)",
+             s->have_sched ? "launch resources unknown" : "no sched data");
+    return fmin(max_warps, b * grid_cap);
 }
 
 static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
@@ -163,10 +221,18 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
         snprintf(br->why, sizeof br->why, "not modelled: instruction counters missing");
         return GM_OK;
     }
+    double more = reachable_warps(s, k, max_warps, sm, br);
     if (gm_zo_predict(&s->mach, s->form, sm, &l, &br->r, &e2) != GM_OK ||
-        gm_zo_whatif_all(&s->mach, s->form, sm, &l, 0, &br->w, &e2) != GM_OK) {
+        gm_zo_whatif_all(&s->mach, s->form, sm, &l, more, &br->w, &e2) != GM_OK) {
         snprintf(br->why, sizeof br->why, "not modelled: %s", e2.msg);
         return GM_OK;
+    }
+    if (isfinite(br->occ_warps)) {
+        gm_zo_launch c = l;
+        gm_zo_result ro;
+        c.warps_per_sm = br->occ_warps;
+        if (gm_zo_predict(&s->mach, s->form, sm, &c, &ro, &e2) == GM_OK)
+            br->speedup_occ = br->r.predicted / ro.predicted;
     }
     br->ok = br->r.bottleneck >= 0;
     br->error = (br->r.predicted - br->measured_ns) / br->measured_ns;
@@ -223,6 +289,10 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     NUM("speedup_coalesced", b->w.speedup_coalesced, 7, "x coal");
     NUM("more_warps", b->w.more_warps, 0, NULL);
     NUM("speedup_more_warps", b->w.speedup_more_warps, 7, "x warps");
+    TXT("more_warps_from", b->more_from, 0, NULL);
+    NUM("occ_free_warps", b->occ_warps, 0, NULL);
+    NUM("speedup_occ_free", b->speedup_occ, 0, NULL);
+    TXT("occ_needs", b->occ_needs, 0, NULL);
     TXT("causes", ok ? b->causes : b->why, 0, NULL);
     TXT("form", r->form == GM_ZO_PAPER ? "paper" : "hopper", 0, NULL);
 #undef NUM
@@ -257,12 +327,19 @@ static void bn_text_notes(FILE *out, const void *state, const void *const *resul
             s->form == GM_ZO_PAPER ? "instruction time = sum over pipes of N / X(w) (Sec. 4.1)"
                                    : "instruction time = slowest pipe or the issue rate, plus "
                                      "one empty launch");
-    fprintf(out, "  - x noBC: without bank conflicts; x coal: perfectly coalesced; x warps: at "
-                 "%d warps per SM\n",
-            s->mach.max_warps_per_sm);
+    if (s->have_sched)
+        fprintf(out, "  - x noBC: without bank conflicts; x coal: perfectly coalesced; x warps: at "
+                     "the warps per SM the launch can reach, N_slot x warps per block (sched "
+                     "data, Eq. 3.3 of paper 003), capped by the grid's blocks per SM\n");
+    else
+        fprintf(out, "  - x noBC: without bank conflicts; x coal: perfectly coalesced; x warps: at "
+                     "%d warps per SM (the device maximum: no sched data), capped by the grid's "
+                     "blocks per SM\n",
+                s->mach.max_warps_per_sm);
 }
 
 static const char *const bn_suites[] = {"throughput", NULL};
+static const char *const bn_optional[] = {"sched", NULL};
 
 const gm_unit gm_unit_bottleneck = {
     .name = "bottleneck",
@@ -281,4 +358,5 @@ const gm_unit gm_unit_bottleneck = {
     .verdict = bn_verdict,
     .text_notes = bn_text_notes,
     .json_extra = NULL,
+    .optional_suites = bn_optional,
 };

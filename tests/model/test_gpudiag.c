@@ -103,6 +103,54 @@ static void test_nslot(void **state)
     assert_int_equal(gm_gd_form_parse("bogus", &f), GM_ERR_INVALID_ARG);
 }
 
+/* Eq. 3.3 read backwards (hopper form, H100 parameters): three launches,
+ * each held down by a different term. */
+static void test_relief(void **state)
+{
+    (void)state;
+    gm_gd_params ph = h100(GM_GD_FORM_HOPPER);
+    gm_gd_relief o;
+    /* registers: b = 8, 72 regs: a warp 2304, 16384 / 2304 = 7 per partition,
+     * 28 / 8 = 3 blocks (24 warps).  Lifted: min(N1 32, 64 / 8, 233472 / 1024)
+     * = 8.  8 blocks need 16 warps per partition, 16384 / 16 = 1024 per warp,
+     * r <= 32; and 233472 / 8 = 29184 >= ceil(s + 1024, 128), s <= 28160. */
+    assert_int_equal(gm_gd_relief_of(&ph, 8, 0, 72, &o, NULL), GM_OK);
+    assert_int_equal(o.nslot, 3);
+    assert_int_equal(o.limiter, GM_GD_LIM_REGS);
+    assert_int_equal(o.nslot_free, 8);
+    assert_int_equal(o.regs_max, 32);
+    assert_int_equal(o.smem_max, 28160);
+    /* shared memory: b = 4, 32 regs, s = 48000: 49024 per block (a multiple
+     * of 128), 233472 / 49024 = 4.76 -> 4 (registers 16, warps 16).  Lifted:
+     * 16; 233472 / 16 = 14592 >= s + 1024, s <= 13568; registers: 16 blocks
+     * of 4 warps = 16 per partition, r <= 32 as above. */
+    assert_int_equal(gm_gd_relief_of(&ph, 4, 48000, 32, &o, NULL), GM_OK);
+    assert_int_equal(o.nslot, 4);
+    assert_int_equal(o.limiter, GM_GD_LIM_SMEM);
+    assert_int_equal(o.nslot_free, 16);
+    assert_int_equal(o.smem_max, 13568);
+    assert_int_equal(o.regs_max, 32);
+    /* warps: b = 32, 16 regs, s = 4096: 64 / 32 = 2 (registers: 16384 / 512
+     * = 32 per partition, 128 / 32 = 4; shared 233472 / 5120 = 45).  Nothing
+     * to gain: nslot_free = 2; registers for 2 blocks: 16 warps per
+     * partition, r <= 32; shared 233472 / 2 = 116736, s <= 115712. */
+    assert_int_equal(gm_gd_relief_of(&ph, 32, 4096, 16, &o, NULL), GM_OK);
+    assert_int_equal(o.nslot, 2);
+    assert_int_equal(o.limiter, GM_GD_LIM_WARPS);
+    assert_int_equal(o.nslot_free, 2);
+    assert_int_equal(o.regs_max, 32);
+    assert_int_equal(o.smem_max, 115712);
+    /* paper form, b = 1, 255 regs: a warp 8160 -> 8192, 65536 / 8192 = 8
+     * blocks; lifted: N1 = 32, 65536 / 32 = 2048 per warp, r <= 64 */
+    gm_gd_params pp = h100(GM_GD_FORM_PAPER);
+    assert_int_equal(gm_gd_relief_of(&pp, 1, 0, 255, &o, NULL), GM_OK);
+    assert_int_equal(o.nslot, 8);
+    assert_int_equal(o.nslot_free, 32);
+    assert_int_equal(o.regs_max, 64);
+    assert_int_equal(gm_gd_relief_of(&pp, 0, 0, 32, &o, NULL), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_gd_relief_of(&pp, 1, -1, 32, &o, NULL), GM_ERR_INVALID_ARG);
+}
+
 /* Fig. 3.2: t1 = 1, t2 = 3, m1 = 1, m2 = inf, the two units dependent, so
  * one warp's period is P_1 = t1 + t2 = 4.  Eq. 3.5: P(3) = max(4, 3) = 4
  * ("at c = 3 ... P does not increase"), P(5) = max(4, 5) = 5 ("at c = 5, P
@@ -373,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_derive_wsb),     cmocka_unit_test(test_point_total),
         cmocka_unit_test(test_derive_shm),     cmocka_unit_test(test_derive_rf),
         cmocka_unit_test(test_policy),         cmocka_unit_test(test_accuracy),
+        cmocka_unit_test(test_relief),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

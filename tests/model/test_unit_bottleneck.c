@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "gpuq/gpudiag.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 #include "test_helpers.h"
@@ -19,10 +20,66 @@
 extern const gm_unit gm_unit_bottleneck;
 
 static gm_machine mach;
+/* mach's throughput data with the fma pipe twice as fast at 64 warps, and
+ * sched data (paper 003) with H100-like parameters */
+static gm_machine mach_sched;
 
-static int setup(void **state)
+static void sched_row(gm_mdata *md, const char *kind, const char *name, const char *x,
+                      const char *y, const char *z, const char *value, const char *extra)
 {
-    (void)state;
+    const char *row[9] = {kind, name, x, y, z, value, "", extra, ""};
+    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
+}
+
+/* An N_slot point made by Eq. 3.3 from p, as the suite records it (a
+ * co-resident total over n_mp SMs), for the loader to derive p back. */
+static void nslot_row(gm_mdata *md, const gm_gd_params *p, const char *name, int b, long s, int r)
+{
+    int N = gm_gd_nslot(p, b, s, r, NULL);
+    if (N <= 0)
+        return;
+    char bs[16], ss[32], rs[16], ns[16], ts[32];
+    snprintf(bs, sizeof bs, "%d", b);
+    snprintf(ss, sizeof ss, "%ld", s);
+    snprintf(rs, sizeof rs, "%d", r);
+    snprintf(ns, sizeof ns, "%d", N);
+    snprintf(ts, sizeof ts, "%d", N * p->n_mp);
+    sched_row(md, "nslot", name, bs, ss, rs, ns, ts);
+}
+
+/* The hopper form of test_gpudiag.c's H100: N1 32, N2 64, S 233472 (s_min
+ * 128, 1024 reserved per block), R 65536 (r_min 256, 4 partitions). */
+static gm_mdata *sched_md(void)
+{
+    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
+                                        "value", "doc", "extra", "note"};
+    gm_mdata_meta m = th_meta("sched", "test GPU", 2, "");
+    gm_mdata *md = gm_mdata_new(&m, 9, cols);
+    sched_row(md, "param", "L_T_B", "", "", "", "1024", "");
+    sched_row(md, "nmp", "ffma", "1", "32", "", "100", "");
+    sched_row(md, "nmp", "ffma", "132", "32", "", "101", "");
+    sched_row(md, "nmp", "ffma", "133", "32", "", "200", "");
+    gm_gd_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
+                       .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
+                       .form = GM_GD_FORM_HOPPER};
+    for (int b = 1; b <= 32; b++)
+        nslot_row(md, &hp, "wsb", b, 0, 16);
+    for (int k = 1; k <= 32; k++) {
+        long edge = 233472 / k - 1024;
+        long ss[4] = {edge, edge - 64, edge - 200, edge + 1};
+        for (int j = 0; j < 4; j++)
+            if (ss[j] >= 1 && ss[j] <= 232448)
+                nslot_row(md, &hp, "shm", 1, ss[j], 16);
+    }
+    static const int rs[] = {24, 32, 33, 40, 41, 48, 57, 64, 65, 72, 97, 128, 129, 168, 200, 255};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+        for (int b = 1; b <= 32; b *= 2)
+            nslot_row(md, &hp, "rf", b, 0, rs[i]);
+    return md;
+}
+
+static gm_mdata *throughput_md(int fast_at_64)
+{
     gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
     meta.sm_clock_mhz = 1000;
     const char *cols[] = {"kind", "name", "bytes", "ways", "warps", "blocks", "threads",
@@ -39,11 +96,22 @@ static int setup(void **state)
         {"global", "l2_st", "4", "0", "0", "64", "256", "4", "2000"},
         {"launch", "empty", "0", "0", "0", "0", "0", "0", "1000"},
     };
-    gm_error err;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (gm_mdata_add_row(md, rows[i], &err) != GM_OK)
-            return -1;
-    th_machine_with(&mach, "throughput", md);
+        assert_int_equal(gm_mdata_add_row(md, rows[i], NULL), GM_OK);
+    static const char *const fast[9] = {"inst", "fma", "0", "0", "64", "0", "0", "0", "8"};
+    if (fast_at_64)
+        assert_int_equal(gm_mdata_add_row(md, fast, NULL), GM_OK);
+    return md;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    th_machine_with(&mach, "throughput", throughput_md(0));
+    th_machine_with(&mach_sched, "throughput", throughput_md(1));
+    mach_sched.n_files = 2;
+    snprintf(mach_sched.files[1].suite, sizeof mach_sched.files[1].suite, "sched");
+    mach_sched.files[1].md = sched_md();
     return 0;
 }
 
@@ -51,6 +119,8 @@ static int teardown(void **state)
 {
     (void)state;
     gm_mdata_free(mach.files[0].md);
+    gm_mdata_free(mach_sched.files[0].md);
+    gm_mdata_free(mach_sched.files[1].md);
     return 0;
 }
 
@@ -176,12 +246,143 @@ static void missing_counters_and_bad_variant(void **state)
     assert_non_null(gm_unit_find("bottleneck"));
 }
 
+/* The more-warps what-ifs on three launches of test_gpudiag.c's relief
+ * cases (N_slot from the sched data), 64 blocks on 2 SMs (32 per SM, no
+ * grid cap).  Paper form, whose instruction time moves with the warps:
+ * fma 8000 / (X(w) 2 SMs 1 GHz) + alu 4000 / (2 x 2) = 1000, with X(w)
+ * 4 at 16 warps rising linearly to 8 at 64; shared 3200 / 2 = 1600 ns;
+ * global 1e6 B / 1000 GB/s = 1000 ns.  The measured 16 warps: 2000 ns. */
+static void more_warps_case(unsigned threads, int regs, int smem, double want_warps,
+                            const char *want_from, double want_speedup, double want_free,
+                            double want_free_speedup, const char *want_needs)
+{
+    const gm_unit *u = &gm_unit_bottleneck;
+    void *st = NULL;
+    gm_error err;
+    assert_int_equal(u->prepare(&mach_sched, "paper", &st, &err), GM_OK);
+    gm_counters_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.sm_count = 2;
+    meta.max_warps_per_sm = 64;
+    gm_launch_counters k;
+    launch(&k);
+    k.block[0] = threads;
+    k.regs_per_thread = regs;
+    k.shared_bytes = smem;
+    void *res = calloc(1, u->result_size);
+    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
+    gm_field f[GM_UNIT_MAX_FIELDS];
+    size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    const char *text = NULL;
+    assert_true(fabs(field(f, n, "predicted_us", NULL) - 2.0) < 1e-9);
+    assert_true(fabs(field(f, n, "more_warps", NULL) - want_warps) < 1e-9);
+    field(f, n, "more_warps_from", &text);
+    assert_string_equal(text, want_from);
+    double sp = field(f, n, "speedup_more_warps", NULL);
+    if (fabs(sp - want_speedup) > 1e-9)
+        fail_msg("speedup_more_warps %.17g, want %.17g", sp, want_speedup);
+    double fw = field(f, n, "occ_free_warps", NULL), fs = field(f, n, "speedup_occ_free", NULL);
+    if (isnan(want_free)) {
+        assert_true(isnan(fw) && isnan(fs));
+    } else {
+        assert_true(fabs(fw - want_free) < 1e-9);
+        assert_true(fabs(fs - want_free_speedup) < 1e-9);
+    }
+    field(f, n, "occ_needs", &text);
+    assert_string_equal(text, want_needs);
+    gm_launch_counters_clear(&k);
+    free(res);
+    u->release(st);
+}
+
+/* 256 threads (b = 8), 72 registers: N_slot 3, 24 warps: X = 4 + 4 x 8 / 48,
+ * fma 8000 / (2 X) = 857.14 ns, 1857.14 in all, 2000 / 1857.14 = 14 / 13.
+ * Without the register limit 8 blocks, 64 warps: fma 500, inst 1500, the
+ * shared 1600 binds: 1.25; registers <= 32 get there (test_gpudiag.c). */
+static void more_warps_registers(void **state)
+{
+    (void)state;
+    more_warps_case(256, 72, 0, 24, "sched: N_slot 3 x 8 warps (registers)", 14.0 / 13.0, 64,
+                    1.25, "registers <= 32 per thread");
+}
+
+/* 128 threads (b = 4), 32 registers, 48000 B: N_slot 4, 16 warps, as
+ * measured (1x); without the shared limit 16 blocks, 64 warps: 1.25 with
+ * at most 13568 B per block. */
+static void more_warps_shared(void **state)
+{
+    (void)state;
+    more_warps_case(128, 32, 48000, 16, "sched: N_slot 4 x 4 warps (shared memory)", 1.0, 64,
+                    1.25, "shared <= 13568 B per block");
+}
+
+/* 1024 threads (b = 32), 16 registers, 4096 B: N_slot 2 by the warp slots,
+ * 64 warps: 1.25; nothing for registers or shared memory to free. */
+static void more_warps_warps(void **state)
+{
+    (void)state;
+    more_warps_case(1024, 16, 4096, 64, "sched: N_slot 2 x 32 warps (warps)", 1.25, NAN, NAN,
+                    "-");
+}
+
+/* Without sched data: the device maximum, capped by the grid's blocks per
+ * SM; a launch of 2 blocks of 256 threads on 2 SMs reaches 8 warps. */
+static void more_warps_fallback(void **state)
+{
+    (void)state;
+    const gm_unit *u = &gm_unit_bottleneck;
+    void *st = NULL;
+    gm_error err;
+    assert_int_equal(u->prepare(&mach, NULL, &st, &err), GM_OK);
+    gm_counters_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.sm_count = 2;
+    meta.max_warps_per_sm = 64;
+    gm_launch_counters k;
+    launch(&k);
+    void *res = calloc(1, u->result_size);
+    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
+    gm_field f[GM_UNIT_MAX_FIELDS];
+    size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    const char *text = NULL;
+    assert_true(fabs(field(f, n, "more_warps", NULL) - 64) < 1e-9); /* 32 blocks per SM */
+    field(f, n, "more_warps_from", &text);
+    assert_string_equal(text, "device maximum (no sched data)");
+    k.grid[0] = 2;
+    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    assert_true(fabs(field(f, n, "more_warps", NULL) - 8) < 1e-9);
+    gm_launch_counters_clear(&k);
+    free(res);
+    u->release(st);
+    /* with sched data, the same small grid caps N_slot 3 at 1 block per SM */
+    assert_int_equal(u->prepare(&mach_sched, NULL, &st, &err), GM_OK);
+    launch(&k);
+    k.grid[0] = 2;
+    k.regs_per_thread = 72;
+    k.shared_bytes = 0;
+    res = calloc(1, u->result_size);
+    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    assert_true(fabs(field(f, n, "more_warps", NULL) - 8) < 1e-9);
+    field(f, n, "more_warps_from", &text);
+    assert_string_equal(text, "sched: N_slot 3 x 8 warps (registers), grid-capped");
+    assert_true(isnan(field(f, n, "occ_free_warps", NULL))); /* the grid, not registers */
+    gm_launch_counters_clear(&k);
+    free(res);
+    u->release(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hopper),
         cmocka_unit_test(paper),
         cmocka_unit_test(missing_counters_and_bad_variant),
+        cmocka_unit_test(more_warps_registers),
+        cmocka_unit_test(more_warps_shared),
+        cmocka_unit_test(more_warps_warps),
+        cmocka_unit_test(more_warps_fallback),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
