@@ -71,6 +71,14 @@ static void test_missing_is_a_line(void **state)
     assert_non_null(strstr(m.missing[0], "gpuq calibrate --suite atomics"));
     assert_false(gm_machine_has(&m, atomics_only));
     gm_machine_free(&m);
+    /* sched: waves needs it, bottleneck only uses it where present (and
+     * still reports): the line names waves alone as skipped */
+    const char *const sched_only[] = {"sched", NULL};
+    assert_int_equal(gm_machine_load(&m, "gpuq Other GPU", 2, sched_only, NULL, 0, NULL), GM_OK);
+    assert_int_equal(m.n_missing, 1);
+    assert_non_null(strstr(m.missing[0], "section waves skipped"));
+    assert_null(strstr(m.missing[0], "bottleneck"));
+    gm_machine_free(&m);
     /* counters without a GPU name: nothing can be picked, and it says why */
     assert_int_equal(gm_machine_load(&m, "", 0, atomics_only, NULL, 0, NULL), GM_OK);
     assert_int_equal(m.n_missing, 1);
