@@ -55,6 +55,9 @@ typedef struct gm_launch_counters {
      * Each array has n_sm entries. */
     int n_sm;
     double *sm_n_f, *sm_n_c, *sm_cycles, *sm_occupancy;
+    /* Launches added into this row (gpuq model --summary), for terms paid
+     * once per launch; 0: one launch as recorded. */
+    unsigned summed;
 } gm_launch_counters;
 
 typedef struct gm_counters_meta {

@@ -121,6 +121,8 @@ typedef struct gm_zo_launch {
     double warps_per_sm;       /* achieved, sm__warps_active per active cycle */
     double blocks, threads_per_block;
     double clock_ghz;          /* cycles per ns during the launch; NaN: the suite's */
+    double launches;           /* launches the counts add up (the Hopper form pays the
+                                  launch term once each); NaN or < 1: one */
 } gm_zo_launch;
 
 void gm_zo_launch_init(gm_zo_launch *l); /* everything NaN */

@@ -374,6 +374,7 @@ static gm_status build_summary(const gm_report *rep, report_rows *rows, gm_error
         }
         add_into(&rows->sums.launches[g], k, &acc[g * nm * 3], rows->launch_count[g]);
         rows->launch_count[g]++;
+        rows->sums.launches[g].summed = (unsigned)rows->launch_count[g];
     }
     rows->count = rows->sums.count;
     for (size_t g = 0; st == GM_OK && g < rows->count; g++)

@@ -215,6 +215,8 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     l.threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
     br->measured_ns = metric(s, k, M_DURATION);
     l.clock_ghz = metric(s, k, M_ELAPSED) / br->measured_ns;
+    /* summed rows: the clock is cycles per ns either way; the launch term is per launch */
+    l.launches = k->summed > 1 ? k->summed : 1;
     int sm = meta->sm_count > 0 ? meta->sm_count : s->mach.sm_count;
     gm_error e2;
     if (!isfinite(l.inst_total) || !(l.blocks > 0)) {

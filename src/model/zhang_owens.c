@@ -326,7 +326,9 @@ gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
     if (l->global_inst > 0 && l->blocks > 0 && l->threads_per_block > 0) {
         int b = lane_bytes(l);
         double warps_total = l->blocks * ceil(l->threads_per_block / 32);
-        double per_thread = fmax(l->global_inst / warps_total, 1e-9);
+        /* the shape of one launch, where the counts add up several */
+        double per_launch = l->launches >= 1 ? l->launches : 1;
+        double per_thread = fmax(l->global_inst / (warps_total * per_launch), 1e-9);
         double bw[2][2];
         for (int l2 = 0; l2 < 2; l2++)
             for (int s = 0; s < 2; s++) {
@@ -370,7 +372,7 @@ gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
             r->next = k;
         }
     }
-    r->t_launch = form == GM_ZO_HOPPER ? m->launch_ns : 0;
+    r->t_launch = form == GM_ZO_HOPPER ? m->launch_ns * (l->launches >= 1 ? l->launches : 1) : 0;
     if (r->bottleneck < 0) {
         r->predicted = NAN;
         return GM_OK;

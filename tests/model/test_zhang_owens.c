@@ -53,6 +53,7 @@ static gm_mdata *machine_data(void)
         {"global", "dram_ld", "4", "0", "0", "2", "128", "1", "100", "0", "LDG"},
         {"global", "dram_ld", "4", "0", "0", "64", "256", "4", "1000", "0", "LDG"},
         {"global", "dram_st", "4", "0", "0", "2", "128", "1", "100", "0", "STG"},
+        {"global", "dram_ld", "4", "0", "0", "2", "128", "16", "400", "0", "LDG"},
         {"global", "dram_st", "4", "0", "0", "64", "256", "4", "1000", "0", "STG"},
         {"global", "l2_ld", "4", "0", "0", "64", "256", "4", "2000", "0", "LDG"},
         {"global", "l2_st", "4", "0", "0", "64", "256", "4", "2000", "0", "STG"},
@@ -246,6 +247,55 @@ static void global_bound(void **state)
     near(r.t[GM_ZO_GLOBAL], 1e4);
 }
 
+/* The counts of n identical launches added up (gpuq model --summary),
+ * told launches = n: n times the time of one, launch terms included (Hopper
+ * form: 2600 x 3), and the global shape is still one launch's.  The small
+ * launch reads 2 words per thread, nearest the (2, 128, 1) point (100 GB/s,
+ * paper form: 1e6 / 100 = 1e4 ns); taken as 6 per thread it would sit
+ * nearest the (2, 128, 16) one (400 GB/s). */
+static gm_zo_launch times(gm_zo_launch l, double n)
+{
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        l.inst[p] *= n;
+    l.inst_total *= n;
+    l.shared_wavefronts *= n;
+    l.shared_ideal *= n;
+    l.global_inst *= n;
+    l.global_sectors *= n;
+    l.global_sectors_ideal *= n;
+    l.dram_read_bytes *= n;
+    l.l2_read_bytes *= n;
+    l.launches = n;
+    return l;
+}
+
+static void summed_launches(void **state)
+{
+    (void)state;
+    gm_zo_launch small = base_launch();
+    small.blocks = 2;
+    small.threads_per_block = 128;
+    small.global_inst = 16;
+    small.global_sectors = small.global_sectors_ideal = 64;
+    small.l2_read_bytes = NAN;
+    gm_zo_launch cases[2] = {base_launch(), small};
+    gm_zo_result one, sum;
+    gm_error err;
+    for (int c = 0; c < 2; c++)
+        for (int f = GM_ZO_PAPER; f <= GM_ZO_HOPPER; f++) {
+            assert_int_equal(gm_zo_predict(&mach, f, 2, &cases[c], &one, &err), GM_OK);
+            gm_zo_launch l3 = times(cases[c], 3);
+            assert_int_equal(gm_zo_predict(&mach, f, 2, &l3, &sum, &err), GM_OK);
+            near(sum.predicted, 3 * one.predicted);
+            near(sum.t_launch, 3 * one.t_launch);
+            near(sum.t[GM_ZO_GLOBAL], 3 * one.t[GM_ZO_GLOBAL]);
+        }
+    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &cases[0], &one, &err), GM_OK);
+    near(one.predicted, 2600);
+    assert_int_equal(gm_zo_predict(&mach, GM_ZO_PAPER, 2, &cases[1], &one, &err), GM_OK);
+    near(one.t[GM_ZO_GLOBAL], 1e4);
+}
+
 /* MUFU at 0.5 per clock: 4000 / (0.5 x 2) = 4000 ns, the slowest pipe:
  * expensive instructions; 4000 of 16000 compute: low density too. */
 static void expensive(void **state)
@@ -352,6 +402,7 @@ int main(void)
         cmocka_unit_test(hopper_form),  cmocka_unit_test(whatifs),
         cmocka_unit_test(global_bound), cmocka_unit_test(expensive),
         cmocka_unit_test(hopper_curves), cmocka_unit_test(bad_input),
+        cmocka_unit_test(summed_launches),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
