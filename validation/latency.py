@@ -182,8 +182,7 @@ def bars(rows, l_threshold):
 
 # ------------------------------------------------------------ report
 
-def fmt(x, spec="%.3f"):
-    return "-" if isinstance(x, float) and math.isnan(x) else spec % x
+fmt = A.fmt
 
 
 def markdown(rows, source="", l_threshold=None):
