@@ -57,6 +57,11 @@ def l_threshold_shipped(path=HEADER):
     return float(m.group(1))
 
 
+def warp_cycles(row, max_warps_per_sm=64):
+    """Warp-cycles the SMs held: occupancy x warps per SM x active cycles."""
+    return A.fnum(row.get("occupancy_pct")) / 100.0 * max_warps_per_sm * A.fnum(row.get("cycles_sum"))
+
+
 def latency_L(row, max_warps_per_sm=64):
     """L of one joined row (NaN where a counter is missing); 0 without atomics."""
     N = A.fnum(row.get("N_atom"))
@@ -67,7 +72,7 @@ def latency_L(row, max_warps_per_sm=64):
     inst = A.fnum(row.get("shared_inst"))
     if any(math.isnan(x) for x in (N, sb, mio, occ, cyc, inst)):
         return math.nan
-    wa = occ / 100.0 * max_warps_per_sm * cyc
+    wa = warp_cycles(row, max_warps_per_sm)
     if wa <= 0:
         return math.nan
     share = min(1.0, N / inst) if inst > 0 else 1.0
@@ -93,8 +98,7 @@ def with_l(rows):
         r["L"] = latency_L(r)
         wa = A.fnum(r.get("warps_active"))
         if not math.isnan(wa) and wa > 0:
-            r["W_active_ratio"] = (A.fnum(r.get("occupancy_pct")) / 100.0 * 64 *
-                                   A.fnum(r.get("cycles_sum"))) / wa
+            r["W_active_ratio"] = warp_cycles(r) / wa
     return rows
 
 
@@ -242,7 +246,7 @@ def markdown(rows, source="", l_threshold=None):
         out.append("| case | warps/SM | U | L | short scoreboard | MIO throttle | ATOMS share of shared pipe |")
         out.append("| --- | --- | --- | --- | --- | --- | --- |")
         for r in miss:
-            wa = A.fnum(r.get("occupancy_pct")) / 100 * 64 * A.fnum(r.get("cycles_sum"))
+            wa = warp_cycles(r)
             out.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
                 r["name"], fmt(A.fnum(r.get("warps_per_sm")), "%.0f"), fmt(u_of(r)), fmt(r["L"]),
                 fmt(A.fnum(r.get("stall_short_scoreboard")) / wa), fmt(A.fnum(r.get("stall_mio_throttle")) / wa),
@@ -311,7 +315,7 @@ def latency_L_issue(row):
         return 0.0
     if any(math.isnan(x) for x in (base, wait, sel)) or sel <= 0:
         return math.nan
-    wa = A.fnum(row["occupancy_pct"]) / 100.0 * 64 * A.fnum(row["cycles_sum"])
+    wa = warp_cycles(row)
     return min(1.0, base + (wait + sel) / wa * min(1.0, N / sel))
 
 
