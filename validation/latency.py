@@ -112,17 +112,19 @@ def truth_known(r):
 
 # ------------------------------------------------------------ threshold
 
-def choose_threshold(rows):
+def choose_threshold(rows, l_of=lambda r: r["L"]):
     """(lo, hi, lo_case, hi_case, inseparable): lo = the largest L among cases
     whose truth is below 0.5 and whose U is below 0.5 (the latency kind must
     not name them); hi = the smallest L among atomic cases with U below 0.5
     that lie above lo (the kind must name them); inseparable = atomic cases
-    with U below 0.5 at or below lo."""
-    neg = [(r["L"], r["name"]) for r in rows
+    with U below 0.5 at or below lo.  l_of: the L of a row (the issue-term L
+    for third_pass)."""
+    li = [(l_of(r), r) for r in rows]
+    neg = [(l, r["name"]) for l, r in li
            if truth_known(r) and A.fnum(r["U_true"]) < 0.5 and u_of(r) < U_SIGNIFICANT
-           and not math.isnan(r["L"])]
-    pos = [(r["L"], r["name"]) for r in rows
-           if r["group"] == "atomic" and u_of(r) < U_SIGNIFICANT and not math.isnan(r["L"])]
+           and not math.isnan(l)]
+    pos = [(l, r["name"]) for l, r in li
+           if r["group"] == "atomic" and u_of(r) < U_SIGNIFICANT and not math.isnan(l)]
     lo, lo_case = max(neg) if neg else (0.0, "-")
     above = [p for p in pos if p[0] > lo]
     hi, hi_case = min(above) if above else (1.0, "-")
@@ -324,21 +326,15 @@ def third_pass(rows, shipped):
     li = [(latency_L_issue(r), r) for r in rows]
     if not any(not math.isnan(x) and A.fnum(r.get("N_atom")) > 0 for x, r in li):
         return ""
-    neg = [(x, r["name"]) for x, r in li if not math.isnan(x) and truth_known(r)
-           and A.fnum(r["U_true"]) < 0.5 and u_of(r) < U_SIGNIFICANT]
-    pos = [(x, r["name"]) for x, r in li if not math.isnan(x) and r["group"] == "atomic"
-           and u_of(r) < U_SIGNIFICANT]
-    lo = max(neg) if neg else (0.0, "-")
-    sep = [p for p in pos if p[0] > lo[0]]
-    hi = min(sep) if sep else (1.0, "-")
+    lo, hi, lo_case, hi_case, inseparable = choose_threshold(rows, latency_L_issue)
     caught = sum(1 for x, r in li if r["group"] == "atomic" and
-                 (u_of(r) >= U_SIGNIFICANT or (not math.isnan(x) and x > lo[0])))
+                 (u_of(r) >= U_SIGNIFICANT or (not math.isnan(x) and x > lo)))
     n_at = sum(r["group"] == "atomic" for r in rows)
     return ("With two more counters (stall reasons `wait` and `selected`, apportioned to ATOMS by their share "
             "of issued instructions), the gap is (%s, %s] (`%s`, `%s`) and %d of %d atomic-bound cases get an "
             "atomic verdict; still missed: %s." % (
-                fmt(lo[0]), fmt(hi[0]), lo[1], hi[1], caught, n_at,
-                ", ".join("`%s` (%s)" % (nm, fmt(x)) for x, nm in sorted(pos) if x <= lo[0]) or "none"))
+                fmt(lo), fmt(hi), lo_case, hi_case, caught, n_at,
+                ", ".join("`%s` (%s)" % (nm, fmt(x)) for x, nm in inseparable) or "none"))
 
 
 STALL_CASES = ("add_same_address_e32_t32x1", "add_same_address_e32_t32x1_chain", "add_same_address_e1_t32x1_chain",
