@@ -17,6 +17,7 @@ equals it at every point) and n_mp = 132 (--nmp)."""
 import argparse
 import csv
 import math
+import statistics
 
 OPS = ["lds", "ffma", "mufu_ex2", "ldg"]
 
@@ -114,14 +115,8 @@ def pearson(x, y):
     return sxy / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
 
 
-def median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
-
-
 def score(P, M):
-    return pearson(P, M), median([abs(p / q - 1) for p, q in zip(P, M)])
+    return pearson(P, M), statistics.median([abs(p / q - 1) for p, q in zip(P, M)])
 
 
 def main():
