@@ -122,6 +122,8 @@ typedef struct collector_status {
     long long captured, capture_skipped, graph_captured, graph_profiled, graph_nodes;
     long long passes;
     char replay[16];
+    char device_name[128];  /* the device it set up: "" until then */
+    int sm_count, cc_major, cc_minor;
     char error_kind[32];
     char error[512];
     char output[PATH_MAX];  /* the counters file this process wrote */

@@ -27,28 +27,16 @@ double prof_ms_since(const struct timespec *t0)
 }
 
 /* What the collector's status file says of the device once it is set up
- * ("device_name: X", "sm_count: N", "compute_capability: M.m"). */
+ * (prof_read_status: device_name, sm_count, compute_capability). */
 static void status_device_of(table_prefetch *tp, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[512], name[128] = "";
-    int sm = 0, major = 0, minor = 0;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (strncmp(line, "device_name: ", 13) == 0)
-            snprintf(name, sizeof name, "%.127s", line + 13);
-        else if (sscanf(line, "sm_count: %d", &sm) == 1 ||
-                 sscanf(line, "compute_capability: %d.%d", &major, &minor) == 2)
-            continue;
-    }
-    fclose(f);
-    if (name[0] && sm > 0 && major > 0) {
-        snprintf(tp->device_name, sizeof tp->device_name, "%s", name);
-        tp->sm_count = sm;
-        tp->cc_major = major;
-        tp->cc_minor = minor;
+    collector_status s;
+    prof_read_status(path, &s);
+    if (s.device_name[0] && s.sm_count > 0 && s.cc_major > 0) {
+        snprintf(tp->device_name, sizeof tp->device_name, "%s", s.device_name);
+        tp->sm_count = s.sm_count;
+        tp->cc_major = s.cc_major;
+        tp->cc_minor = s.cc_minor;
         tp->have_device = 1;
     }
 }

@@ -177,6 +177,12 @@ void prof_read_status(const char *path, collector_status *s)
             s->passes = atoll(value);
         else if (strcmp(key, "replay") == 0)
             snprintf(s->replay, sizeof s->replay, "%s", value);
+        else if (strcmp(key, "device_name") == 0)
+            snprintf(s->device_name, sizeof s->device_name, "%s", value);
+        else if (strcmp(key, "sm_count") == 0)
+            sscanf(value, "%d", &s->sm_count);
+        else if (strcmp(key, "compute_capability") == 0)
+            sscanf(value, "%d.%d", &s->cc_major, &s->cc_minor);
         else if (strcmp(key, "error_kind") == 0)
             snprintf(s->error_kind, sizeof s->error_kind, "%s", value);
         else if (strcmp(key, "error") == 0)
