@@ -30,12 +30,13 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 }
 
 
-static void join_command(char **argv, char *buf, size_t len)
+/* words[] (NULL-terminated) joined by sep into buf, cut at its end. */
+static void join_words(const char *const *words, const char *sep, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; argv[i] && used + 1 < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; words[i] && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? sep : "", words[i]);
         if (w < 0)
             break;
         used += (size_t)w;
@@ -64,7 +65,7 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         char command[512];
-        join_command(o->program, command, sizeof command);
+        join_words((const char *const *)o->program, " ", command, sizeof command);
         setenv("CUDA_INJECTION64_PATH", collector, 1);
         setenv("GPUQ_PASS", pe->pass, 1);
         setenv("GPUQ_OUT", pe->out, 1);
@@ -86,14 +87,8 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
         /* --section: the collector gathers those units' metrics only
          * (else every registered unit's, or GPUQ_SECTIONS as set). */
         if (o->r.n_sections > 0) {
-            char list[1024] = "";
-            size_t used = 0;
-            for (size_t i = 0; i < o->r.n_sections && used < sizeof list; i++) {
-                int w = snprintf(list + used, sizeof list - used, "%s%s", i ? "," : "",
-                                 o->r.sections[i]);
-                if (w > 0)
-                    used += (size_t)w;
-            }
+            char list[1024];
+            join_words(o->r.sections, ",", list, sizeof list);
             setenv("GPUQ_SECTIONS", list, 1);
         }
         if (o->regex)
