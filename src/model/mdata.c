@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -199,6 +198,13 @@ gm_mdata *gm_mdata_new(const gm_mdata_meta *meta, size_t n_cols, const char *con
 {
     if (n_cols == 0 || n_cols > MDATA_COLS_MAX || !cols)
         return NULL;
+    /* What the loader could not read back is refused: a header line that
+     * starts with '#' is metadata, a line longer than MDATA_LINE_MAX fails. */
+    size_t line_len = 0;
+    for (size_t c = 0; c < n_cols; c++)
+        line_len += (cols[c] ? strlen(cols[c]) : 0) + 1;
+    if ((cols[0] && cols[0][0] == '#') || line_len > MDATA_LINE_MAX + 1) /* n_cols - 1 commas */
+        return NULL;
     gm_mdata *md = calloc(1, sizeof *md);
     if (!md)
         return NULL;
@@ -210,18 +216,7 @@ gm_mdata *gm_mdata_new(const gm_mdata_meta *meta, size_t n_cols, const char *con
         return NULL;
     }
     md->n_cols = n_cols;
-    /* What the loader could not read back is refused: a header line that
-     * starts with '#' is metadata, a line longer than MDATA_LINE_MAX fails. */
-    size_t line_len = 0;
-    for (size_t c = 0; c < n_cols; c++)
-        line_len += (cols[c] ? strlen(cols[c]) : 0) + 1;
-    if (cols[0] && cols[0][0] == '#')
-        line_len = SIZE_MAX;
     for (size_t c = 0; c < n_cols; c++) {
-        if (line_len > MDATA_LINE_MAX + 1) { /* n_cols - 1 commas */
-            gm_mdata_free(md);
-            return NULL;
-        }
         if (!cols[c] || !cols[c][0] || !plain_cell(cols[c]) || !(md->cols[c] = dup_text(cols[c]))) {
             gm_mdata_free(md);
             return NULL;
