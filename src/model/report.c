@@ -510,9 +510,7 @@ gm_status report_rows_make(const gm_report *rep, report_rows *rows, gm_error *er
     }
     if (st == GM_OK) {
         rows->n_metric_rows = gm_report_metric_rows(rep, rows->metric_rows, GM_METRIC_MAX);
-        for (size_t i = 1; i < rows->count && !rows->multi_file; i++)
-            rows->multi_file = rows->file_of[i] != rows->file_of[0];
-        rows->multi_file |= rep->n_files > 1;
+        rows->multi_file = rep->n_files > 1;
     }
     if (st != GM_OK)
         report_rows_free(rep, rows);
