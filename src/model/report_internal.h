@@ -56,7 +56,7 @@ int report_pick_verdict(const gm_unit_verdict *v, size_t n);
 /* The process a file came from: "pid 4242", else the file's name. */
 void report_process_label(const gm_report *rep, size_t file, char *buf, size_t len);
 
-/* The sum of the passes of the files' headers (0 unknown) and the metrics
+/* The most passes any file's header records (0 unknown) and the metrics
  * collected (columns with a value in some launch). */
 void report_counter_stats(const gm_report *rep, size_t *metrics, int *passes);
 
