@@ -204,18 +204,6 @@ gm_status gs_test_limits(gs_ctx *c, gm_error *err)
     return fatal;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* cycles of the timed pass of one block (G = 1), median of GS_REPS */
 static gm_status fu_cycles(gs_ctx *c, gb_kern *k, int warps, unsigned n, double *cyc, gm_error *err)
 {
@@ -229,7 +217,7 @@ static gm_status fu_cycles(gs_ctx *c, gb_kern *k, int warps, unsigned n, double 
             return st;
         v[r] = (double)t;
     }
-    *cyc = median(v, GS_REPS);
+    *cyc = gm_gd_median(v, GS_REPS);
     return GM_OK;
 }
 
@@ -332,7 +320,7 @@ static gm_status nmp_time(gs_ctx *c, gb_kern *k, unsigned G, unsigned n, double 
                 mx = (double)t[i];
         v[r] = flag[1] ? NAN : mx;
     }
-    *T = median(v, GS_REPS);
+    *T = gm_gd_median(v, GS_REPS);
     gs_row(c, "nmp", "ffma", G, 32, NAN, *T, NAN, NAN, "", err);
     gs_progress(c, GS_REPS, "num mp");
     return GM_OK;
