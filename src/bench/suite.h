@@ -95,6 +95,11 @@ typedef struct gb_suite {
     gm_status (*check)(const gb_suite_run *run, gm_error *err);
 } gb_suite;
 
+/* A setting's whole number: *out = value when it is one in lo..hi, else
+ * GM_ERR_RANGE "SUITE.KEY needs a whole number in LO..HI, got 'VALUE'". */
+gm_status gb_suite_parse_int(const char *suite, const char *key, const char *value, int lo,
+                             int hi, int *out, gm_error *err);
+
 /* The table (src/bench/suites.c), in the order calibrate runs them, ended
  * by NULL. */
 extern const gb_suite *const gb_suites[];

@@ -110,19 +110,6 @@ static gm_status parse_list(const char *key, const char *value, name_parser pars
     return GM_OK;
 }
 
-static gm_status parse_int(const char *key, const char *value, int lo, int hi, int *out,
-                           gm_error *err)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(value, &end, 10);
-    if (errno || end == value || *end || v < lo || v > hi)
-        return gm_fail(err, GM_ERR_RANGE, "atomics.%s needs a whole number in %d..%d, got '%s'",
-                       key, lo, hi, value);
-    *out = (int)v;
-    return GM_OK;
-}
-
 static gm_status parse_options(const gb_suite_run *run, atomics_options *o, gm_error *err)
 {
     *o = (atomics_options){.reps = DEFAULT_REPS,
@@ -145,9 +132,9 @@ static gm_status parse_options(const gb_suite_run *run, atomics_options *o, gm_e
         else if (strcmp(k, "patterns") == 0)
             st = parse_list(k, v, parse_pattern, o->patterns, GM_PATTERN_COUNT, err);
         else if (strcmp(k, "reps") == 0)
-            st = parse_int(k, v, 1, GB_MAX_REPS / 3, &o->reps, err);
+            st = gb_suite_parse_int("atomics", k, v, 1, GB_MAX_REPS / 3, &o->reps, err);
         else if (strcmp(k, "inner_reps") == 0)
-            st = parse_int(k, v, 1, GB_MAX_INNER, &o->inner_reps, err);
+            st = gb_suite_parse_int("atomics", k, v, 1, GB_MAX_INNER, &o->inner_reps, err);
         else if (strcmp(k, "spread_threshold") == 0) {
             char *end = NULL;
             errno = 0;

@@ -24,7 +24,6 @@
  * Each experiment is checkpointed when done; --resume skips those present.
  */
 #include <cuda_runtime_api.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,18 +133,6 @@ static const gb_sass_expect ga_sass[] = {
 
 /* ---- settings ------------------------------------------------------------ */
 
-static gm_status parse_int(const char *key, const char *v, int lo, int hi, int *out, gm_error *err)
-{
-    char *end = NULL;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi)
-        return gm_fail(err, GM_ERR_RANGE, "gatomics.%s needs a whole number in %d..%d, got '%s'",
-                       key, lo, hi, v);
-    *out = (int)x;
-    return GM_OK;
-}
-
 static gm_status parse_options(const gb_suite_run *run, ga_options *o, gm_error *err)
 {
     memset(o, 0, sizeof *o);
@@ -168,9 +155,9 @@ static gm_status parse_options(const gb_suite_run *run, ga_options *o, gm_error 
         char buf[256];
         gm_status st = GM_OK;
         if (strcmp(k, "reps") == 0) {
-            st = parse_int(k, v, 1, 21, &o->reps, err);
+            st = gb_suite_parse_int("gatomics", k, v, 1, 21, &o->reps, err);
         } else if (strcmp(k, "iters") == 0) {
-            st = parse_int(k, v, 1, 1000, &o->iters, err);
+            st = gb_suite_parse_int("gatomics", k, v, 1, 1000, &o->iters, err);
         } else if (strcmp(k, "experiments") == 0 || strcmp(k, "warps") == 0) {
             int is_ex = k[0] == 'e';
             if (strlen(v) >= sizeof buf)
@@ -193,7 +180,7 @@ static gm_status parse_options(const gb_suite_run *run, ga_options *o, gm_error 
                     int w;
                     if (o->n_warps >= 8)
                         return gm_fail(err, GM_ERR_RANGE, "gatomics.warps: at most 8 values");
-                    if ((st = parse_int(k, t, 1, 64, &w, err)) != GM_OK)
+                    if ((st = gb_suite_parse_int("gatomics", k, t, 1, 64, &w, err)) != GM_OK)
                         return st;
                     o->warps[o->n_warps++] = w;
                 }

@@ -1,6 +1,8 @@
 /* The suite table (suite.h): one row per paper's microbenchmark suite, in
  * the order `gpuq calibrate` runs them.  Adding a suite: its file
  * src/bench/suite_<name>.c and one row here. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "suite.h"
@@ -34,4 +36,17 @@ const gb_suite *gb_suite_find(const char *name)
         if (strcmp(gb_suites[i]->name, name) == 0)
             return gb_suites[i];
     return NULL;
+}
+
+gm_status gb_suite_parse_int(const char *suite, const char *key, const char *value, int lo,
+                             int hi, int *out, gm_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno || end == value || *end || v < lo || v > hi)
+        return gm_fail(err, GM_ERR_RANGE, "%s.%s needs a whole number in %d..%d, got '%s'",
+                       suite, key, lo, hi, value);
+    *out = (int)v;
+    return GM_OK;
 }
