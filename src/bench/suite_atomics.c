@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "suite.h"
+#include "suite_clock.h"
 
 #define DEFAULT_REPS 5
 #define DEFAULT_SPREAD_THRESHOLD 0.10
@@ -380,7 +381,7 @@ static gm_status atomics_run(const gb_suite_run *run, gm_error *err)
     double wall = now_seconds() - start;
     if ((st = gb_measure_sm_clock(ctx, &mhz_after, err)) != GM_OK)
         goto done;
-    table->meta.sm_clock_mhz = 0.5 * (mhz_before + mhz_after);
+    table->meta.sm_clock_mhz = gb_clock_of_run(mhz_before, mhz_after);
     if ((st = checkpoint(table, run->out_path, err)) != GM_OK)
         goto done;
     gb_run_counters counts;

@@ -29,6 +29,7 @@
 
 #include "gpuq/txsim.h"
 #include "suite.h"
+#include "suite_clock.h"
 #include "throughput_kernels.h"
 
 static const gb_sass_expect throughput_sass[] = {
@@ -343,7 +344,8 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
         if (!run->quiet)
             printf("throughput: %ld points in %.1f s, SM clock %.0f MHz before, %.0f after%s\n",
                    c.done, wall, mhz0, mhz1,
-                   fabs(mhz1 - mhz0) > 0.02 * mhz0 ? " (changed: rates assume the first)" : "");
+                   gb_clock_changed(mhz0, mhz1, 0.02) ? " (changed: rates assume the first)"
+                                                     : "");
         s = run->checkpoint(run->io, c.md, err);
     }
     gm_mdata_free(c.md);
