@@ -142,12 +142,11 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
     }
     double per_wave = (double)p->n_mp * N;
     r->occ = (double)N * b / p->N2;
-    r->waves = G / per_wave;
-    double full = floor(r->waves), rem = G - full * per_wave;
-    r->tail = rem > 0 ? rem / per_wave : 1.0;
+    long Gl = (long)G;
+    /* a wave is N_slot blocks on each of the n_mp SMs */
+    r->waves = gm_gd_waves(Gl, p->n_mp * N, &r->tail);
     /* what the rounding up to whole waves costs: slots left empty */
     r->severity = 1.0 - r->waves / ceil(r->waves);
-    long Gl = (long)G;
     long regs = k->regs_per_thread;
     r->t_2G = scaled(s, r->T_us, Gl, b, N, 2 * Gl, b, k->shared_bytes, regs);
     r->t_halfG = Gl >= 2 ? scaled(s, r->T_us, Gl, b, N, Gl / 2, b, k->shared_bytes, regs) : NAN;
