@@ -57,6 +57,9 @@ typedef struct gm_gd_derived {
  * nmp rows (and no override) or without a b = 1 warp-slot point. */
 gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *out,
                           gm_error *err);
+/* The model's parameters in form f from what o derived (w = 32: every
+ * sched kernel counts warps of 32 threads). */
+void gm_gd_params_from_derived(const gm_gd_derived *o, gm_gd_form f, gm_gd_params *out);
 
 typedef struct gm_gd_data {
     const gm_mdata *md;             /* not owned */

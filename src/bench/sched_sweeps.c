@@ -140,10 +140,7 @@ static void derive(gs_ctx *c, gm_error *err)
     gs_row(c, "param", "r_parts", NAN, NAN, NAN, o.r_parts[H], NAN, NAN, "register-file partitions", err);
     gs_row(c, "param", "rf_mismatch_paper", NAN, NAN, NAN, o.rf_mismatch[P], NAN, o.n_rf, "", err);
     gs_row(c, "param", "rf_mismatch_hopper", NAN, NAN, NAN, o.rf_mismatch[H], NAN, o.n_rf, "", err);
-    gm_gd_params p = {.w = 32, .n_mp = c->n_mp, .N1 = o.N1, .N2 = o.N2, .S = o.S[H],
-                      .s_min = o.s_min[H], .s_res = o.s_res[H], .R = o.R[H], .r_min = o.r_min[H],
-                      .r_parts = o.r_parts[H], .form = GM_GD_FORM_HOPPER};
-    c->params = p;
+    gm_gd_params_from_derived(&o, GM_GD_FORM_HOPPER, &c->params); /* o.n_mp is c->n_mp */
     c->have_params = 1;
 }
 

@@ -45,11 +45,19 @@ double gm_gd_data_param(const gm_mdata *md, const char *name, double *doc, const
     return NAN;
 }
 
+static gm_gd_op *find_op(const gm_gd_data *d, const char *name)
+{
+    for (size_t i = 0; name && i < d->n_ops; i++)
+        if (strcmp(d->ops[i].name, name) == 0)
+            return (gm_gd_op *)&d->ops[i];
+    return NULL;
+}
+
 static gm_gd_op *op_slot(gm_gd_data *d, const char *name)
 {
-    for (size_t i = 0; i < d->n_ops; i++)
-        if (strcmp(d->ops[i].name, name) == 0)
-            return &d->ops[i];
+    gm_gd_op *found = find_op(d, name);
+    if (found)
+        return found;
     if (d->n_ops >= GM_GD_MAX_OPS || strlen(name) >= sizeof d->ops[0].name)
         return NULL;
     gm_gd_op *o = &d->ops[d->n_ops++];
@@ -203,6 +211,22 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
     return st;
 }
 
+void gm_gd_params_from_derived(const gm_gd_derived *o, gm_gd_form f, gm_gd_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->w = 32;
+    p->n_mp = o->n_mp;
+    p->N1 = o->N1;
+    p->N2 = o->N2;
+    p->S = o->S[f];
+    p->s_min = o->s_min[f];
+    p->s_res = o->s_res[f];
+    p->R = o->R[f];
+    p->r_min = o->r_min[f];
+    p->r_parts = f == GM_GD_FORM_PAPER ? 1 : o->r_parts[f];
+    p->form = f;
+}
+
 /* The refill mixing of every kernel with a per-block log ("tail" rows: x =
  * SM, y = b, z = G, value = blocks started after the first block ended):
  * the busiest SM's count against the even share and the random refill. */
@@ -227,10 +251,7 @@ static void load_mix(gm_gd_data *d, const int *c)
             most = t > most ? t : most;
         }
         r = q - 1;
-        gm_gd_op *op = NULL;
-        for (size_t i = 0; i < d->n_ops; i++)
-            if (name && !strcmp(d->ops[i].name, name))
-                op = &d->ops[i];
+        gm_gd_op *op = find_op(d, name);
         if (!op || (b != 1 && b != 32) || !(G > 0))
             continue;
         int N = gm_gd_nslot(p, b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
@@ -254,20 +275,8 @@ gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
     gm_status dst = gm_gd_derive_md(md, 0, o, err);
     if (dst != GM_OK)
         return dst;
-    for (int f = 0; f < GM_GD_FORM_COUNT; f++) {
-        gm_gd_params *p = &d->form[f];
-        p->w = 32;
-        p->n_mp = o->n_mp;
-        p->N1 = o->N1;
-        p->N2 = o->N2;
-        p->S = o->S[f];
-        p->s_min = o->s_min[f];
-        p->s_res = o->s_res[f];
-        p->R = o->R[f];
-        p->r_min = o->r_min[f];
-        p->r_parts = f == GM_GD_FORM_PAPER ? 1 : o->r_parts[f];
-        p->form = (gm_gd_form)f;
-    }
+    for (int f = 0; f < GM_GD_FORM_COUNT; f++)
+        gm_gd_params_from_derived(o, (gm_gd_form)f, &d->form[f]);
     d->have_params = o->N1 > 0 && o->N2 > 0 && o->n_shm > 0 && o->n_rf > 0 &&
                      o->S[0] > 0 && o->S[1] > 0 && o->R[0] > 0 && o->R[1] > 0;
     for (size_t r = 0; r < md->n_rows; r++) {
@@ -304,10 +313,7 @@ gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
 
 const gm_gd_op *gm_gd_data_op(const gm_gd_data *d, const char *name)
 {
-    for (size_t i = 0; i < d->n_ops; i++)
-        if (strcmp(d->ops[i].name, name) == 0)
-            return &d->ops[i];
-    return NULL;
+    return find_op(d, name);
 }
 
 void gm_gd_fit_free(gm_gd_fit *f)
