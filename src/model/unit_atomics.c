@@ -315,8 +315,6 @@ static size_t atomics_fields(const void *state, const void *result, gm_field *ou
     /* Without atomics the model stops at N = 0: e, n, c, S are undefined
      * (the text shows "-"; CSV and JSON keep what the model left). */
     unsigned dash = modelled && !(r->notes & GM_NOTE_NO_ATOMICS) ? 0 : GM_FIELD_TEXT_DASH;
-    const gm_opcode_split *sp = NULL;
-    (void)sp;
     size_t n = 0;
 #define NUM(nm, v, w, h, fl) \
     if (n < max) out[n++] = (gm_field){nm, GM_FIELD_NUM, (v), NULL, (w), (h), (fl)}
