@@ -91,12 +91,6 @@ static void add_param(report *r, const gm_mdata *md, const char *section, const 
     add(r, section, label ? label : name, v, doc, 0, "%s", note ? note : "");
 }
 
-/* rows of one kind, by column name */
-static int colx(const gm_mdata *md, const char *c)
-{
-    return gm_mdata_col(md, c);
-}
-
 static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_data *tails)
 {
     const gm_mdata *md = d->md;
@@ -119,19 +113,19 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
     add(r, "num mp", "n_mp", o->n_mp, md->meta.sm_count, 0,
         "Eq. 3.8: last G before T(G) >= %.2f T(1) (FFMA; 32 warps); the suite read %.0f",
         GM_GD_NMP_RATIO, rec);
-    int ck = colx(md, "kind"), cn = colx(md, "name"), cx = colx(md, "x"), cy = colx(md, "y"),
-        cz = colx(md, "z"), cv = colx(md, "value"), cd = colx(md, "doc"), ce = colx(md, "extra"),
-        cnote = colx(md, "note");
+    int ck = gm_mdata_col(md, "kind"), cn = gm_mdata_col(md, "name"), cx = gm_mdata_col(md, "x"),
+        cy = gm_mdata_col(md, "y"), cz = gm_mdata_col(md, "z"), cv = gm_mdata_col(md, "value"),
+        cd = gm_mdata_col(md, "doc"), ce = gm_mdata_col(md, "extra"),
+        cnote = gm_mdata_col(md, "note");
     for (size_t row = 0; row < md->n_rows; row++) {
         const char *k = gm_mdata_text(md, row, ck);
         if (k && !strcmp(k, "policy")) {
-            item *i = add(r, "warp scheduler", gm_mdata_text(md, row, cn),
-                          gm_mdata_num(md, row, cv), NAN, 0, "%s: mean run %.2f; of switches "
-                          "%.2f to the next warp up, %.2f down, %.2f to the oldest (%g issues)",
-                          gm_mdata_text(md, row, cnote), gm_mdata_num(md, row, cv),
-                          gm_mdata_num(md, row, cx), gm_mdata_num(md, row, ce),
-                          gm_mdata_num(md, row, cy), gm_mdata_num(md, row, cz));
-            (void)i;
+            add(r, "warp scheduler", gm_mdata_text(md, row, cn), gm_mdata_num(md, row, cv), NAN,
+                0, "%s: mean run %.2f; of switches %.2f to the next warp up, %.2f down, %.2f to "
+                "the oldest (%g issues)",
+                gm_mdata_text(md, row, cnote), gm_mdata_num(md, row, cv),
+                gm_mdata_num(md, row, cx), gm_mdata_num(md, row, ce), gm_mdata_num(md, row, cy),
+                gm_mdata_num(md, row, cz));
         }
     }
     /* the state buffers as Eq. 3.9-3.13 read the raw N_slot points */
@@ -262,7 +256,6 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
             total, sms);
         row = last;
     }
-    (void)cnote;
 }
 
 static void write_text(FILE *out, const report *r, const gm_mdata *md, const char *path)
