@@ -67,8 +67,6 @@ static int read_availability(gi_device *dev, CUcontext ctx)
     return 1;
 }
 
-static void host_deinit(CUpti_Profiler_Host_Object *host);
-
 /* Whether CUPTI knows the chip well enough to make a host object and add
  * gpuq's metrics without a counter availability image. */
 static int host_works_without_availability(gi_device *dev, CUpti_Profiler_Host_Object **keep)
