@@ -261,7 +261,7 @@ int cmd_profile(int argc, char **argv)
         o.r.output = report_path;
     }
     clock_gettime(CLOCK_MONOTONIC, &t_phase);
-    rc = prof_report(&o, &set, &model, &prefetch);
+    rc = prof_report(&o, &set, &prefetch);
     t_report = prof_ms_since(&t_phase);
     if (debug)
         cli_error(CMD, "[debug] ms: run 1 %.1f (table %s%s%s, loaded in %.1f, ready at %.1f; "

@@ -192,8 +192,7 @@ size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, cons
 void prof_graph_summary(const char *graphs_path, const char *counters_path);
 
 /* profile_report.c */
-int prof_report(const profile_opts *o, const gm_counters_set *set,
-                const gm_model_options *model, table_prefetch *prefetch);
+int prof_report(const profile_opts *o, const gm_counters_set *set, table_prefetch *prefetch);
 void prof_explain_nothing_measured(const profile_opts *o, const collector_status *st,
                                    const run_result *run, const char *collector);
 

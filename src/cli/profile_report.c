@@ -38,12 +38,9 @@ static gm_table *take_prefetched(table_prefetch *tp, const profile_opts *o,
 
 /* The report through the registered units (cmd_model's path): every section
  * whose machine data exists, the atomics table prefetched during the run
- * when it is the right one.  model: the atomics variant, already checked
- * (o->r carries every -m and --section). */
-int prof_report(const profile_opts *o, const gm_counters_set *set,
-                const gm_model_options *model, table_prefetch *prefetch)
+ * when it is the right one (o->r carries every -m and --section). */
+int prof_report(const profile_opts *o, const gm_counters_set *set, table_prefetch *prefetch)
 {
-    (void)model;
     char table_path[PATH_MAX];
     gm_table *table = take_prefetched(prefetch, o, set, table_path, sizeof table_path);
     gm_machine *machine = calloc(1, sizeof *machine);
