@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpuq/counters.h"
+#include "gpuq/gpudiag.h"
 #include "gpuq/mdata.h"
 #include "gpuq/metrics.h"
 #include "gpuq/table.h"
@@ -72,6 +73,69 @@ static inline void th_recorded_h200(gm_counters_set *set)
                          set, NULL),
         GM_OK);
     assert_true(set->count > 0);
+}
+
+/* One row of a sched machine-data file (columns of src/bench/sched_suite.h:
+ * kind, name, x, y, z, value, doc, extra, note). */
+static inline void th_sched_row(gm_mdata *md, const char *kind, const char *name, const char *x,
+                                const char *y, const char *z, const char *value,
+                                const char *doc, const char *extra)
+{
+    const char *row[9] = {kind, name, x, y, z, value, doc, extra, ""};
+    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
+}
+
+/* An N_slot point made by Eq. 3.3 from p, as the suite records it: the
+ * co-resident total over n_mp SMs, the occupancy API's value (here Eq. 3.3's
+ * own) beside it.  Nothing when one block does not fit. */
+static inline void th_nslot_row(gm_mdata *md, const gm_gd_params *p, const char *name, int b,
+                                long s, int r)
+{
+    int N = gm_gd_nslot(p, b, s, r, NULL);
+    if (N <= 0)
+        return;
+    char bs[16], ss[32], rs[16], ns[16], ts[32];
+    snprintf(bs, sizeof bs, "%d", b);
+    snprintf(ss, sizeof ss, "%ld", s);
+    snprintf(rs, sizeof rs, "%d", r);
+    snprintf(ns, sizeof ns, "%d", N);
+    snprintf(ts, sizeof ts, "%d", N * p->n_mp);
+    th_sched_row(md, "nslot", name, bs, ss, rs, ns, ns, ts);
+}
+
+/* A sched machine-data file (paper 003) under meta with the raw rows the
+ * loader derives an H100-like GPU from: L_T_B 1024, T(G) doubling past 132
+ * blocks (Eq. 3.8), and N_slot points made by Eq. 3.3 (hopper form) from
+ * N1 32, N2 64, S 233472 (s_min 128, 1024 reserved per block), R 65536
+ * (r_min 256, 4 partitions) on 132 SMs: warp slots at b = 1..32, shared
+ * memory around every edge, registers at b = 1..32. */
+static inline gm_mdata *th_sched_h100(const gm_mdata_meta *meta)
+{
+    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
+                                        "value", "doc", "extra", "note"};
+    gm_mdata *md = gm_mdata_new(meta, 9, cols);
+    assert_non_null(md);
+    th_sched_row(md, "param", "L_T_B", "", "", "", "1024", "", "");
+    th_sched_row(md, "nmp", "ffma", "1", "32", "", "100", "", "");
+    th_sched_row(md, "nmp", "ffma", "132", "32", "", "101", "", "");
+    th_sched_row(md, "nmp", "ffma", "133", "32", "", "200", "", "");
+    gm_gd_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
+                       .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
+                       .form = GM_GD_FORM_HOPPER};
+    for (int b = 1; b <= 32; b++)
+        th_nslot_row(md, &hp, "wsb", b, 0, 16);
+    for (int k = 1; k <= 32; k++) {
+        long edge = 233472 / k - 1024;
+        long ss[4] = {edge, edge - 64, edge - 200, edge + 1};
+        for (int j = 0; j < 4; j++)
+            if (ss[j] >= 1 && ss[j] <= 232448)
+                th_nslot_row(md, &hp, "shm", 1, ss[j], 16);
+    }
+    static const int rs[] = {24, 32, 33, 40, 41, 48, 57, 64, 65, 72, 97, 128, 129, 168, 200, 255};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+        for (int b = 1; b <= 32; b *= 2)
+            th_nslot_row(md, &hp, "rf", b, 0, rs[i]);
+    return md;
 }
 
 #endif

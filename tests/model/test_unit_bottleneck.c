@@ -24,58 +24,13 @@ static gm_machine mach;
  * sched data (paper 003) with H100-like parameters */
 static gm_machine mach_sched;
 
-static void sched_row(gm_mdata *md, const char *kind, const char *name, const char *x,
-                      const char *y, const char *z, const char *value, const char *extra)
-{
-    const char *row[9] = {kind, name, x, y, z, value, "", extra, ""};
-    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
-}
-
-/* An N_slot point made by Eq. 3.3 from p, as the suite records it (a
- * co-resident total over n_mp SMs), for the loader to derive p back. */
-static void nslot_row(gm_mdata *md, const gm_gd_params *p, const char *name, int b, long s, int r)
-{
-    int N = gm_gd_nslot(p, b, s, r, NULL);
-    if (N <= 0)
-        return;
-    char bs[16], ss[32], rs[16], ns[16], ts[32];
-    snprintf(bs, sizeof bs, "%d", b);
-    snprintf(ss, sizeof ss, "%ld", s);
-    snprintf(rs, sizeof rs, "%d", r);
-    snprintf(ns, sizeof ns, "%d", N);
-    snprintf(ts, sizeof ts, "%d", N * p->n_mp);
-    sched_row(md, "nslot", name, bs, ss, rs, ns, ts);
-}
-
-/* The hopper form of test_gpudiag.c's H100: N1 32, N2 64, S 233472 (s_min
- * 128, 1024 reserved per block), R 65536 (r_min 256, 4 partitions). */
+/* test_helpers.h's sched rows: the hopper form of test_gpudiag.c's H100,
+ * N1 32, N2 64, S 233472 (s_min 128, 1024 reserved per block), R 65536
+ * (r_min 256, 4 partitions). */
 static gm_mdata *sched_md(void)
 {
-    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
-                                        "value", "doc", "extra", "note"};
     gm_mdata_meta m = th_meta("sched", "test GPU", 2, "");
-    gm_mdata *md = gm_mdata_new(&m, 9, cols);
-    sched_row(md, "param", "L_T_B", "", "", "", "1024", "");
-    sched_row(md, "nmp", "ffma", "1", "32", "", "100", "");
-    sched_row(md, "nmp", "ffma", "132", "32", "", "101", "");
-    sched_row(md, "nmp", "ffma", "133", "32", "", "200", "");
-    gm_gd_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
-                       .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
-                       .form = GM_GD_FORM_HOPPER};
-    for (int b = 1; b <= 32; b++)
-        nslot_row(md, &hp, "wsb", b, 0, 16);
-    for (int k = 1; k <= 32; k++) {
-        long edge = 233472 / k - 1024;
-        long ss[4] = {edge, edge - 64, edge - 200, edge + 1};
-        for (int j = 0; j < 4; j++)
-            if (ss[j] >= 1 && ss[j] <= 232448)
-                nslot_row(md, &hp, "shm", 1, ss[j], 16);
-    }
-    static const int rs[] = {24, 32, 33, 40, 41, 48, 57, 64, 65, 72, 97, 128, 129, 168, 200, 255};
-    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
-        for (int b = 1; b <= 32; b *= 2)
-            nslot_row(md, &hp, "rf", b, 0, rs[i]);
-    return md;
+    return th_sched_h100(&m);
 }
 
 static gm_mdata *throughput_md(int fast_at_64)

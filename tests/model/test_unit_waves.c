@@ -26,63 +26,16 @@ static void near_(double got, double want, int line)
 }
 #define NEAR(got, want) near_((double)(got), (double)(want), __LINE__)
 
-static void add(gm_mdata *md, const char *kind, const char *name, const char *x, const char *y,
-                const char *value, const char *extra)
-{
-    const char *row[9] = {kind, name, x, y, "", value, "", extra, ""};
-    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
-}
-
-static void nslot_row(gm_mdata *md, const gm_gd_params *p, const char *name, int b, long s,
-                      int r)
-{
-    char bs[16], ss[32], rs[16], ns[16], ts[32];
-    int N = gm_gd_nslot(p, b, s, r, NULL);
-    if (N <= 0)
-        return;
-    snprintf(bs, sizeof bs, "%d", b);
-    snprintf(ss, sizeof ss, "%ld", s);
-    snprintf(rs, sizeof rs, "%d", r);
-    snprintf(ns, sizeof ns, "%d", N);
-    snprintf(ts, sizeof ts, "%d", N * p->n_mp);
-    const char *row[9] = {"nslot", name, bs, ss, rs, ns, ns, ts, ""};
-    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
-}
-
+/* test_helpers.h's H100-like sched rows, with the FFMA fu(c) curve. */
 static gm_mdata *sched_md(void)
 {
-    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
-                                        "value", "doc", "extra", "note"};
     gm_mdata_meta m = th_meta("sched", TH_H100, 132, "2026-11-25T21:00:00Z");
-    gm_mdata *md = gm_mdata_new(&m, 9, cols);
-    add(md, "param", "L_T_B", "", "", "1024", "");
-    /* raw rows the loader derives from: T doubles past 132 blocks (Eq. 3.8),
-     * and N_slot points made by Eq. 3.3 (hopper form) from the parameters
-     * above, as co-resident totals over 132 SMs */
-    add(md, "nmp", "ffma", "1", "32", "100", "");
-    add(md, "nmp", "ffma", "132", "32", "101", "");
-    add(md, "nmp", "ffma", "133", "32", "200", "");
-    gm_gd_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
-                       .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
-                       .form = GM_GD_FORM_HOPPER};
-    for (int b = 1; b <= 32; b++)
-        nslot_row(md, &hp, "wsb", b, 0, 16);
-    for (int k = 1; k <= 32; k++) {
-        long edge = 233472 / k - 1024;
-        long ss[4] = {edge, edge - 64, edge - 200, edge + 1};
-        for (int j = 0; j < 4; j++)
-            if (ss[j] >= 1 && ss[j] <= 232448)
-                nslot_row(md, &hp, "shm", 1, ss[j], 16);
-    }
-    static const int rs[] = {24, 32, 33, 40, 41, 48, 57, 64, 65, 72, 97, 128, 129, 168, 200, 255};
-    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
-        for (int b = 1; b <= 32; b *= 2)
-            nslot_row(md, &hp, "rf", b, 0, rs[i]);
+    gm_mdata *md = th_sched_h100(&m);
     for (int c = 1; c <= 32; c++) {
         char cs[8], fs[32];
         snprintf(cs, sizeof cs, "%d", c);
         snprintf(fs, sizeof fs, "%.17g", c <= 4 ? 1.0 : c / 4.0);
-        add(md, "fu", "ffma", cs, "1", fs, "");
+        th_sched_row(md, "fu", "ffma", cs, "1", "", fs, "", "");
     }
     return md;
 }
