@@ -123,6 +123,27 @@ static double field(const gm_field *f, size_t n, const char *name, const char **
     return NAN;
 }
 
+/* Applies the unit (state st) to k on the 2-SM test GPU of 64 warps per SM,
+ * into res; returns its fields, in f. */
+static size_t apply(void *st, const gm_launch_counters *k, void *res, gm_field *f)
+{
+    const gm_unit *u = &gm_unit_bottleneck;
+    gm_counters_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.sm_count = 2;
+    meta.max_warps_per_sm = 64;
+    gm_error err;
+    assert_int_equal(u->apply(st, &meta, k, res, &err), GM_OK);
+    return u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+}
+
+static void done(void *st, gm_launch_counters *k, void *res)
+{
+    gm_launch_counters_clear(k);
+    free(res);
+    gm_unit_bottleneck.release(st);
+}
+
 static void run_variant(const char *variant, double want_ns, const char *want_part,
                         const char *want_verdict)
 {
@@ -130,16 +151,11 @@ static void run_variant(const char *variant, double want_ns, const char *want_pa
     void *st = NULL;
     gm_error err;
     assert_int_equal(u->prepare(&mach, variant, &st, &err), GM_OK);
-    gm_counters_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.sm_count = 2;
-    meta.max_warps_per_sm = 64;
     gm_launch_counters k;
     launch(&k);
     void *res = calloc(1, u->result_size);
-    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
     gm_field f[GM_UNIT_MAX_FIELDS];
-    size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    size_t n = apply(st, &k, res, f);
     const char *part = NULL;
     field(f, n, "bottleneck", &part);
     assert_string_equal(part, want_part);
@@ -149,9 +165,7 @@ static void run_variant(const char *variant, double want_ns, const char *want_pa
     gm_unit_verdict v;
     u->verdict(st, res, &v);
     assert_string_equal(v.text, want_verdict);
-    gm_launch_counters_clear(&k);
-    free(res);
-    u->release(st);
+    done(st, &k, res);
 }
 
 static void hopper(void **state)
@@ -189,9 +203,7 @@ static void missing_counters_and_bad_variant(void **state)
     u->verdict(st, res, &v);
     assert_non_null(strstr(v.text, "not modelled"));
     assert_true(isnan(v.severity));
-    gm_launch_counters_clear(&k);
-    free(res);
-    u->release(st);
+    done(st, &k, res);
     gm_machine empty;
     memset(&empty, 0, sizeof empty);
     assert_int_equal(u->prepare(&empty, NULL, &st, &err), GM_ERR_MISSING);
@@ -215,19 +227,14 @@ static void more_warps_case(unsigned threads, int regs, int smem, double want_wa
     void *st = NULL;
     gm_error err;
     assert_int_equal(u->prepare(&mach_sched, "paper", &st, &err), GM_OK);
-    gm_counters_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.sm_count = 2;
-    meta.max_warps_per_sm = 64;
     gm_launch_counters k;
     launch(&k);
     k.block[0] = threads;
     k.regs_per_thread = regs;
     k.shared_bytes = smem;
     void *res = calloc(1, u->result_size);
-    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
     gm_field f[GM_UNIT_MAX_FIELDS];
-    size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    size_t n = apply(st, &k, res, f);
     const char *text = NULL;
     assert_true(fabs(field(f, n, "predicted_us", NULL) - 2.0) < 1e-9);
     assert_true(fabs(field(f, n, "more_warps", NULL) - want_warps) < 1e-9);
@@ -245,9 +252,7 @@ static void more_warps_case(unsigned threads, int regs, int smem, double want_wa
     }
     field(f, n, "occ_needs", &text);
     assert_string_equal(text, want_needs);
-    gm_launch_counters_clear(&k);
-    free(res);
-    u->release(st);
+    done(st, &k, res);
 }
 
 /* 256 threads (b = 8), 72 registers: N_slot 3, 24 warps: X = 4 + 4 x 8 / 48,
@@ -289,27 +294,19 @@ static void more_warps_fallback(void **state)
     void *st = NULL;
     gm_error err;
     assert_int_equal(u->prepare(&mach, NULL, &st, &err), GM_OK);
-    gm_counters_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.sm_count = 2;
-    meta.max_warps_per_sm = 64;
     gm_launch_counters k;
     launch(&k);
     void *res = calloc(1, u->result_size);
-    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
     gm_field f[GM_UNIT_MAX_FIELDS];
-    size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    size_t n = apply(st, &k, res, f);
     const char *text = NULL;
     assert_true(fabs(field(f, n, "more_warps", NULL) - 64) < 1e-9); /* 32 blocks per SM */
     field(f, n, "more_warps_from", &text);
     assert_string_equal(text, "device maximum (no sched data)");
     k.grid[0] = 2;
-    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
-    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    n = apply(st, &k, res, f);
     assert_true(fabs(field(f, n, "more_warps", NULL) - 8) < 1e-9);
-    gm_launch_counters_clear(&k);
-    free(res);
-    u->release(st);
+    done(st, &k, res);
     /* with sched data, the same small grid caps N_slot 3 at 1 block per SM */
     assert_int_equal(u->prepare(&mach_sched, NULL, &st, &err), GM_OK);
     launch(&k);
@@ -317,15 +314,12 @@ static void more_warps_fallback(void **state)
     k.regs_per_thread = 72;
     k.shared_bytes = 0;
     res = calloc(1, u->result_size);
-    assert_int_equal(u->apply(st, &meta, &k, res, &err), GM_OK);
-    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    n = apply(st, &k, res, f);
     assert_true(fabs(field(f, n, "more_warps", NULL) - 8) < 1e-9);
     field(f, n, "more_warps_from", &text);
     assert_string_equal(text, "sched: N_slot 3 x 8 warps (registers), grid-capped");
     assert_true(isnan(field(f, n, "occ_free_warps", NULL))); /* the grid, not registers */
-    gm_launch_counters_clear(&k);
-    free(res);
-    u->release(st);
+    done(st, &k, res);
 }
 
 int main(void)
