@@ -33,7 +33,7 @@ typedef struct gm_gd_op {
 
 /* Eq. 3.8's threshold: G is past n_mp once T(G) >= this times T(1).  The
  * paper's doubling is 2; two blocks sharing an SM were measured at 1.49 to
- * 2.4 times T(1) on an H100 (the timed pass of the later block overlaps the
+ * 2.24 times T(1) on an H100 (the timed pass of the later block overlaps the
  * earlier block's untimed pass unevenly) while blocks alone vary by < 1%,
  * so the midpoint of 1 and 1.5 separates them (docs/diag.md). */
 #define GM_GD_NMP_RATIO 1.25
