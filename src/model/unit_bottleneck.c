@@ -16,6 +16,7 @@
 #include "gpuq/gpudiag_data.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
+#include "gpuq/unit_bottleneck.h"
 #include "gpuq/zhang_owens.h"
 
 /* Metric names, in the order of enum m_* below. */
@@ -133,6 +134,12 @@ static void bn_release(void *state)
     free(s);
 }
 
+static double counter(const gm_launch_counters *k, const char *name)
+{
+    int row = gm_metric_find(name);
+    return row >= 0 ? k->metric[row] : NAN;
+}
+
 static double metric(const bn_state *s, const gm_launch_counters *k, int i)
 {
     return s->row[i] >= 0 ? k->metric[s->row[i]] : NAN;
@@ -177,6 +184,48 @@ static double reachable_warps(const bn_state *s, const gm_launch_counters *k, in
     return fmin(max_warps, b * grid_cap);
 }
 
+/* A launch's counters as the model's launch (paper 004, Sec. 3: dynamic
+ * instruction and transaction counts, warps per SM, launch shape).  One
+ * mapping for the report and for validation/bottleneck/bn_compare.c. */
+void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_sm,
+                                int ideal_from_lsu, gm_zo_launch *l)
+{
+    gm_zo_launch_init(l);
+    l->inst_total = counter(k, bn_metrics[M_INST]);
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        l->inst[p] = counter(k, bn_metrics[M_PIPE0 + p]);
+    l->shared_wavefronts = counter(k, bn_metrics[M_SH_WF]);
+    /* without conflicts: wavefronts less the conflict counter (it matched the
+     * simulator's difference on every shared pattern, docs/bottleneck.md) */
+    l->shared_ideal = l->shared_wavefronts - counter(k, bn_metrics[M_SH_CONFLICTS]);
+    l->global_inst = counter(k, bn_metrics[M_G_LD]) + counter(k, bn_metrics[M_G_ST]);
+    /* an ncu run without the conflict counter: the shared instructions stand in
+     * for conflict-free wavefronts (validation of old recordings only) */
+    if (!isfinite(l->shared_ideal) && ideal_from_lsu)
+        l->shared_ideal = counter(k, bn_metrics[M_PIPE0 + GM_ZO_LSU]) - l->global_inst;
+    l->global_sectors = counter(k, bn_metrics[M_G_SECT]);
+    /* gpuq profile has no SASS-instrumented sector count: the L1 hardware
+     * counters of the same requests stand in (ncu CSV input has both) */
+    if (isnan(l->global_sectors))
+        l->global_sectors =
+            counter(k, bn_metrics[M_G_SECT_LD_HW]) + counter(k, bn_metrics[M_G_SECT_ST_HW]);
+    l->global_sectors_ideal = counter(k, bn_metrics[M_G_IDEAL]);
+    l->dram_read_bytes = counter(k, bn_metrics[M_DRAM_RD]);
+    l->dram_write_bytes = counter(k, bn_metrics[M_DRAM_WR]);
+    l->l2_write_bytes = 32 * counter(k, bn_metrics[M_L2_WR]);
+    /* L2 reads as the suite counts them: what the SMs request (L1-side
+     * sectors), not the L2 tag count, which on H100 showed half of an
+     * L2-resident kernel's .cg sectors (docs/bottleneck.md) */
+    l->l2_read_bytes = fmax(32 * counter(k, bn_metrics[M_L2_RD]),
+                            32 * l->global_sectors - l->l2_write_bytes);
+    l->warps_per_sm = counter(k, bn_metrics[M_OCC]) / 100.0 * max_warps_per_sm;
+    l->blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
+    l->threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
+    l->clock_ghz = counter(k, bn_metrics[M_ELAPSED]) / counter(k, bn_metrics[M_DURATION]);
+    /* summed rows: the clock is cycles per ns either way; the launch term is per launch */
+    l->launches = k->summed > 1 ? k->summed : 1;
+}
+
 static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
                           const gm_launch_counters *k, void *result, gm_error *err)
 {
@@ -186,37 +235,9 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
         return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: no state, launch or result");
     memset(br, 0, sizeof *br);
     gm_zo_launch l;
-    gm_zo_launch_init(&l);
-    l.inst_total = metric(s, k, M_INST);
-    for (int p = 0; p < GM_ZO_PIPES; p++)
-        l.inst[p] = metric(s, k, M_PIPE0 + p);
-    l.shared_wavefronts = metric(s, k, M_SH_WF);
-    /* without conflicts: wavefronts less the conflict counter (it matched the
-     * simulator's difference on every shared pattern, docs/bottleneck.md) */
-    l.shared_ideal = l.shared_wavefronts - metric(s, k, M_SH_CONFLICTS);
-    l.global_inst = metric(s, k, M_G_LD) + metric(s, k, M_G_ST);
-    l.global_sectors = metric(s, k, M_G_SECT);
-    /* gpuq profile has no SASS-instrumented sector count: the L1 hardware
-     * counters of the same requests stand in (ncu CSV input has both) */
-    if (isnan(l.global_sectors))
-        l.global_sectors = metric(s, k, M_G_SECT_LD_HW) + metric(s, k, M_G_SECT_ST_HW);
-    l.global_sectors_ideal = metric(s, k, M_G_IDEAL);
-    l.dram_read_bytes = metric(s, k, M_DRAM_RD);
-    l.dram_write_bytes = metric(s, k, M_DRAM_WR);
-    l.l2_write_bytes = 32 * metric(s, k, M_L2_WR);
-    /* L2 reads as the suite counts them: what the SMs request (L1-side
-     * sectors), not the L2 tag count, which on H100 showed half of an
-     * L2-resident kernel's .cg sectors (docs/bottleneck.md) */
-    l.l2_read_bytes = fmax(32 * metric(s, k, M_L2_RD),
-                           32 * l.global_sectors - l.l2_write_bytes);
     int max_warps = meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : s->mach.max_warps_per_sm;
-    l.warps_per_sm = metric(s, k, M_OCC) / 100.0 * max_warps;
-    l.blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
-    l.threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
+    gm_bn_launch_from_counters(k, max_warps, 0, &l);
     br->measured_ns = metric(s, k, M_DURATION);
-    l.clock_ghz = metric(s, k, M_ELAPSED) / br->measured_ns;
-    /* summed rows: the clock is cycles per ns either way; the launch term is per launch */
-    l.launches = k->summed > 1 ? k->summed : 1;
     int sm = meta->sm_count > 0 ? meta->sm_count : s->mach.sm_count;
     gm_error e2;
     if (!isfinite(l.inst_total) || !(l.blocks > 0)) {

@@ -26,6 +26,7 @@
 #include "gpuq/metrics.h"
 #include "gpuq/txsim.h"
 #include "gpuq/unit.h"
+#include "gpuq/unit_bottleneck.h"
 #include "gpuq/zhang_owens.h"
 #include "patterns.h"
 
@@ -179,36 +180,6 @@ static void load_machine(const char *path, gm_machine *m, gm_zo_machine *zm)
 static int ideal_from_lsu;
 
 /* The launch as the model's input, from the imported counters. */
-static void to_launch(const gm_launch_counters *k, int max_warps, gm_zo_launch *l)
-{
-    static const char *pipes[GM_ZO_PIPES] = {
-        "smsp__inst_executed_pipe_fma.sum",  "smsp__inst_executed_pipe_fmaheavy.sum",
-        "smsp__inst_executed_pipe_alu.sum",  "smsp__inst_executed_pipe_fp64.sum",
-        "smsp__inst_executed_pipe_fp16.sum", "smsp__inst_executed_pipe_xu.sum",
-        "smsp__inst_executed_pipe_lsu.sum",  "smsp__inst_executed_pipe_cbu.sum",
-        "smsp__inst_executed_pipe_adu.sum",  "smsp__inst_executed_pipe_uniform.sum"};
-#define M(name) k->metric[gm_metric_find(name)]
-    gm_zo_launch_init(l);
-    for (int p = 0; p < GM_ZO_PIPES; p++) l->inst[p] = M(pipes[p]);
-    l->inst_total = M("smsp__inst_executed.sum");
-    l->shared_wavefronts = M("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum");
-    l->shared_ideal = l->shared_wavefronts - M("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
-    l->global_inst = M("smsp__inst_executed_op_global_ld.sum") + M("smsp__inst_executed_op_global_st.sum");
-    l->global_sectors = M("smsp__sass_sectors_mem_global.sum");
-    l->global_sectors_ideal = M("smsp__sass_sectors_mem_global_ideal.sum");
-    l->dram_read_bytes = M("dram__bytes_read.sum");
-    l->dram_write_bytes = M("dram__bytes_write.sum");
-    l->l2_write_bytes = 32 * M("lts__t_sectors_op_write.sum");
-    l->l2_read_bytes = fmax(32 * M("lts__t_sectors_op_read.sum"), 32 * l->global_sectors - l->l2_write_bytes);
-    if (!isfinite(l->shared_ideal) && ideal_from_lsu) /* runs without the conflict counter */
-        l->shared_ideal = M("smsp__inst_executed_pipe_lsu.sum") - l->global_inst;
-    l->warps_per_sm = M("sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 * max_warps;
-    l->blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
-    l->threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
-    l->clock_ghz = M("sm__cycles_elapsed.avg") / M("gpu__time_duration.sum");
-#undef M
-}
-
 static void load_counters(const char *path, gm_counters_set *set)
 {
     gm_error err;
@@ -252,7 +223,7 @@ static int cmd_model(const char *tp, const char *ncu, const char *tpath)
         for (size_t i = 0; i < set.count; i++) {
             const gm_launch_counters *k = &set.launches[i];
             gm_zo_launch l;
-            to_launch(k, zm.max_warps_per_sm, &l);
+            gm_bn_launch_from_counters(k, zm.max_warps_per_sm, ideal_from_lsu, &l);
             gm_zo_result r;
             gm_zo_whatif w;
             int sm = m.sm_count;
@@ -308,10 +279,10 @@ static int cmd_steps(const char *tp, const char *ncu, const char *tpath)
         for (int s = 0; s <= 10; s++) {
             int i = v * 11 + s;
             gm_zo_launch l, prev;
-            to_launch(&set.launches[i], zm.max_warps_per_sm, &l);
+            gm_bn_launch_from_counters(&set.launches[i], zm.max_warps_per_sm, ideal_from_lsu, &l);
             double meas = t.us[i];
             if (s > 0) { /* the step alone: this launch minus the one before */
-                to_launch(&set.launches[i - 1], zm.max_warps_per_sm, &prev);
+                gm_bn_launch_from_counters(&set.launches[i - 1], zm.max_warps_per_sm, ideal_from_lsu, &prev);
                 double *a = (double *)&l, *b = (double *)&prev;
                 size_t nd = offsetof(gm_zo_launch, warps_per_sm) / sizeof(double);
                 for (size_t j = 0; j < nd; j++) a[j] = fmax(0, a[j] - b[j]);
