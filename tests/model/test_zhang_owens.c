@@ -378,9 +378,7 @@ static void bad_input(void **state)
     l.blocks = NAN;
     assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &l, &r, &err), GM_ERR_INVALID_ARG);
     /* A file without the shared curve is refused with a message. */
-    gm_mdata_meta meta;
-    memset(&meta, 0, sizeof meta);
-    snprintf(meta.suite, sizeof meta.suite, "throughput");
+    gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
     meta.sm_clock_mhz = 1000;
     const char *cols[] = {"kind", "name", "bytes", "ways", "warps", "blocks",
                           "threads", "per_thread", "value"};
