@@ -293,8 +293,7 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
     tp_ctx c;
     memset(&c, 0, sizeof c);
     c.run = run;
-    char name[128];
-    int st = tp_device_info(&c.sm, &c.max_warps, name, sizeof name);
+    int st = tp_device_info(run->device, &c.sm, &c.max_warps);
     if (st)
         return cuda_fail(st, "device", err);
     struct timespec t0, t1;

@@ -270,14 +270,17 @@ extern "C" int tp_global_run(int store, int bytes, void *buf, long long mask_ele
     return st;
 }
 
-extern "C" int tp_device_info(int *sm_count, int *max_warps, char *name, int len)
+/* Selects the device the suite runs on and reads its shape (the suite's
+ * kernels and allocations then go to that device, not to device 0). */
+extern "C" int tp_device_info(int device, int *sm_count, int *max_warps)
 {
+    cudaError_t st = cudaSetDevice(device);
+    if (st != cudaSuccess) return st;
     cudaDeviceProp p;
-    cudaError_t st = cudaGetDeviceProperties(&p, 0);
+    st = cudaGetDeviceProperties(&p, device);
     if (st != cudaSuccess) return st;
     *sm_count = p.multiProcessorCount;
     *max_warps = p.maxThreadsPerMultiProcessor / 32;
-    snprintf(name, len, "%s", p.name);
     return 0;
 }
 extern "C" int tp_malloc(void **p, size_t n) { return cudaMalloc(p, n); }

@@ -23,7 +23,8 @@ int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms);
 int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms);
 int tp_global_run(int store, int bytes, void *buf, long long mask_elems, int blocks, int threads,
                   int per_thread, int *sink, float *ms);
-int tp_device_info(int *sm_count, int *max_warps, char *name, int len);
+/* Selects `device` and reads its SM count and warps per SM. */
+int tp_device_info(int device, int *sm_count, int *max_warps);
 int tp_malloc(void **p, size_t n);
 int tp_memset(void *p, size_t n);
 void tp_free(void *p);
