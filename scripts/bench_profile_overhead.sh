@@ -149,7 +149,7 @@ awk -v L="$launches" -v dr="$default_runs" -v plain="$(stats plain)" -v d="$(sta
   printf "%-34s %10s %19s %16s %19s\n", "variant", "median s", "(min-max) s", "added/launch ms", "marginal/launch ms"
   row("plain", p, "", "")
   row(sprintf("gpuq profile (default, %d run%s)", dr, dr == 1 ? "" : "s"), D, (D[1] - p[1]) / L, (D[1] - dr * F[1]) / L)
-  row("gpuq profile --no-opcode-split", C, (C[1] - p[1]) / L, (C[1] - F[1]) / L)
+  if (c != "") row("gpuq profile --no-opcode-split", C, (C[1] - p[1]) / L, (C[1] - F[1]) / L)
   if (k1 != "") row("  the same, GPUQ_BATCH=1", K, (K[1] - p[1]) / L, (K[1] - F[1]) / L)
   if (two != "") row("gpuq profile --always-rerun", T, (T[1] - p[1]) / L, (T[1] - 2 * F[1]) / L)
   if (au != "") row("gpuq, metrics of every unit", A, (A[1] - p[1]) / L, "")

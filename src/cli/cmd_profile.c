@@ -14,8 +14,8 @@
  *      ATOMS opcode in its code, the hardware counters and the disassembly
  *      give the split and pass 2 is skipped (gi_static_split).
  *
- * The calibration table is loaded while pass 1 runs (it takes about 0.3 s,
- * as much as profiling twenty launches), as soon as the collector has named
+ * The calibration table is loaded while pass 1 runs (0.2 s for the shipped
+ * H100 table on a 2-core machine, docs/profile.md), as soon as the collector has named
  * the device in its status file.
  *
  * Exit codes: 0 when something was measured (the program's own failure or

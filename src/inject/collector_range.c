@@ -3,8 +3,9 @@
  *
  * One range per kernel (AutoRange).  A window (SetConfig + Start) opens at
  * the API ENTER of a profiled launch and stays open for up to GPUQ_BATCH
- * launches: Start costs 6-8 ms on GH100 whatever the window holds
- * (docs/profile.md), so it is paid once per batch, not once per launch.
+ * launches: a Start after the first costs about 1.6 ms on GH100 (the first
+ * about 200 ms; docs/profile.md), so it is paid once per batch, not once
+ * per launch.
  * Each launch of the window is its own auto range, in launch order: the
  * device lock serializes the launch calls and the auto range serializes the
  * kernels.  The window closes (Stop, Decode, Evaluate per range, one row
