@@ -74,6 +74,23 @@ typedef struct gm_gd_data {
  * n_mp row is absent, with the suite to run. */
 gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *out, gm_error *err);
 const gm_gd_op *gm_gd_data_op(const gm_gd_data *d, const char *name);
+/* One per-block log of the sched data: the "tail" rows of one kernel, block
+ * size and grid (x = SM, value = blocks the SM started after the first
+ * block ended). */
+typedef struct gm_gd_tail {
+    const char *op; /* the kernel's op name */
+    int b;          /* warps per block */
+    double G;       /* blocks in the grid */
+    int sms;        /* SMs that started a tail block */
+    int most;       /* the busiest SM's tail blocks */
+    int total;      /* all tail blocks */
+} gm_gd_tail;
+/* The next log at or after row *row of d's machine data; *row moves past
+ * it.  0 when there is none. */
+int gm_gd_data_next_tail(const gm_gd_data *d, size_t *row, gm_gd_tail *t);
+/* N_slot of op at b warps per block in form f, as the model takes it (32
+ * registers per thread where the data give none); 0 when unknown. */
+int gm_gd_data_nslot(const gm_gd_data *d, gm_gd_form f, const gm_gd_op *op, int b);
 /* The "param" row `name`: its value (NaN when absent); *doc (may be NULL)
  * the documented value beside it, *note its note. */
 double gm_gd_data_param(const gm_mdata *md, const char *name, double *doc, const char **note);

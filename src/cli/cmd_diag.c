@@ -225,36 +225,16 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
     }
     /* the tail wave: how many SMs got blocks after the first ended, and the
      * most one SM got, against Eq. 3.2's even share ceil(G / n_mp) - N */
-    for (size_t row = 0; row < md->n_rows; row++) {
-        const char *k = gm_mdata_text(md, row, ck);
-        if (!k || strcmp(k, "tail"))
-            continue;
-        const char *op = gm_mdata_text(md, row, cn);
-        int b = (int)gm_mdata_num(md, row, cy);
-        double G = gm_mdata_num(md, row, cz);
-        int sms = 0, most = 0, total = 0;
-        size_t last = row;
-        for (size_t q = row; q < md->n_rows; q++) {
-            const char *kq = gm_mdata_text(md, q, ck), *oq = gm_mdata_text(md, q, cn);
-            if (!kq || strcmp(kq, "tail") || strcmp(oq, op) || (int)gm_mdata_num(md, q, cy) != b ||
-                gm_mdata_num(md, q, cz) != G)
-                break;
-            int t = (int)gm_mdata_num(md, q, cv);
-            sms += t > 0;
-            total += t;
-            most = t > most ? t : most;
-            last = q;
-        }
-        const gm_gd_op *gop = gm_gd_data_op(d, op);
-        int N = gop && d->have_params ? gm_gd_nslot(&d->form[form], b, gop->smem, gop->regs, NULL)
-                                      : 0;
-        long even = N > 0 ? gm_gd_blocks_per_mp((long)G, d->form[form].n_mp) - N : -1;
+    gm_gd_tail t;
+    size_t row = 0;
+    while (gm_gd_data_next_tail(d, &row, &t)) {
+        int N = gm_gd_data_nslot(d, form, gm_gd_data_op(d, t.op), t.b);
+        long even = N > 0 ? gm_gd_blocks_per_mp((long)t.G, d->form[form].n_mp) - N : -1;
         char name[64];
-        snprintf(name, sizeof name, "tail_%s_b%d", op, b);
-        add(r, "end to end", name, most, (double)even, 0,
-            "G = %.0f: %d tail blocks on %d SMs; most on one SM vs Eq. 3.2's even share", G,
-            total, sms);
-        row = last;
+        snprintf(name, sizeof name, "tail_%s_b%d", t.op, t.b);
+        add(r, "end to end", name, t.most, (double)even, 0,
+            "G = %.0f: %d tail blocks on %d SMs; most on one SM vs Eq. 3.2's even share", t.G,
+            t.total, t.sms);
     }
 }
 

@@ -227,37 +227,57 @@ void gm_gd_params_from_derived(const gm_gd_derived *o, gm_gd_form f, gm_gd_param
     p->form = f;
 }
 
-/* The refill mixing of every kernel with a per-block log ("tail" rows: x =
- * SM, y = b, z = G, value = blocks started after the first block ended):
- * the busiest SM's count against the even share and the random refill. */
-static void load_mix(gm_gd_data *d, const int *c)
+int gm_gd_data_next_tail(const gm_gd_data *d, size_t *row, gm_gd_tail *t)
 {
     const gm_mdata *md = d->md;
-    const gm_gd_params *p = &d->form[GM_GD_FORM_HOPPER];
-    if (!d->have_params)
-        return;
-    for (size_t r = 0; r < md->n_rows; r++) {
+    int c[C_COUNT];
+    if (!md || find_cols(md, c) >= 0)
+        return 0;
+    for (size_t r = *row; r < md->n_rows; r++) {
         if (!is(md, r, c[C_KIND], "tail"))
             continue;
-        const char *name = gm_mdata_text(md, r, c[C_NAME]);
-        int b = (int)gm_mdata_num(md, r, c[C_Y]);
-        double G = gm_mdata_num(md, r, c[C_Z]);
-        long most = 0;
+        memset(t, 0, sizeof *t);
+        t->op = gm_mdata_text(md, r, c[C_NAME]);
+        t->b = (int)gm_mdata_num(md, r, c[C_Y]);
+        t->G = gm_mdata_num(md, r, c[C_Z]);
         size_t q = r;
-        for (; q < md->n_rows && is(md, q, c[C_KIND], "tail") && is(md, q, c[C_NAME], name) &&
-               (int)gm_mdata_num(md, q, c[C_Y]) == b && gm_mdata_num(md, q, c[C_Z]) == G;
+        for (; q < md->n_rows && is(md, q, c[C_KIND], "tail") && is(md, q, c[C_NAME], t->op) &&
+               (int)gm_mdata_num(md, q, c[C_Y]) == t->b && gm_mdata_num(md, q, c[C_Z]) == t->G;
              q++) {
-            long t = (long)gm_mdata_num(md, q, c[C_VALUE]);
-            most = t > most ? t : most;
+            int n = (int)gm_mdata_num(md, q, c[C_VALUE]);
+            t->sms += n > 0;
+            t->total += n;
+            t->most = n > t->most ? n : t->most;
         }
-        r = q - 1;
-        gm_gd_op *op = find_op(d, name);
-        if (!op || (b != 1 && b != 32) || !(G > 0))
+        *row = q;
+        return 1;
+    }
+    *row = md->n_rows;
+    return 0;
+}
+
+int gm_gd_data_nslot(const gm_gd_data *d, gm_gd_form f, const gm_gd_op *op, int b)
+{
+    if (!d->have_params || !op)
+        return 0;
+    return gm_gd_nslot(&d->form[f], b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
+}
+
+/* The refill mixing of every kernel with a per-block log: the busiest SM's
+ * count against the even share and the random refill. */
+static void load_mix(gm_gd_data *d)
+{
+    const gm_gd_params *p = &d->form[GM_GD_FORM_HOPPER];
+    gm_gd_tail t;
+    size_t row = 0;
+    while (gm_gd_data_next_tail(d, &row, &t)) {
+        gm_gd_op *op = find_op(d, t.op);
+        if (!op || (t.b != 1 && t.b != 32) || !(t.G > 0))
             continue;
-        int N = gm_gd_nslot(p, b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
-        double m = gm_gd_refill_mix(most, (long)G, N, p->n_mp);
+        int N = gm_gd_data_nslot(d, GM_GD_FORM_HOPPER, op, t.b);
+        double m = gm_gd_refill_mix(t.most, (long)t.G, N, p->n_mp);
         if (!isnan(m))
-            op->mix[b == 32] = m;
+            op->mix[t.b == 32] = m;
     }
 }
 
@@ -307,7 +327,7 @@ gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
     }
     for (size_t i = 0; i < d->n_ops; i++)
         fill_gaps(&d->ops[i].fu);
-    load_mix(d, c);
+    load_mix(d);
     return GM_OK;
 }
 
