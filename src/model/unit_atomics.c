@@ -18,6 +18,30 @@
 /* ------------------------------------------------------------------------
  * Verdict and one launch */
 
+#define VERDICT_ADD(...)                                                                   \
+    do {                                                                                   \
+        if (used < len) {                                                                  \
+            int wrote_ = snprintf(buf + used, len - used, __VA_ARGS__);                    \
+            used += wrote_ > 0 ? (size_t)wrote_ : 0;                                       \
+        }                                                                                  \
+    } while (0)
+
+/* The notes a verdict carries after its head ("; model input clamped ..."),
+ * appended to buf (holding `used` characters), cut to fit. */
+static void verdict_notes(const gm_kernel_result *r, char *buf, size_t len, size_t used)
+{
+    double U = r->avg.U;
+    if (!(r->notes & GM_NOTE_NO_ATOMICS) && U > 1.0)
+        /* The paper sees U > 100% too and blames the n-hat approximation. */
+        VERDICT_ADD("; U above 100%%: n is probably overestimated (paper Sec. 4.1)");
+    if (r->notes & GM_NOTE_CLAMPED)
+        VERDICT_ADD("; model input clamped to table grid");
+    if (r->notes & GM_NOTE_SPLIT_FALLBACK)
+        VERDICT_ADD("; class split fell back (%s)", r->split_source);
+    else if ((r->notes & GM_NOTE_MISSING_COUNTER) && r->split_source[0])
+        VERDICT_ADD("; %s", r->split_source);
+}
+
 void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
 {
     if (!buf || len == 0)
@@ -26,13 +50,6 @@ void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
     if (!r)
         return;
     size_t used = 0;
-#define VERDICT_ADD(...)                                                                   \
-    do {                                                                                   \
-        if (used < len) {                                                                  \
-            int wrote_ = snprintf(buf + used, len - used, __VA_ARGS__);                    \
-            used += wrote_ > 0 ? (size_t)wrote_ : 0;                                       \
-        }                                                                                  \
-    } while (0)
     double U = r->avg.U;
     if (r->notes & GM_NOTE_NO_ATOMICS) {
         VERDICT_ADD("no shared-memory atomics (U = 0)");
@@ -47,17 +64,9 @@ void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
     } else {
         VERDICT_ADD("shared-memory atomics are not the bottleneck (U = %.0f%%)", 100 * U);
     }
-    if (!(r->notes & GM_NOTE_NO_ATOMICS) && U > 1.0)
-        /* The paper sees U > 100% too and blames the n-hat approximation. */
-        VERDICT_ADD("; U above 100%%: n is probably overestimated (paper Sec. 4.1)");
-    if (r->notes & GM_NOTE_CLAMPED)
-        VERDICT_ADD("; model input clamped to table grid");
-    if (r->notes & GM_NOTE_SPLIT_FALLBACK)
-        VERDICT_ADD("; class split fell back (%s)", r->split_source);
-    else if ((r->notes & GM_NOTE_MISSING_COUNTER) && r->split_source[0])
-        VERDICT_ADD("; %s", r->split_source);
-#undef VERDICT_ADD
+    verdict_notes(r, buf, len, used < len ? used : len - 1);
 }
+#undef VERDICT_ADD
 
 gm_status gm_model_apply_report(const gm_table *table, const gm_model_options *opt,
                                 const gm_launch_counters *k, gm_kernel_result *r, gm_error *err)
@@ -257,18 +266,11 @@ static void atomics_latency(const atomics_state *s, const gm_launch_counters *k,
     ar->kind = gm_atomic_kind_name(gm_atomic_kind_of(U, ar->lat.L, GM_U_SIGNIFICANT, GM_L_LATENCY));
     if ((r->notes & GM_NOTE_NO_ATOMICS) || isnan(U) || isnan(ar->lat.L))
         return;
-    /* Keep what gm_verdict appended after its "(U = ..%)". */
-    const char *tail = strstr(r->verdict, "%)");
-    char rest[sizeof r->verdict];
-    snprintf(rest, sizeof rest, "%s", tail ? tail + 2 : "");
+    /* the head names the kind; the notes are gm_verdict's */
     int w = gm_atomic_verdict_text(r->verdict, sizeof r->verdict, U, ar->lat.L, GM_U_BOTTLENECK,
                                    GM_U_SIGNIFICANT, GM_L_LATENCY);
-    if (w > 0 && (size_t)w < sizeof r->verdict) {
-        /* Cut to what fits: the head, then as much of the notes as room allows. */
-        size_t room = sizeof r->verdict - (size_t)w - 1, l = strlen(rest);
-        memcpy(r->verdict + w, rest, l < room ? l : room);
-        r->verdict[w + (l < room ? l : room)] = '\0';
-    }
+    if (w > 0 && (size_t)w < sizeof r->verdict)
+        verdict_notes(r, r->verdict, sizeof r->verdict, (size_t)w);
 }
 
 static gm_status atomics_apply(const void *state, const gm_counters_meta *meta,
