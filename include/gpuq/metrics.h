@@ -44,6 +44,11 @@ size_t gm_metric_count(void);
  * the table has no such metric. */
 int gm_metric_find(const char *name);
 
+/* 1 when the metric is counted by SASS instrumentation (`..__sass_..`), not
+ * by the hardware: the range profiler cannot collect it (gpuq's SASS pass
+ * provides the shared-atomic one); 0 for a hardware counter. */
+int gm_metric_is_instrumented(const char *name);
+
 /* The shared-atomic model's metrics are the table's first rows, in this
  * order (paper 000, Table 1); its code indexes them by these names.  Other
  * models look their metrics up by name. */

@@ -10,11 +10,11 @@
 
 #define g g_collector
 
-/* The `_sass_` metrics are instrumented, not counted by hardware, and
- * always take a pass of their own: the sass pass provides them. */
+/* The instrumented metrics always take a pass of their own: the sass pass
+ * provides them. */
 static int is_hardware_metric(const char *name)
 {
-    return strstr(name, "__sass_") == NULL;
+    return !gm_metric_is_instrumented(name);
 }
 
 /* A host object for the device's chip, with the counter availability

@@ -31,7 +31,7 @@ static size_t hardware_names(const int *rows, size_t n, const char **out)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!strstr(gm_metric_table[rows[i]].name, "__sass_"))
+        if (!gm_metric_is_instrumented(gm_metric_table[rows[i]].name))
             out[k++] = gm_metric_table[rows[i]].name;
     return k;
 }

@@ -103,6 +103,11 @@ size_t gm_metric_count(void)
     return sizeof gm_metric_table / sizeof gm_metric_table[0];
 }
 
+int gm_metric_is_instrumented(const char *name)
+{
+    return name && strstr(name, "__sass_") != NULL;
+}
+
 int gm_metric_find(const char *name)
 {
     if (!name)

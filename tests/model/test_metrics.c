@@ -77,6 +77,16 @@ static void test_find_by_name_or_column(void **state)
     assert_int_equal(gm_metric_find(NULL), -1);
 }
 
+static void test_instrumented(void **state)
+{
+    (void)state;
+    assert_true(gm_metric_is_instrumented("smsp__sass_inst_executed_op_shared_atom.sum"));
+    assert_true(gm_metric_is_instrumented("smsp__sass_sectors_mem_global.sum"));
+    assert_false(gm_metric_is_instrumented("smsp__inst_executed_op_shared_atom.sum"));
+    assert_false(gm_metric_is_instrumented("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
+    assert_false(gm_metric_is_instrumented(NULL));
+}
+
 static void test_list(void **state)
 {
     (void)state;
@@ -108,6 +118,7 @@ int main(void)
         cmocka_unit_test(test_table_fits_and_names_are_unique),
         cmocka_unit_test(test_atomic_rows_in_id_order),
         cmocka_unit_test(test_find_by_name_or_column),
+        cmocka_unit_test(test_instrumented),
         cmocka_unit_test(test_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,7 +166,7 @@ int check_ncu(const char *gpuq, const char *app, const char *dir)
              * range profiler does not do; gpuq fills only the shared-atomic
              * one, from its own SASS pass.  The others stay empty by design. */
             if (isnan(a) && !isnan(b) && m != GM_M_N_ATOM_SASS &&
-                strncmp(gm_metric_table[m].name, "smsp__sass_", 11) == 0)
+                gm_metric_is_instrumented(gm_metric_table[m].name))
                 continue;
             if (isnan(a) || isnan(b)) {
                 fail("%s of %s missing (gpuq %g, ncu %g)", gm_metric_table[m].name, gb, a, b);
