@@ -221,6 +221,9 @@ int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char 
     char override[PATH_MAX + 16];
     const char *overrides[2] = {NULL, NULL};
     gm_error err = {{0}};
+    /* Every suite is looked for in the same folders, whichever way the
+     * atomics table comes (taken over, --table, or found below). */
+    cli_table_search_dirs();
     if (atomics) {
         /* taken over: the other suites are loaded around it */
         size_t j = 0;
@@ -233,8 +236,7 @@ int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char 
         overrides[0] = override;
     } else if (gpu_name[0]) {
         /* The atomics table as gpuq profile finds it (table_lookup.c: the GPU
-         * folders, then tables of the old flat layout); this also sets the
-         * folders searched for the other suites. */
+         * folders, then tables of the old flat layout). */
         char path[PATH_MAX];
         if (cli_table_find(gpu_name, sm_count, path, sizeof path, NULL) == GM_OK) {
             snprintf(override, sizeof override, "atomics=%s", path);

@@ -116,6 +116,13 @@ static void exe_tables_dir(char *buf, size_t len)
     snprintf(buf, len, "%s", realpath(joined, resolved) ? resolved : joined);
 }
 
+void cli_table_search_dirs(void)
+{
+    char exe_dir[4200];
+    exe_tables_dir(exe_dir, sizeof exe_dir);
+    gm_mdata_set_search_dirs(exe_dir, GPUQ_SOURCE_DIR "/tables");
+}
+
 gm_status cli_table_find(const char *gpu_name, int sm_count, char *path, size_t len,
                          gm_error *err)
 {
@@ -129,7 +136,7 @@ gm_status cli_table_find(const char *gpu_name, int sm_count, char *path, size_t 
     char exe_dir[4200];
     exe_tables_dir(exe_dir, sizeof exe_dir);
     /* The machine-data layout first: <dir>/<gpu folder>/atomics.csv[.gz]. */
-    gm_mdata_set_search_dirs(exe_dir, GPUQ_SOURCE_DIR "/tables");
+    cli_table_search_dirs();
     if (gm_mdata_find(gpu_name, sm_count, "atomics", "atomics.csv", path, len, NULL) == GM_OK)
         return GM_OK;
     /* Then table files lying directly in a folder (what 'gpuq calibrate -o
