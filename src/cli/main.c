@@ -13,8 +13,8 @@ typedef struct command {
 /* The dispatch table: one row per subcommand (see cli.h for the checklist). */
 static const command commands[] = {
     {"calibrate", cmd_calibrate, "measure the shared-atomic service-time table S(n,e,c) on this GPU"},
-    {"profile", cmd_profile, "run a program, collect counters per kernel, report atomic utilization"},
-    {"model", cmd_model, "apply the model to saved counters (no GPU needed)"},
+    {"profile", cmd_profile, "run a program, collect counters per kernel, report every model's section"},
+    {"model", cmd_model, "apply the models to saved counters or ncu CSV (no GPU needed)"},
     {"table", cmd_table, "show, validate, convert or plot a calibration table"},
     {"diag", cmd_diag, "GPUDIAG scheduling parameters of a GPU, measured vs documented (paper 003)"},
     {"version", cmd_version, "print version and build information"},

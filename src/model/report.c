@@ -122,10 +122,15 @@ static gm_status add_section(gm_report *rep, const gm_unit *u, const gm_report_o
     if (!gm_machine_has(rep->machine, u->suites)) {
         /* the machine's line names the suite and the command */
         if (named) {
-            for (size_t i = 0; i < rep->machine->n_missing; i++)
-                if (strstr(rep->machine->missing[i], u->name))
-                    return gm_fail(err, GM_ERR_MISSING, "section %s: %s", u->name,
-                                   rep->machine->missing[i]);
+            /* the line of a suite it needs ("<suite>: ..."): by the suite,
+             * not by a substring ("atomics" is inside "gatomics") */
+            for (const char *const *sp = u->suites; sp && *sp; sp++)
+                for (size_t i = 0; i < rep->machine->n_missing; i++) {
+                    const char *line = rep->machine->missing[i];
+                    size_t n = strlen(*sp);
+                    if (strncmp(line, *sp, n) == 0 && line[n] == ':')
+                        return gm_fail(err, GM_ERR_MISSING, "section %s: %s", u->name, line);
+                }
             return gm_fail(err, GM_ERR_MISSING, "section %s: its machine data is missing",
                            u->name);
         }
