@@ -38,14 +38,14 @@ def fail(msg):
     failures.append(msg)
 
 
-def run(argv, out_prefix, timeout=STEP_TIMEOUT):
+def run(argv, out_prefix, timeout=STEP_TIMEOUT, env=None):
     """Runs argv; stdout and stderr to OUT_PREFIX.stdout/.stderr.  Returns
     (exit status, stdout text, seconds); status 124 after a timeout."""
     print("+", " ".join(argv), flush=True)
     t0 = time.monotonic()
     with open(out_prefix + ".stdout", "w") as so, open(out_prefix + ".stderr", "w") as se:
         try:
-            p = subprocess.run(argv, stdout=so, stderr=se, env=ENV, timeout=timeout)
+            p = subprocess.run(argv, stdout=so, stderr=se, env=env or ENV, timeout=timeout)
             rc = p.returncode
         except subprocess.TimeoutExpired:
             rc = 124
@@ -231,23 +231,54 @@ def case_b(gpuq, work, names):
     return prog, (t_plain, t_gpuq, sum(len(r) for _, r in with_rows))
 
 
-def overhead(work, ncu, label, prog, times):
-    """The case timed under ncu too (histogram launches only: replaying an
-    NCCL kernel under ncu waits for peers that never come); added seconds
-    per profiled launch, gpuq and ncu, from this one run."""
+# The metrics both profilers collect in the timed comparison: the atomic
+# unit's hardware list (gm_metric_list_csv, as scripts/bench_profile_overhead.sh),
+# so that gpuq and ncu do the same work; gpuq's default gathers every unit's.
+SAME_METRICS = ("smsp__inst_executed_op_shared_atom.sum,"
+                "smsp__inst_executed_op_shared_atom_dot_cas.sum,"
+                "smsp__inst_executed_op_shared_atom_dot_alu.sum,"
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,sm__cycles_active.sum,"
+                "sm__cycles_active.avg,sm__cycles_active.min,sm__cycles_active.max,"
+                "sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,"
+                "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum,"
+                "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum")
+
+
+def overhead(gpuq, work, ncu, label, prog, times):
+    """The case timed again, one after the other in this one run: plain,
+    gpuq profile with SAME_METRICS (GPUQ_METRICS), and ncu --metrics
+    SAME_METRICS (histogram launches only: replaying an NCCL kernel under ncu
+    waits for peers that never come).  Added seconds per profiled launch;
+    the first gpuq run (every unit's metrics, the default) is shown too."""
+    rc0, _, plain = run(prog, os.path.join(work, label + ".plain2"))
+    counters = os.path.join(work, label + ".same.%p.counters.csv")
+    rc1, _, t_same = run([gpuq, "profile", "--keep-counters", counters, "-o", os.devnull,
+                          "--"] + prog, os.path.join(work, label + ".same"),
+                         env=dict(ENV, GPUQ_METRICS=SAME_METRICS))
+    n_same = sum(len(counters_rows(f)) for f in
+                 glob.glob(os.path.join(work, label + ".same.*.counters.csv")))
     rc, out, t_ncu = run([ncu, "--target-processes", "all", "-k", "regex:hist_add",
-                          "--metrics", "smsp__inst_executed_op_shared_atom.sum", "--csv"] + prog,
+                          "--clock-control", "none", "--cache-control", "none",
+                          "--metrics", SAME_METRICS, "--csv"] + prog,
                          os.path.join(work, label + ".ncu"))
-    n_ncu = len(re.findall(r'^"\d+","\d+",.*"hist_add"', out, re.M))  # one CSV line per launch
+    n_ncu = len(set(re.findall(r'^"(\d+)","(\d+)",.*"hist_add', out, re.M)))  # (id, pid) per launch
     if rc != 0:
         print(f"  ncu exited {rc}; no ncu figure")
         t_ncu = None
-    plain, g, n = times
-    print(f"overhead ({label}), one run: plain {plain:.2f} s; gpuq profile {g:.2f} s for {n} "
-          f"profiled launches = {(g - plain) / max(n, 1) * 1000:.1f} ms added per launch"
+    plain1, g_all, n_all = times
+
+    def per(t, n):
+        return (t - plain) / max(n, 1) * 1000
+    print(f"overhead ({label}), one run: plain {plain:.2f} s (earlier plain {plain1:.2f} s); "
+          f"gpuq, every unit's metrics (default) {g_all:.2f} s for {n_all} profiled launches = "
+          f"{per(g_all, n_all):.1f} ms added per launch; "
+          f"gpuq, the {SAME_METRICS.count(',') + 1} metrics ncu collects {t_same:.2f} s "
+          f"for {n_same} launches = {per(t_same, n_same):.1f} ms"
           + (f"; ncu {t_ncu:.2f} s for {n_ncu} profiled hist_add launches = "
-             f"{(t_ncu - plain) / max(n_ncu, 1) * 1000:.1f} ms added per launch"
+             f"{per(t_ncu, n_ncu):.1f} ms added per launch"
              if t_ncu else ""))
+    if rc0 != 0 or rc1 != 0:
+        print(f"  note: plain exited {rc0}, gpuq {rc1} in the timing runs")
 
 
 def main():
@@ -271,7 +302,7 @@ def main():
     if "--overhead" in sys.argv:
         for label, t in (("a", ta), ("b", tb)):
             if t:
-                overhead(work, ncu, label, *t)
+                overhead(gpuq, work, ncu, label, *t)
     print("FAILED" if failures else "ok", f"({len(failures)} failures)")
     return 1 if failures else 0
 
