@@ -262,7 +262,7 @@ typedef struct gi_collector {
     uint64_t launches_seen, profiled, rows_written, filtered_out, graph_launches,
         captured_launches, failed_launches, range_mismatches, cubins_saved;
     int graph_note_printed, legacy_note_printed, collective_note_printed;
-    uint64_t collective_skipped; /* NCCL kernels in a process driving several GPUs: not profiled */
+    uint64_t collective_skipped; /* NCCL kernels listed without counters (collective_unmeasurable) */
     uint64_t capture_skipped;   /* launches run while a capture was in progress: not profiled */
     uint64_t graph_captured;    /* graph launches into a capturing stream (child graphs) */
     uint64_t graph_profiled;    /* graph launches profiled node by node */

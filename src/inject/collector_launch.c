@@ -156,6 +156,43 @@ static void mark_unprofiled(gi_device *dev)
     dev->dirty = 1;
 }
 
+/* An NCCL kernel waits for its peers.  It cannot be measured where the
+ * peers would have to run while the launch call is held: in a process that
+ * drives several GPUs, the peers are launched by this thread after the call
+ * returns (on 2 x H100, cuptiRangeProfilerDecodeData failed with CUPTI
+ * error 999 and the program's all-reduce failed); under kernel replay
+ * (several passes) the kernel reruns inside its launch, and its peers, in
+ * this or another process, do not rerun with it (2 x H100, one process per
+ * GPU, 5 passes: both ranks hung in the all-reduce; docs/profile.md,
+ * "Several GPUs").  The SASS pass patches code and replays nothing. */
+static int collective_unmeasurable(const gi_device *dev)
+{
+    if (g.pass != GI_PASS_COUNTERS)
+        return 0;
+    return devices_set_up() > 1 || dev->replay == CUPTI_KernelReplay;
+}
+
+/* The row of a collective kernel that collective_unmeasurable() holds back:
+ * its name, geometry and device, no counters (the model reports it with
+ * empty fields), and one note saying why. */
+static void list_collective(gi_device *dev, gm_launch_counters *k)
+{
+    gi_write_row(dev, k);
+    gm_launch_counters_clear(k);
+    pthread_mutex_lock(&g.lock);
+    g.collective_skipped++;
+    int first = !g.collective_note_printed;
+    g.collective_note_printed = 1;
+    pthread_mutex_unlock(&g.lock);
+    if (first)
+        gi_note("NCCL kernels are listed without counters: %s",
+                devices_set_up() > 1
+                    ? "in a process that drives several GPUs each waits for peers this process "
+                      "launches later (one process per GPU with one pass gets them measured)"
+                    : "kernel replay would rerun them without their peers (a metric set that "
+                      "fits one pass, e.g. --section gatomics, gets them measured)");
+}
+
 static int is_capture_begin(CUpti_CallbackId cbid)
 {
     return cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture ||
@@ -400,29 +437,6 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
 
     const char *mangled = cb->symbolName ? cb->symbolName : "(unnamed kernel)";
-    if (gi_is_collective_kernel(mangled) && devices_set_up() > 1) {
-        /* An NCCL kernel in a process that drives several GPUs waits for
-         * its peers, which this thread launches after this call returns:
-         * replaying it (kernel replay runs every pass inside the launch) or
-         * closing a window behind it would wait for them.  On 2 x H100 that
-         * made cuptiRangeProfilerDecodeData fail (CUPTI error 999) and the
-         * program's all-reduce fail (docs/profile.md, "Several GPUs").  It
-         * runs unprofiled; the window before it was flushed by
-         * mark_unprofiled, before the launch. */
-        mark_unprofiled(dev);
-        pthread_mutex_lock(&g.lock);
-        g.launches_seen++;
-        g.filtered_out++;
-        g.collective_skipped++;
-        if (!g.collective_note_printed) {
-            g.collective_note_printed = 1;
-            gi_note("NCCL kernels are not profiled in a process that drives several GPUs (each "
-                    "waits for peers this process launches later); one process per GPU gets "
-                    "them profiled");
-        }
-        pthread_mutex_unlock(&g.lock);
-        return;
-    }
     char *name = g.filter.has_regex ? gi_demangle(mangled) : NULL;
     pthread_mutex_lock(&g.lock);
     g.launches_seen++;
@@ -443,6 +457,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     note_kernel_name(mangled);
     if (!name)
         name = gi_demangle(mangled);
+    int collective = gi_is_collective_kernel(mangled) && collective_unmeasurable(dev);
 
     gm_launch_counters *k = &L->k;
     gm_launch_counters_init(k);
@@ -459,6 +474,13 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     memcpy(k->block, geo.block, sizeof k->block);
     function_resources(geo.f, geo.dynamic_shared, &k->regs_per_thread, &k->shared_bytes);
     L->launch_id = launch_id;
+    if (collective) {
+        /* Listed, not measured: a row without counters, in launch order
+         * (the window before it was flushed first). */
+        mark_unprofiled(dev);
+        list_collective(dev, k);
+        return;
+    }
 
     int ok = g.pass == GI_PASS_COUNTERS ? gi_range_begin(dev, cb->context)
                                         : gi_sass_begin(dev, cb->context);
