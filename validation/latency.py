@@ -3,16 +3,23 @@
 
 usage:
   latency.py report JOINED.csv [--doc docs/validation.md] [--md FILE] [--source TEXT]
+                    [--readme README.md --where "DEVICE, DATE"]
   latency.py stalls JOINED.csv             (stall reasons of chosen cases)
 
 L (include/gpuq/atomic_latency.h, src/model/atomic_latency.c; the same
-formula here, checked against the same launches in the tests):
+formula here, checked against the same launches in the tests), in its two
+forms:
 
-  L = (W_sb + W_mio) / W_active x N / I_shared
+  sb-mio:  L = (W_sb + W_mio) / W_active x N / I_shared
+  issue:   L = sb-mio + (W_wait + W_sel) / W_active x N / W_sel  (shipped)
   W_active = occupancy / 100 x max warps per SM x active cycles (summed)
 
-The verdict kind: U >= U_SIGNIFICANT: throughput; else L >= L_threshold:
-latency; else none.  U is gpuq's `default` variant (U_default in JOINED).
+The issue form falls back to sb-mio exactly (and to its threshold) where
+W_wait or W_sel was not collected, as the C module does.
+
+The verdict kind: U >= U_SIGNIFICANT: throughput; else L >= L_threshold
+(of L's form): latency; else none.  U is gpuq's `default` variant
+(U_default in JOINED).
 
 `report` checks the issue's bars for the two-kind verdict and chooses the L
 threshold from the data:
@@ -48,13 +55,22 @@ DOC_BEGIN = "<!-- validation-latency:begin (written by validation/latency.py rep
 DOC_END = "<!-- validation-latency:end -->"
 
 
-def l_threshold_shipped(path=HEADER):
-    """GM_L_LATENCY as the C header defines it (the one place it is written)."""
+FORMS = ("issue", "sb-mio")
+THRESHOLD_MACROS = {"issue": "GM_L_LATENCY", "sb-mio": "GM_L_LATENCY_SB_MIO"}
+
+
+def l_threshold_shipped(path=HEADER, form="issue"):
+    """The form's threshold as the C header defines it (the one place it is
+    written): GM_L_LATENCY, GM_L_LATENCY_SB_MIO."""
     with open(path) as f:
-        m = re.search(r"#define\s+GM_L_LATENCY\s+([0-9.]+)", f.read())
+        m = re.search(r"#define\s+%s\s+([0-9.]+)" % THRESHOLD_MACROS[form], f.read())
     if not m:
-        raise A.AnalyzeError("%s: no GM_L_LATENCY" % path)
+        raise A.AnalyzeError("%s: no %s" % (path, THRESHOLD_MACROS[form]))
     return float(m.group(1))
+
+
+def thresholds_shipped(path=HEADER):
+    return {f: l_threshold_shipped(path, f) for f in FORMS}
 
 
 def warp_cycles(row, max_warps_per_sm=64):
@@ -62,8 +78,18 @@ def warp_cycles(row, max_warps_per_sm=64):
     return A.fnum(row.get("occupancy_pct")) / 100.0 * max_warps_per_sm * A.fnum(row.get("cycles_sum"))
 
 
-def latency_L(row, max_warps_per_sm=64):
-    """L of one joined row (NaN where a counter is missing); 0 without atomics."""
+def l_form(row, form="issue"):
+    """The form L is computed in for this row: sb-mio where the issue form
+    lacks W_wait or W_sel (older runs), as the C module falls back."""
+    if form == "sb-mio":
+        return "sb-mio"
+    wait, sel = A.fnum(row.get("stall_wait")), A.fnum(row.get("stall_selected"))
+    return "sb-mio" if math.isnan(wait) or math.isnan(sel) else "issue"
+
+
+def latency_L(row, form="issue", max_warps_per_sm=64):
+    """L of one joined row in `form` (NaN where a counter of the two-counter
+    form is missing); 0 without atomics."""
     N = A.fnum(row.get("N_atom"))
     if N == 0:
         return 0.0
@@ -76,7 +102,13 @@ def latency_L(row, max_warps_per_sm=64):
     if wa <= 0:
         return math.nan
     share = min(1.0, N / inst) if inst > 0 else 1.0
-    return min(1.0, (sb + mio) / wa * share)
+    L = (sb + mio) / wa * share
+    if l_form(row, form) == "issue":
+        # Pacing and issue, apportioned by the ATOMS share of the issued
+        # instructions (selected: one warp-cycle per issue).
+        wait, sel = A.fnum(row["stall_wait"]), A.fnum(row["stall_selected"])
+        L += (wait + sel) / wa * (min(1.0, N / sel) if sel > 0 else 1.0)
+    return min(1.0, L)
 
 
 def kind(u, l, l_threshold, u_threshold=U_SIGNIFICANT):
@@ -89,13 +121,31 @@ def kind(u, l, l_threshold, u_threshold=U_SIGNIFICANT):
     return "latency" if l >= l_threshold else "none"
 
 
+def kind_row(r, l_threshold):
+    """The kind of a row with L (with_l); l_threshold: a number, or
+    {form: threshold}, read at the form the row's L came out in."""
+    th = l_threshold[r.get("L_form", "issue")] if isinstance(l_threshold, dict) else l_threshold
+    return kind(u_of(r), r["L"], th)
+
+
+def as_form(rows, form):
+    """Copies of rows whose L is the `form` one (sb-mio: L_sb_mio)."""
+    if form == "issue":
+        return rows
+    return [dict(r, L=r["L_sb_mio"], L_form="sb-mio") for r in rows]
+
+
 def is_atomic(k):
     return k in ("throughput", "latency")
 
 
-def with_l(rows):
+def with_l(rows, form="issue"):
+    """L of each row in `form` (r["L"], r["L_form"] the form it came out in),
+    and in the two-counter form beside it (r["L_sb_mio"])."""
     for r in rows:
-        r["L"] = latency_L(r)
+        r["L"] = latency_L(r, form)
+        r["L_form"] = l_form(r, form)
+        r["L_sb_mio"] = latency_L(r, "sb-mio")
         wa = A.fnum(r.get("warps_active"))
         if not math.isnan(wa) and wa > 0:
             r["W_active_ratio"] = warp_cycles(r) / wa
@@ -117,8 +167,7 @@ def choose_threshold(rows, l_of=lambda r: r["L"]):
     whose truth is below 0.5 and whose U is below 0.5 (the latency kind must
     not name them); hi = the smallest L among atomic cases with U below 0.5
     that lie above lo (the kind must name them); inseparable = atomic cases
-    with U below 0.5 at or below lo.  l_of: the L of a row (the issue-term L
-    for third_pass)."""
+    with U below 0.5 at or below lo.  l_of: the L of a row."""
     li = [(l_of(r), r) for r in rows]
     neg = [(l, r["name"]) for l, r in li
            if truth_known(r) and A.fnum(r["U_true"]) < 0.5 and u_of(r) < U_SIGNIFICANT
@@ -150,8 +199,8 @@ def mixed_series(rows, l_threshold):
     out = []
     for key, rs in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rs.sort(key=lambda r: A.fnum(r.get("k")))
-        pts = [(A.fnum(r.get("k")), A.fnum(r["U_true"]), u_of(r), r["L"],
-                kind(u_of(r), r["L"], l_threshold)) for r in rs]
+        pts = [(A.fnum(r.get("k")), A.fnum(r["U_true"]), u_of(r), r["L"], kind_row(r, l_threshold))
+               for r in rs]
         truth_atomic = [t >= 0.5 for _, t, _, _, _ in pts]
         crossing = next((i for i, a in enumerate(truth_atomic) if not a), len(pts))
         ok = True
@@ -166,13 +215,13 @@ def bars(rows, l_threshold):
     """{name: (passed, text)} for the issue's four verdict bars."""
     res = {}
     at = [r for r in rows if r["group"] == "atomic"]
-    miss = [r for r in at if not is_atomic(kind(u_of(r), r["L"], l_threshold))]
+    miss = [r for r in at if not is_atomic(kind_row(r, l_threshold))]
     res["atomic"] = (not miss, "%d of %d atomic-bound cases get an atomic verdict (%d throughput, %d latency)"
                      % (len(at) - len(miss), len(at),
-                        sum(kind(u_of(r), r["L"], l_threshold) == "throughput" for r in at),
-                        sum(kind(u_of(r), r["L"], l_threshold) == "latency" for r in at)), miss)
+                        sum(kind_row(r, l_threshold) == "throughput" for r in at),
+                        sum(kind_row(r, l_threshold) == "latency" for r in at)), miss)
     fr = [r for r in rows if r["group"] == "free"]
-    bad = [r for r in fr if kind(u_of(r), r["L"], l_threshold) != "none"]
+    bad = [r for r in fr if kind_row(r, l_threshold) != "none"]
     res["free"] = (not bad, "%d of %d atomic-free cases get no atomic verdict" % (len(fr) - len(bad), len(fr)),
                    bad)
     ser = mixed_series(rows, l_threshold)
@@ -180,7 +229,7 @@ def bars(rows, l_threshold):
     res["mixed"] = (not badser, "%d of %d mixed series change verdict within one knob step of U_true = 0.5"
                     % (len(ser) - len(badser), len(ser)), badser)
     re_ = [r for r in rows if r["group"] == "real" and truth_known(r)]
-    dis = [r for r in re_ if is_atomic(kind(u_of(r), r["L"], l_threshold)) != (A.fnum(r["U_true"]) >= 0.5)]
+    dis = [r for r in re_ if is_atomic(kind_row(r, l_threshold)) != (A.fnum(r["U_true"]) >= 0.5)]
     res["real"] = (None, "%d of %d real kernels with a truth agree with it (U_true >= 0.5 or not)"
                    % (len(re_) - len(dis), len(re_)), dis)
     return res
@@ -191,9 +240,52 @@ def bars(rows, l_threshold):
 fmt = A.fmt
 
 
-def markdown(rows, source="", l_threshold=None):
-    shipped = l_threshold_shipped() if l_threshold is None else l_threshold
+def gpuq_agreement(rows, variant, form, shipped):
+    """One sentence: gpuq's L and kind (the variant's columns of JOINED)
+    against this script's, in `form`; "" where JOINED lacks the variant."""
+    lk, kk = "L_" + variant, "kind_" + variant
+    fr = as_form(rows, form)
+    both = [r for r in fr if not math.isnan(A.fnum(r.get(lk))) and not math.isnan(r["L"])]
+    if not both:
+        return ""
+    dl = max(abs(A.fnum(r[lk]) - r["L"]) for r in both)
+    kinds = [r for r in fr if r.get(kk)]
+    agree = sum(r[kk] == kind_row(r, shipped) for r in kinds)
+    return ("`gpuq model --model %s` (src/model/atomic_latency.c) and this script give the same L "
+            "to within %.1e on %d cases, and the same kind on %d of %d." % (variant, dl, len(both), agree,
+                                                                           len(kinds)))
+
+
+def bar_lines(rows, shipped):
+    out = []
+    res = bars(rows, shipped)
+    for g in ("atomic", "free", "mixed", "real"):
+        passed, text, bad = res[g]
+        tag = "PASS" if passed else ("FAIL" if passed is False else "info")
+        if not any(r["group"] == g for r in rows):
+            tag, text = "no data", "no %s cases in this run" % g
+        out.append("- %s: %s, %s" % (g, tag, text))
+    return out, res
+
+
+def threshold_sentence(rows, shipped_value, macro):
     lo, hi, lo_case, hi_case, inseparable = choose_threshold(rows)
+    text = ("Cases whose truth is below 0.5 and whose U is below 0.5 read L at most %s (`%s`); atomic-bound "
+            "cases with U below 0.5 that lie above that read L from %s (`%s`). Any threshold in (%s, %s] "
+            "separates them; the middle is %s. Shipped: %s = %s."
+            % (fmt(lo), lo_case, fmt(hi), hi_case, fmt(lo), fmt(hi), fmt((lo + hi) / 2, "%.2f"), macro,
+               fmt(shipped_value, "%.2f")))
+    if inseparable:
+        text += (" Atomic-bound cases with U below 0.5 that no threshold can separate (L at or below %s): %s."
+                 % (fmt(lo), ", ".join("`%s` (L %s)" % (nm, fmt(l)) for l, nm in inseparable)))
+    return text
+
+
+def markdown(rows, source="", l_threshold=None):
+    """The report on rows with L (with_l): the shipped form first, the
+    two-counter form beside it.  l_threshold: {form: value} (default: the
+    header's)."""
+    shipped = thresholds_shipped() if l_threshold is None else l_threshold
     out = []
     if source:
         out.append("Data: %s" % source)
@@ -207,62 +299,64 @@ def markdown(rows, source="", l_threshold=None):
                    "smsp__warps_active.sum: median %.4f, range %.4f to %.4f (%d cases)."
                    % (statistics.median(ratios), min(ratios), max(ratios), len(ratios)))
         out.append("")
-    both = [r for r in rows if not math.isnan(A.fnum(r.get("L_default"))) and not math.isnan(r["L"])]
-    if both:
-        dl = max(abs(A.fnum(r["L_default"]) - r["L"]) for r in both)
-        kinds = [r for r in rows if r.get("kind_default")]
-        agree = sum(r["kind_default"] == kind(u_of(r), r["L"], shipped) for r in kinds)
-        out.append("gpuq (src/model/atomic_latency.c, through `gpuq model`) and this script give the same L "
-                   "to within %.1e on %d cases, and the same kind on %d of %d." % (dl, len(both), agree, len(kinds)))
-        out.append("")
-    out.append("**Threshold from the data.** Cases whose truth is below 0.5 and whose U is below 0.5 "
-               "read L at most %s (`%s`); atomic-bound cases with U below 0.5 that lie above that read "
-               "L from %s (`%s`). Any threshold in (%s, %s] separates them; the middle is %s. "
-               "Shipped: GM_L_LATENCY = %s."
-               % (fmt(lo), lo_case, fmt(hi), hi_case, fmt(lo), fmt(hi), fmt((lo + hi) / 2, "%.2f"),
-                  fmt(shipped, "%.2f")))
-    if inseparable:
-        out.append("")
-        out.append("Atomic-bound cases with U below 0.5 that no threshold can separate (L at or below %s): %s."
-                   % (fmt(lo), ", ".join("`%s` (L %s)" % (nm, fmt(l)) for l, nm in inseparable)))
+    n_issue = sum(r.get("L_form") == "issue" for r in rows)
+    out.append("Form of L: `issue` (short scoreboard + MIO throttle, + wait + selected apportioned by the ATOMS "
+               "share of issued instructions) on %d of %d cases%s." % (
+                   n_issue, len(rows), "" if n_issue == len(rows) else
+                   "; the rest lack `wait` or `selected` and fall back to the two-counter form `sb-mio` and its "
+                   "threshold"))
     out.append("")
-    res = bars(rows, shipped)
+    agree = [gpuq_agreement(rows, "default", "issue", shipped),
+             gpuq_agreement(rows, "latency-sb-mio", "sb-mio", shipped)]
+    if any(agree):
+        out.append(" ".join(a for a in agree if a))
+        out.append("")
+    out.append("**Threshold from the data (shipped form).** " +
+               threshold_sentence(rows, shipped["issue"], THRESHOLD_MACROS["issue"]))
+    out.append("")
     out.append("Bars of the two-kind verdict (U >= %.2f: throughput; else L >= %.2f: latency):"
-               % (U_SIGNIFICANT, shipped))
+               % (U_SIGNIFICANT, shipped["issue"]))
     out.append("")
-    for g in ("atomic", "free", "mixed", "real"):
-        passed, text, bad = res[g]
-        tag = "PASS" if passed else ("FAIL" if passed is False else "info")
-        if not any(r["group"] == g for r in rows):
-            tag, text = "no data", "no %s cases in this run" % g
-        out.append("- %s: %s, %s" % (g, tag, text))
+    lines, res = bar_lines(rows, shipped)
+    out.extend(lines)
     out.append("")
-    third = third_pass(rows, shipped)
-    if third:
-        out.append(third)
-        out.append("")
+    two = as_form(rows, "sb-mio")
+    lines2, res2 = bar_lines(two, shipped)
+    out.append("**The two-counter form** (short scoreboard + MIO throttle only; `--model latency-sb-mio`). " +
+               threshold_sentence(two, shipped["sb-mio"], THRESHOLD_MACROS["sb-mio"]) +
+               " Its bars (L >= %.2f):" % shipped["sb-mio"])
+    out.append("")
+    out.extend(lines2)
+    out.append("")
     miss = res["atomic"][2]
     if miss:
-        out.append("Atomic-bound cases without an atomic verdict:")
+        out.append("Atomic-bound cases without an atomic verdict (shares of active warp-cycles; ATOMS share of "
+                   "the shared pipe apportions the first two, of the issued instructions the last two):")
         out.append("")
-        out.append("| case | warps/SM | U | L | short scoreboard | MIO throttle | ATOMS share of shared pipe |")
-        out.append("| --- | --- | --- | --- | --- | --- | --- |")
+        out.append("| case | warps/SM | U | L | short scoreboard | MIO throttle | ATOMS / shared pipe | wait | "
+                   "selected | ATOMS / issued |")
+        out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for r in miss:
             wa = warp_cycles(r)
-            out.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
+            sel = A.fnum(r.get("stall_selected"))
+            out.append("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["name"], fmt(A.fnum(r.get("warps_per_sm")), "%.0f"), fmt(u_of(r)), fmt(r["L"]),
                 fmt(A.fnum(r.get("stall_short_scoreboard")) / wa), fmt(A.fnum(r.get("stall_mio_throttle")) / wa),
-                fmt(A.fnum(r["N_atom"]) / A.fnum(r["shared_inst"]))))
+                fmt(A.fnum(r["N_atom"]) / A.fnum(r["shared_inst"])), fmt(A.fnum(r.get("stall_wait")) / wa),
+                fmt(sel / wa), fmt(A.fnum(r["N_atom"]) / sel if sel > 0 else math.nan)))
         out.append("")
-    # Every atomic case that U alone misses, and what L says.
+    # Every atomic case that U alone misses, and what L says in each form.
     low = [r for r in rows if r["group"] == "atomic" and u_of(r) < U_SIGNIFICANT]
     out.append("Atomic-bound cases with U below %.2f (U alone names no bottleneck there):" % U_SIGNIFICANT)
     out.append("")
-    out.append("| case | warps/SM | U | L | verdict kind |")
-    out.append("| --- | --- | --- | --- | --- |")
+    out.append("| case | warps/SM | U | L | verdict kind | L (sb-mio) | kind (sb-mio) |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- |")
+    twoby = {r["name"]: r for r in two}
     for r in sorted(low, key=lambda r: u_of(r)):
-        out.append("| `%s` | %s | %s | %s | %s |" % (r["name"], fmt(A.fnum(r.get("warps_per_sm")), "%.0f"),
-                                                   fmt(u_of(r)), fmt(r["L"]), kind(u_of(r), r["L"], shipped)))
+        t = twoby[r["name"]]
+        out.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
+            r["name"], fmt(A.fnum(r.get("warps_per_sm")), "%.0f"), fmt(u_of(r)), fmt(r["L"]),
+            kind_row(r, shipped), fmt(t["L"]), kind_row(t, shipped)))
     out.append("")
     out.append("L by group (median / largest):")
     out.append("")
@@ -276,7 +370,7 @@ def markdown(rows, source="", l_threshold=None):
             g, len(ls), fmt(statistics.median(ls)) if ls else "-", fmt(max(ls)) if ls else "-",
             ("%s (`%s`)" % (fmt(max(lneg)[0]), max(lneg)[1])) if lneg else "-"))
     out.append("")
-    out.append("Mixed series (k rising; * marks a verdict that differs from the truth):")
+    out.append("Mixed series (k rising):")
     out.append("")
     out.append("| series | crossing of U_true = 0.5 between k | verdict changes between k | ok |")
     out.append("| --- | --- | --- | --- |")
@@ -300,41 +394,38 @@ def markdown(rows, source="", l_threshold=None):
             t = A.fnum(r.get("U_true"))
             tt = (">= " if r.get("truth") == "lower_bound" else "") + fmt(t)
             out.append("| `%s` | %s | %s | %s | %s |" % (r["name"], tt, fmt(u_of(r)), fmt(r["L"]),
-                                                        kind(u_of(r), r["L"], shipped)))
+                                                        kind_row(r, shipped)))
         out.append("")
     return "\n".join(out) + "\n"
 
 
-def latency_L_issue(row):
-    """L plus the cycles a warp issues or waits a fixed latency, apportioned
-    to ATOMS by their share of issued instructions (stall 'selected' counts
-    one warp-cycle per issued instruction): what two more counters
-    (stall_wait, stall_selected) would add; NaN where they were not collected."""
-    base = latency_L(row)
-    N = A.fnum(row.get("N_atom"))
-    wait, sel = A.fnum(row.get("stall_wait")), A.fnum(row.get("stall_selected"))
-    if N == 0:
-        return 0.0
-    if any(math.isnan(x) for x in (base, wait, sel)) or sel <= 0:
-        return math.nan
-    wa = warp_cycles(row)
-    return min(1.0, base + (wait + sel) / wa * min(1.0, N / sel))
+README_BEGIN = "<!-- latency-summary:begin (written by validation/latency.py report --readme) -->"
+README_END = "<!-- latency-summary:end -->"
 
 
-def third_pass(rows, shipped):
-    """One line: what L with the issue term would separate, where the data has it."""
-    li = [(latency_L_issue(r), r) for r in rows]
-    if not any(not math.isnan(x) and A.fnum(r.get("N_atom")) > 0 for x, r in li):
-        return ""
-    lo, hi, lo_case, hi_case, inseparable = choose_threshold(rows, latency_L_issue)
-    caught = sum(1 for x, r in li if r["group"] == "atomic" and
-                 (u_of(r) >= U_SIGNIFICANT or (not math.isnan(x) and x > lo)))
-    n_at = sum(r["group"] == "atomic" for r in rows)
-    return ("With two more counters (stall reasons `wait` and `selected`, apportioned to ATOMS by their share "
-            "of issued instructions), the gap is (%s, %s] (`%s`, `%s`) and %d of %d atomic-bound cases get an "
-            "atomic verdict; still missed: %s." % (
-                fmt(lo), fmt(hi), lo_case, hi_case, caught, n_at,
-                ", ".join("`%s` (%s)" % (nm, fmt(x)) for x, nm in inseparable) or "none"))
+def summary(rows, where="", l_threshold=None):
+    """The README's sentences on the two-kind verdict: the bars in the
+    shipped form, the threshold's gap, the two-counter form's atomic bar and
+    what stays missed, all from the data."""
+    shipped = thresholds_shipped() if l_threshold is None else l_threshold
+    res = bars(rows, shipped)
+    two = bars(as_form(rows, "sb-mio"), shipped)
+    lo, hi = choose_threshold(rows)[:2]
+    at = [r for r in rows if r["group"] == "atomic"]
+    fr = [r for r in rows if r["group"] == "free"]
+    n_ser = len(mixed_series(rows, shipped))
+    miss = res["atomic"][2]
+    n_lat = sum(kind_row(r, shipped) == "latency" for r in at)
+    text = ("On %s, %d of %d atomic-bound kernels get an atomic verdict (%d through latency), %d of %d "
+            "atomic-free ones get none, and %d of %d mixed series change verdict within one knob step of "
+            "U_true = 0.5. The latency threshold, GM_L_LATENCY = %s, is the middle of the gap (%s, %s] "
+            "in that data. The two-counter form (`--model latency-sb-mio`) gives %d of %d atomic verdicts. "
+            % (where or "the recorded run", len(at) - len(miss), len(at), n_lat, len(fr) - len(res["free"][2]),
+               len(fr), n_ser - len(res["mixed"][2]), n_ser, fmt(shipped["issue"], "%.2f"), fmt(lo), fmt(hi),
+               len(at) - len(two["atomic"][2]), len(at)))
+    text += ("Missed: %s." % ", ".join("`%s` (U %s, L %s)" % (r["name"], fmt(u_of(r)), fmt(r["L"])) for r in miss)
+             if miss else "None is missed.")
+    return text + "\n"
 
 
 STALL_CASES = ("add_same_address_e32_t32x1", "add_same_address_e32_t32x1_chain", "add_same_address_e1_t32x1_chain",
@@ -432,6 +523,8 @@ def main(argv=None):
     r.add_argument("--doc")
     r.add_argument("--source")
     r.add_argument("--pcsamp", help="ncu source-page CSV (may be .gz) of the PC-sampling probe")
+    r.add_argument("--readme", help="README whose latency-summary section gets the bars' sentence")
+    r.add_argument("--where", default="", help="device and date for that sentence")
     s = sub.add_parser("stalls")
     s.add_argument("joined", nargs="+")
     q = sub.add_parser("pcsamp", help="PC sampling (ncu source page CSV): samples at ATOMS and by reason")
@@ -463,6 +556,8 @@ def main(argv=None):
             names = [r["name"] for r in A.read_table(man)[1]] if os.path.exists(man) else None
             md += pcsamp_table(A.read_text(args.pcsamp), names)
         A.write_report(md, args.md, args.doc, DOC_BEGIN, DOC_END)
+        if args.readme:
+            A.write_report(summary(rows, args.where), None, args.readme, README_BEGIN, README_END)
     except (A.AnalyzeError, OSError) as e:
         print("latency: %s" % e, file=sys.stderr)
         return 2

@@ -2,7 +2,8 @@
 # The atomic-latency quantity on the recorded H100 run, on any machine (no
 # GPU): applies gpuq's default model to the recorded counters, joins them
 # with the timing truth and the stall counters, and writes the latency
-# section of docs/validation.md (between the validation-latency markers).
+# section of docs/validation.md (between the validation-latency markers)
+# and the README's sentence on it (between the latency-summary markers).
 #
 #   validation/latency.sh [BUILD_DIR (default build)] [DIR (default validation/recorded-h100)]
 #
@@ -30,11 +31,15 @@ trap 'rm -rf "$TMP"' EXIT
 gzip -cd "$DIR/ncu_raw.csv.gz" > "$TMP/ncu_raw.csv"
 # The default variant straight on ncu's raw page: it needs no opcode split
 # (only the by-opcode variants read one, docs/validation.md), and the raw
-# page carries the stall counters, so gpuq computes L and the kind itself.
+# page carries the stall counters, so gpuq computes L and the kind itself:
+# in the shipped form (default) and in the two-counter form (latency-sb-mio).
 "$GPUQ" model --ncu-csv "$TMP/ncu_raw.csv" --model default --format csv > "$TMP/default.csv"
+# The same U with the latency kind's two-counter L, for the comparison.
+"$GPUQ" model --ncu-csv "$TMP/ncu_raw.csv" --model latency-sb-mio --format csv > "$TMP/sbmio.csv"
 TABLE=$(grep -v '^#' "$TMP/default.csv" | head -2 | tail -1 | tr ',' '\n' | grep -m1 'atomics.csv' || true)
 "$PY" "$HERE/analyze.py" join --times "$DIR/times.csv" --manifest "$DIR/manifest.csv" \
-  --ncu "$DIR/ncu.csv.gz" --variant "default=$TMP/default.csv" --out "$DIR/joined.csv"
+  --ncu "$DIR/ncu.csv.gz" --variant "default=$TMP/default.csv" \
+  --variant "latency-sb-mio=$TMP/sbmio.csv" --out "$DIR/joined.csv"
 DEVICE=$(grep -m1 '^# device:' "$DIR/times.csv" | sed 's/^# device: //')
 SMS=$(grep -m1 '^# sm_count:' "$DIR/times.csv" | sed 's/^# sm_count: //')
 WHEN=$(sed -n 's/^date: //p' "$DIR/env.txt" | head -1)
@@ -43,5 +48,6 @@ SOURCE="$DEVICE ($SMS SMs, driver ${DRIVER:-?}), recorded $WHEN by \`STALL_METRI
 PCS=()
 [ -s "$DIR/probe/pcsamp_source.csv.gz" ] && PCS=(--pcsamp "$DIR/probe/pcsamp_source.csv.gz")
 "$PY" "$HERE/latency.py" report "$DIR/joined.csv" --doc "$ROOT/docs/validation.md" --md "$TMP/latency.md" \
-  --source "$SOURCE" "${PCS[@]}"
+  --source "$SOURCE" "${PCS[@]}" --readme "$ROOT/README.md" \
+  --where "an ${DEVICE#NVIDIA } (recorded ${WHEN%%T*}, every case under ncu)"
 cat "$TMP/latency.md"

@@ -74,7 +74,8 @@ fi
 # The latency quantity's counters (docs/validation.md, "The latency
 # quantity"): warps stalled, by reason, over active warps, per cycle.
 # STALL_METRICS=all: every smsp__warps_issue_stalled_* counter ncu lists.
-STALL=${STALL_METRICS:-smsp__warps_active.sum,smsp__warps_issue_stalled_short_scoreboard.sum,smsp__warps_issue_stalled_mio_throttle.sum}
+S=smsp__warps_issue_stalled
+STALL=${STALL_METRICS:-smsp__warps_active.sum,${S}_short_scoreboard.sum,${S}_mio_throttle.sum,${S}_wait.sum,${S}_selected.sum}
 if [ "$STALL" = all ] && [ -n "$NCU" ]; then
   STALL=smsp__warps_active.sum,$("$NCU" --query-metrics |
     awk '/^smsp__warps_issue_stalled_[a-z_]+ / {printf "%s%s.sum", sep, $1; sep=","}')

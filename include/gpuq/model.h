@@ -14,6 +14,7 @@
 #ifndef GPUQ_MODEL_H
 #define GPUQ_MODEL_H
 
+#include "gpuq/atomic_latency.h"
 #include "gpuq/counters.h"
 #include "gpuq/status.h"
 #include "gpuq/table.h"
@@ -89,6 +90,7 @@ typedef struct gm_model_options {
     gm_pattern pattern;     /* which series' e axis: same-address (paper) */
     gm_e_source e_source;   /* added with the validation: e = O/N (paper) or lanes */
     gm_busy_source busy;    /* added with the validation: B = N S (paper) or O w */
+    gm_latency_form latency; /* the latency kind's L (atomic_latency.h); not U's */
     const char *name;       /* "paper", "default", ... for reports */
 } gm_model_options;
 

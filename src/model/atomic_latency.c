@@ -12,13 +12,30 @@ static int missing(double x)
     return isnan(x);
 }
 
+const char *gm_latency_form_name(gm_latency_form form)
+{
+    return form == GM_LATENCY_SB_MIO ? "sb-mio" : "issue";
+}
+
+double gm_latency_threshold(gm_latency_form form)
+{
+    return form == GM_LATENCY_SB_MIO ? GM_L_LATENCY_SB_MIO : GM_L_LATENCY;
+}
+
 gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic_latency *out,
                                     gm_error *err)
 {
     if (!in || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "atomic latency: no input or output");
     out->L = out->stall_share = out->atom_share = out->warps_active = NAN;
+    out->issue_share = out->issue_atom_share = NAN;
     out->missing = NULL;
+    /* The issue form needs W_wait and W_sel; without them (counters files
+     * recorded before they were rows) it is the two-counter form exactly. */
+    out->form = in->form == GM_LATENCY_SB_MIO || missing(in->stalled_wait) ||
+                        missing(in->stalled_selected)
+                    ? GM_LATENCY_SB_MIO
+                    : GM_LATENCY_ISSUE;
     const struct {
         double v;
         const char *name;
@@ -29,8 +46,11 @@ gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic
         {in->cycles_sum, "sm__cycles_active.sum"},
         {in->n_atom, "smsp__inst_executed_op_shared_atom.sum"},
         {in->shared_inst, "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum"},
+        {in->stalled_wait, "smsp__warps_issue_stalled_wait.sum"},
+        {in->stalled_selected, "smsp__warps_issue_stalled_selected.sum"},
     };
-    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+    const size_t n_vals = sizeof vals / sizeof vals[0];
+    for (size_t i = 0; i < n_vals; i++)
         if (!missing(vals[i].v) && (vals[i].v < 0 || isinf(vals[i].v)))
             return gm_fail(err, GM_ERR_RANGE, "atomic latency: %s is %g", vals[i].name, vals[i].v);
     if (in->max_warps_per_sm < 0)
@@ -43,7 +63,8 @@ gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic
         out->atom_share = 0;
         return GM_OK;
     }
-    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+    /* The last two are the issue form's, checked above (out->form). */
+    for (size_t i = 0; i < n_vals - 2; i++)
         if (missing(vals[i].v)) {
             out->missing = vals[i].name;
             return GM_OK;
@@ -64,9 +85,21 @@ gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic
         return GM_OK;
     }
     out->stall_share = (in->stalled_short_scoreboard + in->stalled_mio_throttle) / out->warps_active;
+    double L = out->stall_share * out->atom_share;
+    if (out->form == GM_LATENCY_ISSUE) {
+        /* docs/validation.md, "The latency quantity": a warp that issues
+         * ATOMS whose result it never reads waits on nothing the two
+         * counters see; it is paced (wait) and issues (selected).  Both are
+         * apportioned to ATOMS by their share of the issued instructions,
+         * which selected counts (one warp-cycle per issue). */
+        out->issue_share = (in->stalled_wait + in->stalled_selected) / out->warps_active;
+        out->issue_atom_share =
+            in->stalled_selected > 0 ? fmin(1.0, in->n_atom / in->stalled_selected) : 1.0;
+        L += out->issue_share * out->issue_atom_share;
+    }
     /* A share of warp-cycles cannot pass 1; the derived denominator can be
      * off by up to 1.6% (docs/validation.md). */
-    out->L = fmin(1.0, out->stall_share * out->atom_share);
+    out->L = fmin(1.0, L);
     return GM_OK;
 }
 

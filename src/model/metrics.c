@@ -96,6 +96,12 @@ const gm_metric_desc gm_metric_table[] = {
      "32-byte sectors of global loads at L1 (hardware counter)", GM_SUM_ADD},
     {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "global_st_sectors_hw",
      "32-byte sectors of global stores at L1 (hardware counter)", GM_SUM_ADD},
+    /* ---- shared atomics, latency kind, issue form (unit "atomics";
+     *      atomic_latency.h, docs/validation.md "The latency quantity") ---- */
+    {"smsp__warps_issue_stalled_wait.sum", "stall_wait",
+     "warp-cycles stalled on a fixed-latency dependency", GM_SUM_ADD},
+    {"smsp__warps_issue_stalled_selected.sum", "stall_selected",
+     "warp-cycles selected to issue (one per issued warp-instruction)", GM_SUM_ADD},
 };
 
 size_t gm_metric_count(void)

@@ -249,6 +249,10 @@ static const gm_model_options variants[] = {
      * the opcode (validation: 1.002 cycles per wavefront for ADD, CAS,
      * POPC.INC and mixes), so the wavefronts alone give its busy time. */
     {WAVEFRONT_OPTIONS, .name = "wavefront"},
+    /* `default`, with the latency kind's earlier L: short scoreboard and
+     * MIO throttle only (atomic_latency.h; docs/validation.md, "The
+     * latency quantity"). */
+    {WAVEFRONT_OPTIONS, .latency = GM_LATENCY_SB_MIO, .name = "latency-sb-mio"},
 };
 #define VARIANT_COUNT (sizeof variants / sizeof variants[0])
 
@@ -266,7 +270,7 @@ gm_status gm_model_by_name(const char *name, gm_model_options *out)
 
 const char *gm_model_names(void)
 {
-    return "paper,default,steady,measured-n,opcode,measured-steady,wavefront";
+    return "paper,default,steady,measured-n,opcode,measured-steady,wavefront,latency-sb-mio";
 }
 
 /* ---- Table 2 for one SM -------------------------------------------------- */

@@ -187,6 +187,7 @@ typedef struct atomics_state {
     const char *table_path;
     gm_model_options opt;
     int row_sb, row_mio;   /* the latency kind's stall counters (atomic_latency.h) */
+    int row_wait, row_sel; /* and the issue form's */
 } atomics_state;
 
 /* One result: the model's, plus the texts its fields point into. */
@@ -215,6 +216,8 @@ static gm_status atomics_prepare(const gm_machine *m, const char *variant, void 
     s->table = m->atomics;
     s->row_sb = gm_metric_find("smsp__warps_issue_stalled_short_scoreboard.sum");
     s->row_mio = gm_metric_find("smsp__warps_issue_stalled_mio_throttle.sum");
+    s->row_wait = gm_metric_find("smsp__warps_issue_stalled_wait.sum");
+    s->row_sel = gm_metric_find("smsp__warps_issue_stalled_selected.sum");
     s->table_path = m->atomics_path[0] ? m->atomics_path : "(table)";
     *state = s;
     return GM_OK;
@@ -245,30 +248,34 @@ static void join_names(char *buf, size_t len, unsigned bits, int clamps)
 
 /* The latency kind (gpuq/atomic_latency.h): L from the stall counters, and
  * the verdict's head rewritten to name the kind, where they were collected.
- * Without them (older counters files) the verdict stays as it was. */
+ * Without them (older counters files) the verdict stays as it was; without
+ * only wait and selected, L is the two-counter form's, with its threshold. */
 static void atomics_latency(const atomics_state *s, const gm_launch_counters *k,
                             atomics_result *ar)
 {
     gm_kernel_result *r = &ar->r;
     gm_atomic_latency_input in = {
-        s->row_sb >= 0 ? k->metric[s->row_sb] : NAN,
-        s->row_mio >= 0 ? k->metric[s->row_mio] : NAN,
-        k->metric[GM_M_OCCUPANCY_PCT],
-        k->metric[GM_M_CYCLES_SUM],
-        s->table->meta.max_warps_per_sm,
-        k->metric[GM_M_N_ATOM],
-        k->metric[GM_M_SHARED_INST],
+        .stalled_short_scoreboard = s->row_sb >= 0 ? k->metric[s->row_sb] : NAN,
+        .stalled_mio_throttle = s->row_mio >= 0 ? k->metric[s->row_mio] : NAN,
+        .occupancy_pct = k->metric[GM_M_OCCUPANCY_PCT],
+        .cycles_sum = k->metric[GM_M_CYCLES_SUM],
+        .max_warps_per_sm = s->table->meta.max_warps_per_sm,
+        .n_atom = k->metric[GM_M_N_ATOM],
+        .shared_inst = k->metric[GM_M_SHARED_INST],
+        .stalled_wait = s->row_wait >= 0 ? k->metric[s->row_wait] : NAN,
+        .stalled_selected = s->row_sel >= 0 ? k->metric[s->row_sel] : NAN,
+        .form = s->opt.latency,
     };
     gm_error why = {{0}};
     if (gm_atomic_latency_compute(&in, &ar->lat, &why) != GM_OK)
         ar->lat.L = NAN; /* a negative counter: the U model has said so already */
-    double U = r->avg.U;
-    ar->kind = gm_atomic_kind_name(gm_atomic_kind_of(U, ar->lat.L, GM_U_SIGNIFICANT, GM_L_LATENCY));
+    double U = r->avg.U, l_threshold = gm_latency_threshold(ar->lat.form);
+    ar->kind = gm_atomic_kind_name(gm_atomic_kind_of(U, ar->lat.L, GM_U_SIGNIFICANT, l_threshold));
     if ((r->notes & GM_NOTE_NO_ATOMICS) || isnan(U) || isnan(ar->lat.L))
         return;
     /* the head names the kind; the notes are gm_verdict's */
     int w = gm_atomic_verdict_text(r->verdict, sizeof r->verdict, U, ar->lat.L, GM_U_BOTTLENECK,
-                                   GM_U_SIGNIFICANT, GM_L_LATENCY);
+                                   GM_U_SIGNIFICANT, l_threshold);
     if (w > 0 && (size_t)w < sizeof r->verdict)
         verdict_notes(r, r->verdict, sizeof r->verdict, (size_t)w);
 }
@@ -355,6 +362,9 @@ static size_t atomics_fields(const void *state, const void *result, gm_field *ou
     NUM("L_stall_share", ar->lat.stall_share, 0, NULL, 0);
     NUM("L_atom_share", ar->lat.atom_share, 0, NULL, 0);
     TXT("kind", ar->kind ? ar->kind : "", 0, NULL, 0);
+    NUM("L_issue_share", ar->lat.issue_share, 0, NULL, 0);
+    NUM("L_issue_atom_share", ar->lat.issue_atom_share, 0, NULL, 0);
+    TXT("L_form", isnan(ar->lat.L) ? "" : gm_latency_form_name(ar->lat.form), 0, NULL, 0);
 #undef NUM
 #undef TXT
     return n;
@@ -475,6 +485,8 @@ static const char *const atomics_metrics[] = {
     "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum",
     "smsp__warps_issue_stalled_short_scoreboard.sum", /* latency kind (atomic_latency.h) */
     "smsp__warps_issue_stalled_mio_throttle.sum",
+    "smsp__warps_issue_stalled_wait.sum", /* latency kind, issue form */
+    "smsp__warps_issue_stalled_selected.sum",
     NULL,
 };
 
@@ -486,7 +498,7 @@ const gm_unit gm_unit_atomics = {
     .paper = "Dong & Pai, utilization of the shared-memory atomic unit (paper 000, Sec. 3)",
     .metrics = atomics_metrics,
     .suites = atomics_suites,
-    .variants = "default,paper,steady,measured-n,measured-steady,opcode,wavefront",
+    .variants = "default,paper,steady,measured-n,measured-steady,opcode,wavefront,latency-sb-mio",
     .result_size = sizeof(atomics_result),
     .prepare = atomics_prepare,
     .release = atomics_release,

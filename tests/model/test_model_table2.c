@@ -197,6 +197,13 @@ static void test_model_by_name(void **state)
     assert_int_equal(o.pattern, w.pattern);
     assert_int_equal(o.e_source, w.e_source);
     assert_int_equal(o.busy, w.busy);
+    assert_int_equal(o.latency, GM_LATENCY_ISSUE);
+    /* `latency-sb-mio`: `default`'s U, the latency kind's two-counter L */
+    assert_int_equal(gm_model_by_name("latency-sb-mio", &o), GM_OK);
+    assert_int_equal(o.busy, w.busy);
+    assert_int_equal(o.method, w.method);
+    assert_int_equal(o.e_source, w.e_source);
+    assert_int_equal(o.latency, GM_LATENCY_SB_MIO);
     /* `paper` stays the paper's Table 2 */
     assert_int_equal(gm_model_by_name("paper", &o), GM_OK);
     assert_int_equal(o.e_source, GM_E_WAVEFRONTS);
@@ -212,7 +219,7 @@ static void test_model_by_name(void **state)
         assert_string_equal(o.name, tok);
         count++;
     }
-    assert_int_equal(count, 7);
+    assert_int_equal(count, 8);
 }
 
 /* ---- wavefront busy time -------------------------------------------------- */

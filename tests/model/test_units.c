@@ -50,17 +50,20 @@ static void test_metric_rows_union(void **state)
     int rows[GM_METRIC_MAX];
     const gm_unit *atomics[] = {gm_unit_find("atomics")};
     size_t n = gm_units_metric_rows(atomics, 1, rows, GM_METRIC_MAX);
-    /* the Table 1 rows in order, then the latency kind's two stall counters */
-    assert_int_equal(n, GM_M_ATOMIC_ROWS + 2);
+    /* the Table 1 rows in order, then the latency kind's four stall counters */
+    assert_int_equal(n, GM_M_ATOMIC_ROWS + 4);
     for (size_t i = 0; i < GM_M_ATOMIC_ROWS; i++)
         assert_int_equal(rows[i], (int)i);
     assert_int_equal(rows[GM_M_ATOMIC_ROWS],
                      gm_metric_find("smsp__warps_issue_stalled_short_scoreboard.sum"));
     assert_int_equal(rows[GM_M_ATOMIC_ROWS + 1],
                      gm_metric_find("smsp__warps_issue_stalled_mio_throttle.sum"));
+    assert_int_equal(rows[GM_M_ATOMIC_ROWS + 2], gm_metric_find("smsp__warps_issue_stalled_wait.sum"));
+    assert_int_equal(rows[GM_M_ATOMIC_ROWS + 3],
+                     gm_metric_find("smsp__warps_issue_stalled_selected.sum"));
     /* the same unit twice: each row once */
     const gm_unit *twice[] = {atomics[0], atomics[0]};
-    assert_int_equal(gm_units_metric_rows(twice, 2, rows, GM_METRIC_MAX), GM_M_ATOMIC_ROWS + 2);
+    assert_int_equal(gm_units_metric_rows(twice, 2, rows, GM_METRIC_MAX), GM_M_ATOMIC_ROWS + 4);
     /* all units: at least the atomic rows, never more than the table */
     size_t all = gm_units_metric_rows(NULL, 0, rows, GM_METRIC_MAX);
     assert_true(all >= GM_M_ATOMIC_ROWS && all <= gm_metric_count());
@@ -125,7 +128,7 @@ static void test_atomics_unit_matches_model(void **state)
         free(res);
         u->release(st);
     }
-    assert_int_equal(n_variants, 7);
+    assert_int_equal(n_variants, 8);
     void *st = NULL;
     assert_int_equal(u->prepare(&m, "nosuch", &st, NULL), GM_ERR_INVALID_ARG);
     gm_counters_set_clear(&set);

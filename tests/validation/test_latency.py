@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Unit tests of validation/latency.py (no GPU): L against the same five
-H100 launches the C module's test reads (tests/model/data), the verdict
+"""Unit tests of validation/latency.py (no GPU): L in both forms against the
+same five H100 launches the C module's test reads (tests/model/data), the
+issue term by hand, the fallback without wait and selected, the verdict
 kind, the data-chosen threshold, the mixed-series bar, the stall parse of
 ncu's long layout, and the PC-sampling table."""
 import csv
@@ -29,6 +30,9 @@ def raw_rows():
         for name, short in analyze.NCU_METRICS.items():
             if name in head:
                 d[short] = analyze.parse_number(r[head.index(name)])
+        for name in head:  # every other stall reason, as analyze.py keeps them
+            if name.startswith(analyze.STALL_PREFIX) and name.endswith(".sum"):
+                d["stall_" + name[len(analyze.STALL_PREFIX):-4]] = analyze.parse_number(r[head.index(name)])
         d["kernel"] = r[head.index("Kernel Name")]
         out.append(d)
     return out
@@ -46,11 +50,51 @@ def row(group, name, u, l_counters, u_true=math.nan, truth="construction", **ext
 
 class LatencyTest(unittest.TestCase):
     def test_same_L_as_the_c_module(self):
-        # The values test_atomic_latency.c expects for the same launches.
-        want = [0.9013, 0.9864, 0.5909, 0.0899, 0.0]
-        got = [latency.latency_L(r) for r in raw_rows()]
+        # The values test_atomic_latency.c expects for the same launches:
+        # the shipped form, then the two-counter form.
+        rows = raw_rows()
+        self.assertTrue(all(not math.isnan(r["stall_wait"]) for r in rows))
+        want = [0.9379, 0.9881, 0.6762, 0.0984, 0.0]
+        got = [latency.latency_L(r) for r in rows]
         for g, w in zip(got, want):
             self.assertAlmostEqual(g, w, delta=5e-5)
+        want = [0.9013, 0.9864, 0.5909, 0.0899, 0.0]
+        got = [latency.latency_L(r, "sb-mio") for r in rows]
+        for g, w in zip(got, want):
+            self.assertAlmostEqual(g, w, delta=5e-5)
+        # Without wait and selected (older runs): the two-counter L exactly.
+        for r in rows:
+            old = dict(r, stall_wait=math.nan, stall_selected=math.nan)
+            self.assertEqual(latency.latency_L(old), latency.latency_L(r, "sb-mio"))
+            self.assertEqual(latency.l_form(old), "sb-mio")
+
+    def test_issue_term_by_hand(self):
+        # 6400 warp-cycles; no short scoreboard; wait 3000 + selected 400,
+        # 100 of the 400 issued instructions ATOMS: 3400 / 6400 x 0.25.
+        r = row("atomic", "p", 0.1, 0.0, stall_wait=3000.0, stall_selected=400.0, N_atom=100.0,
+                shared_inst=100.0)
+        self.assertEqual(latency.l_form(r), "issue")
+        self.assertAlmostEqual(latency.latency_L(r), 3400.0 / 6400 * 0.25)
+        self.assertEqual(latency.latency_L(r, "sb-mio"), 0.0)
+        # Both terms add: 0.5 x 1 + 3400 / 6400 x 0.25.
+        r["stall_short_scoreboard"] = 3200.0
+        self.assertAlmostEqual(latency.latency_L(r), 0.5 + 3400.0 / 6400 * 0.25)
+        # Selected 0 with ATOMS (mixed files): the share is 1, as in C.
+        r = row("atomic", "p", 0.1, 0.0, stall_wait=640.0, stall_selected=0.0)
+        self.assertAlmostEqual(latency.latency_L(r), 0.1)
+
+    def test_kind_at_the_threshold_of_the_form(self):
+        th = {"issue": 0.34, "sb-mio": 0.32}
+        fresh = latency.with_l([row("atomic", "a", 0.1, 0.33, stall_wait=0.0, stall_selected=1e9)])[0]
+        old = latency.with_l([row("atomic", "b", 0.1, 0.33)])[0]
+        self.assertEqual(fresh["L_form"], "issue")
+        self.assertEqual(old["L_form"], "sb-mio")
+        self.assertAlmostEqual(fresh["L"], 0.33 + 1e9 / 6400 * 1e-8, places=9)
+        self.assertEqual(latency.kind_row(fresh, th), "none")      # 0.33 < 0.34
+        self.assertEqual(latency.kind_row(old, th), "latency")     # 0.33 >= 0.32
+        two = latency.as_form([fresh], "sb-mio")[0]
+        self.assertEqual(two["L_form"], "sb-mio")
+        self.assertAlmostEqual(two["L"], 0.33)
 
     def test_no_atomics_zero_missing_nan(self):
         self.assertEqual(latency.latency_L({"N_atom": 0.0}), 0.0)
@@ -69,8 +113,10 @@ class LatencyTest(unittest.TestCase):
         self.assertEqual(latency.kind(math.nan, 0.9, 0.32), "unknown")
 
     def test_shipped_threshold_is_read_from_the_header(self):
-        t = latency.l_threshold_shipped()
-        self.assertTrue(0 < t < 1)
+        t = latency.thresholds_shipped()
+        self.assertEqual(set(t), {"issue", "sb-mio"})
+        self.assertTrue(all(0 < v < 1 for v in t.values()))
+        self.assertEqual(t["issue"], latency.l_threshold_shipped())
 
     def test_threshold_gap_and_inseparable(self):
         rows = latency.with_l([
