@@ -58,6 +58,18 @@ typedef struct gb_launch {
 gm_status gb_jit_run(gb_jit *j, gb_kern *k, const gb_launch *l, double timeout_s, double *ms,
                      gm_error *err);
 
+/* Launches l[0..count-1] back to back on one stream with an event between
+ * every two, and waits once (at most timeout_s for all of them): ms[i] is
+ * launch i's time, from the event before it to the event after it.  The
+ * GPU runs the launches without waiting for the host, so a host thread
+ * that is late (scheduled out between an event and its launch) stretches
+ * at most the first time, not every one as with gb_jit_run.  At most
+ * GB_JIT_BATCH launches; a refused launch is GM_ERR_RANGE as in
+ * gb_jit_run (the launches before it still run). */
+#define GB_JIT_BATCH 64
+gm_status gb_jit_run_batch(gb_jit *j, gb_kern *k, const gb_launch *l, size_t count,
+                           double timeout_s, double *ms, gm_error *err);
+
 gm_status gb_jit_alloc(gb_jit *j, size_t bytes, uint64_t *dptr, gm_error *err);
 gm_status gb_jit_zero(gb_jit *j, uint64_t dptr, size_t bytes, gm_error *err);
 gm_status gb_jit_read(gb_jit *j, void *dst, uint64_t src, size_t bytes, gm_error *err);

@@ -73,6 +73,8 @@ struct gb_jit {
     CUdevice dev;
     CUcontext ctx;
     CUevent ev0, ev1;
+    CUevent evb[GB_JIT_BATCH + 1]; /* gb_jit_run_batch's, made on first use */
+    int n_evb;
     uint64_t allocs[64];
     int n_allocs;
 };
@@ -171,6 +173,8 @@ void gb_jit_close(gb_jit *j)
         p_cuEventDestroy(j->ev0);
     if (j->ev1)
         p_cuEventDestroy(j->ev1);
+    for (int i = 0; i < j->n_evb; i++)
+        p_cuEventDestroy(j->evb[i]);
     p_cuDevicePrimaryCtxRelease(j->dev);
     free(j);
 }
@@ -320,6 +324,62 @@ gm_status gb_jit_run(gb_jit *j, gb_kern *k, const gb_launch *l, double timeout_s
         *ms = f;
     }
     return GM_OK;
+}
+
+/* Waits for ev, at most timeout_s (polled: a kernel that hangs is reported,
+ * not waited for). */
+static gm_status wait_event(CUevent ev, double timeout_s, gm_error *err)
+{
+    struct timespec t0, now, nap = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        CUresult r = p_cuEventQuery(ev);
+        if (r == CUDA_SUCCESS)
+            return GM_OK;
+        if (r != CUDA_ERROR_NOT_READY)
+            return cu_fail(err, GM_ERR_CUDA, r, "kernel");
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
+            timeout_s)
+            return gm_fail(err, GM_ERR_CUDA, "kernel still running after %.1f s", timeout_s);
+        nanosleep(&nap, NULL);
+    }
+}
+
+gm_status gb_jit_run_batch(gb_jit *j, gb_kern *k, const gb_launch *l, size_t count,
+                           double timeout_s, double *ms, gm_error *err)
+{
+    if (count == 0)
+        return GM_OK;
+    if (count > GB_JIT_BATCH || !l || !ms)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "batch of %zu launches (1..%d)", count,
+                       GB_JIT_BATCH);
+    p_cuCtxSetCurrent(j->ctx);
+    while ((size_t)j->n_evb < count + 1) {
+        CU(p_cuEventCreate(&j->evb[j->n_evb], CU_EVENT_DEFAULT), "cuEventCreate");
+        j->n_evb++;
+    }
+    CU(p_cuEventRecord(j->evb[0], NULL), "cuEventRecord");
+    for (size_t i = 0; i < count; i++) {
+        CUlaunchConfig c;
+        CUlaunchAttribute a;
+        CUdeviceptr out = (CUdeviceptr)l[i].out, sync = (CUdeviceptr)l[i].sync,
+                    data = (CUdeviceptr)l[i].data;
+        unsigned n = l[i].n, G = l[i].G;
+        void *params[] = {&out, &sync, &data, &n, &G};
+        fill_config(&c, &a, &l[i]);
+        CUresult r = p_cuLaunchKernelEx(&c, k->fn, params, NULL);
+        if (r != CUDA_SUCCESS)
+            return cu_fail(err, GM_ERR_RANGE, r, "launch refused");
+        CU(p_cuEventRecord(j->evb[i + 1], NULL), "cuEventRecord");
+    }
+    gm_status st = wait_event(j->evb[count], timeout_s, err);
+    for (size_t i = 0; i < count && st == GM_OK; i++) {
+        float f = 0;
+        CU(p_cuEventElapsedTime(&f, j->evb[i], j->evb[i + 1]), "cuEventElapsedTime");
+        ms[i] = f;
+    }
+    return st;
 }
 
 gm_status gb_jit_alloc(gb_jit *j, size_t bytes, uint64_t *dptr, gm_error *err)

@@ -41,6 +41,12 @@ gm_status gb_jit_run(gb_jit *j, gb_kern *k, const gb_launch *l, double timeout_s
     (void)j, (void)k, (void)l, (void)timeout_s, (void)ms;
     return NO_CUDA(err);
 }
+gm_status gb_jit_run_batch(gb_jit *j, gb_kern *k, const gb_launch *l, size_t count,
+                           double timeout_s, double *ms, gm_error *err)
+{
+    (void)j, (void)k, (void)l, (void)count, (void)timeout_s, (void)ms;
+    return NO_CUDA(err);
+}
 gm_status gb_jit_alloc(gb_jit *j, size_t bytes, uint64_t *dptr, gm_error *err)
 {
     (void)j, (void)bytes, (void)dptr;

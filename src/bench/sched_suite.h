@@ -14,7 +14,11 @@
  * nslot  N_slot (name wsb|shm|rf)               b / s / r           N_slot (occupancy API), extra total
  * sema   paper semaphore (name wsb|shm)         G / b / s           ended with timeout flag, extra ms
  * cluster co-resident clusters                  k                   measured (cuOccupancyMaxActiveClusters)
- * tgb    kernel time (name = instruction)       G / b / N_slot      ms, two-size delta
+ * tgb    kernel time (name = instruction)       G / b / N_slot      ms: median T(2n) - median T(n)
+ *                                                                   (extra: median T(n))
+ * tgbs   spread of a tgb point's launches        G / b / k launches  (max - min) / median at 2n
+ *                                                                   (extra: at n)
+ * tgbr   one round's launches of a tgb point     G / b / round       ms at 2n (extra: at n)
  */
 #ifndef GPUQ_SCHED_SUITE_H
 #define GPUQ_SCHED_SUITE_H

@@ -8,11 +8,16 @@
 #include <string.h>
 
 #include "gpuq/gpudiag_data.h"
+#include "gpuq/gpudiag_meas.h"
 #include "sched_suite.h"
 
 #define GS_QUIET_NS 100000u  /* the watcher's "nobody arrived for" window */
 #define GS_NSLOT_BOUND 64    /* blocks per SM the count launch offers at most */
-#define GS_TGB_REPS 3
+/* T(g,b): launches per size and point (docs/diag.md, "How the suite
+ * measures"); the full suite's T(g,b) takes about 30 s on an H100 with 9 */
+#define GS_TGB_K 9
+#define GS_TGB_K_QUICK 5
+#define GS_TGB_MAXPTS 96
 
 unsigned gs_fu_iters(const gb_fu_op *op);
 
@@ -288,28 +293,55 @@ gm_status gs_test_clusters(gs_ctx *c, gm_error *err)
     return st;
 }
 
-/* ms of one launch of G blocks of b warps: the two-size delta (n and 2n
- * iterations) cancels the launch and the kernel's prologue, leaving Eq.
- * 3.4's N_period -> infinity time; median of GS_TGB_REPS. */
-static gm_status tgb_time(gs_ctx *c, gb_kern *k, unsigned G, int b, unsigned n, double *ms,
-                          double *ms1, gm_error *err)
+/* T(g,b) (Sec. 4.3.3), measured as gpudiag_meas.h describes: k rounds,
+ * each launching every point of one kernel once at n and once at 2n loop
+ * iterations in the round's order (gm_gd_round_order), the two sizes in
+ * alternating order; the point's time is median T(2n) - median T(n). */
+typedef struct tgb_pt {
+    long G;
+    int b, N;
+    double t1[GS_TGB_K], t2[GS_TGB_K]; /* ms at n and 2n, one per round */
+} tgb_pt;
+
+static gm_status tgb_flush(gs_ctx *c, gb_kern *k, const gb_launch *ls, double *const *dst,
+                           size_t *m, gm_error *err)
 {
-    double d[GS_TGB_REPS], one[GS_TGB_REPS];
-    for (int r = 0; r < GS_TGB_REPS; r++) {
-        double t1, t2;
-        gb_launch l = {{G, 1, 1}, {32u * (unsigned)b, 1, 1}, 0, 0, c->out, 0, c->data, n, G};
-        gm_status st = gb_jit_run(c->j, k, &l, c->timeout_s, &t1, err);
-        l.n = 2 * n;
-        if (st == GM_OK)
-            st = gb_jit_run(c->j, k, &l, c->timeout_s, &t2, err);
-        if (st != GM_OK)
-            return st;
-        d[r] = t2 - t1;
-        one[r] = t1;
+    double ms[GB_JIT_BATCH];
+    gm_status st = gb_jit_run_batch(c->j, k, ls, *m, c->timeout_s, ms, err);
+    for (size_t i = 0; i < *m && st == GM_OK; i++)
+        if (dst[i])
+            *dst[i] = ms[i];
+    gs_progress(c, (long)*m, "end-to-end T(g,b)");
+    *m = 0;
+    return st;
+}
+
+/* One round (round < 0: the warm-up, every point once at n, times
+ * discarded: clocks up, code and data caches warm, every configuration
+ * launched once before any is timed). */
+static gm_status tgb_round(gs_ctx *c, gb_kern *k, tgb_pt *p, size_t np, unsigned n, int round,
+                           gm_error *err)
+{
+    size_t order[GS_TGB_MAXPTS];
+    gb_launch ls[GB_JIT_BATCH];
+    double *dst[GB_JIT_BATCH];
+    size_t m = 0;
+    gm_status st = GM_OK;
+    gm_gd_round_order(np, round < 0 ? 1000u : (unsigned)round, order);
+    for (size_t i = 0; i < np && st == GM_OK; i++) {
+        tgb_pt *q = &p[order[i]];
+        for (int s = 0; s < (round < 0 ? 1 : 2) && st == GM_OK; s++) {
+            int twice = round < 0 ? 0 : s ^ (round & 1); /* odd rounds: 2n first */
+            ls[m] = (gb_launch){{(unsigned)q->G, 1, 1}, {32u * (unsigned)q->b, 1, 1}, 0, 0,
+                                c->out, 0, c->data, twice ? 2 * n : n, (unsigned)q->G};
+            dst[m] = round < 0 ? NULL : twice ? &q->t2[round] : &q->t1[round];
+            if (++m == GB_JIT_BATCH)
+                st = tgb_flush(c, k, ls, dst, &m, err);
+        }
     }
-    *ms = gm_gd_median(d, GS_TGB_REPS);
-    *ms1 = gm_gd_median(one, GS_TGB_REPS);
-    return GM_OK;
+    if (st == GM_OK && m)
+        st = tgb_flush(c, k, ls, dst, &m, err);
+    return st;
 }
 
 /* Where the blocks of a launch with one and a half waves ran: per SM, all
@@ -352,27 +384,32 @@ static gm_status tail_log(gs_ctx *c, gb_kern *k, const char *op, long G, int b, 
 }
 
 /* Sec. 4.3.3, Fig. 4.5: kernel time over g and b for four instruction
- * kernels; the prediction is made from these rows by the model (gpuq diag). */
+ * kernels; the prediction is made from these rows by the model (gpuq diag).
+ * Rows: tgb (the point), tgbs (its launches' spread), tgbr (every launch). */
 gm_status gs_test_tgb(gs_ctx *c, gm_error *err)
 {
     static const char *const ops[] = {"lds", "ffma", "mufu_ex2", "ldg"};
     static const int bs_full[] = {1, 2, 4, 8, 16, 32}, bs_quick[] = {1, 8, 32};
     const int *bs = c->quick ? bs_quick : bs_full;
-    int nb = c->quick ? 3 : 6;
+    int nb = c->quick ? 3 : 6, K = c->quick ? GS_TGB_K_QUICK : GS_TGB_K;
     gm_status st = GM_OK;
+    tgb_pt *p = malloc(GS_TGB_MAXPTS * sizeof *p);
+    if (!p)
+        return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     for (size_t o = 0; o < 4 && st == GM_OK; o++) {
         const gb_fu_op *op = gb_fu_op_find(ops[o]);
         char entry[64];
         gb_kern *k = NULL;
         snprintf(entry, sizeof entry, "gd_fu_%s", op->name);
-        if (gb_ptx_fu(c->ptx, GS_PTX_MAX, op, c->cc) < 0)
-            return gm_fail(err, GM_ERR_NOMEM, "PTX too long");
+        if (gb_ptx_fu(c->ptx, GS_PTX_MAX, op, c->cc) < 0) {
+            st = gm_fail(err, GM_ERR_NOMEM, "PTX too long");
+            break;
+        }
         if ((st = gs_load(c, entry, &k, err)) != GM_OK)
-            return st;
+            break;
         unsigned n = gs_fu_iters(op) * 2;
-        double warm, w1;
-        tgb_time(c, k, 1, 1, n, &warm, &w1, err); /* clocks up */
-        for (int bi = 0; bi < nb && st == GM_OK; bi++) {
+        size_t np = 0;
+        for (int bi = 0; bi < nb; bi++) {
             int b = bs[bi], N = 0;
             gm_error e;
             if (gb_kern_occupancy(k, 32 * b, 0, &N, &e) != GM_OK || N <= 0)
@@ -381,21 +418,48 @@ gm_status gs_test_tgb(gs_ctx *c, gm_error *err)
             long Gs[] = {1, m / 2, m, m + 1, full / 2, full - 1, full, full + 1, full + full / 2,
                          2 * full, 2 * full + m / 2, 3 * full, 4 * full};
             long prev = -1;
-            for (size_t gi = 0; gi < sizeof Gs / sizeof Gs[0] && st == GM_OK; gi++) {
+            for (size_t gi = 0; gi < sizeof Gs / sizeof Gs[0] && np < GS_TGB_MAXPTS; gi++) {
                 long G = Gs[gi];
                 if (G < 1 || G <= prev || (c->quick && gi % 2))
                     continue;
                 prev = G;
-                double ms, ms1;
-                if ((st = tgb_time(c, k, (unsigned)G, b, n, &ms, &ms1, err)) != GM_OK)
-                    break;
-                st = gs_row(c, "tgb", op->name, G, b, N, ms, NAN, ms1, "", err);
-                gs_progress(c, 2 * GS_TGB_REPS, "end-to-end T(g,b)");
+                p[np++] = (tgb_pt){.G = G, .b = b, .N = N};
             }
-            if (st == GM_OK && (b == 1 || b == 32))
-                st = tail_log(c, k, op->name, full + full / 2, b, n, err);
+        }
+        for (int r = -1; r < K && st == GM_OK; r++) {
+            st = tgb_round(c, k, p, np, n, r, err);
+            if (st == GM_OK && gs_stop(c))
+                st = gm_fail(err, GM_ERR_INTERRUPTED, "stopped in the T(g,b) test");
+        }
+        for (size_t i = 0; i < np && st == GM_OK; i++) {
+            gm_gd_tgb_point pt;
+            if ((st = gm_gd_tgb_point_of(p[i].t1, p[i].t2, (size_t)K, &pt)) != GM_OK) {
+                st = gm_fail(err, st, "T(g,b) of %s at G = %ld, b = %d: no launch timed",
+                             op->name, p[i].G, p[i].b);
+                break;
+            }
+            st = gs_row(c, "tgb", op->name, p[i].G, p[i].b, p[i].N, pt.ms, NAN, pt.t1.median,
+                        "", err);
+            if (st == GM_OK)
+                st = gs_row(c, "tgbs", op->name, p[i].G, p[i].b, K, pt.t2.spread, NAN,
+                            pt.t1.spread, "", err);
+        }
+        for (size_t i = 0; i < np && st == GM_OK; i++)
+            for (int r = 0; r < K && st == GM_OK; r++)
+                st = gs_row(c, "tgbr", op->name, p[i].G, p[i].b, r, p[i].t2[r], NAN, p[i].t1[r],
+                            "", err);
+        /* per-block logs at 1.5 waves, b = 1 and 32 (after the timed rounds) */
+        for (int bi = 0; bi < nb && st == GM_OK; bi++) {
+            int b = bs[bi], N = 0;
+            gm_error e;
+            if ((b != 1 && b != 32) || gb_kern_occupancy(k, 32 * b, 0, &N, &e) != GM_OK ||
+                N <= 0)
+                continue;
+            long full = (long)c->n_mp * N;
+            st = tail_log(c, k, op->name, full + full / 2, b, n, err);
         }
         gb_kern_free(k);
     }
+    free(p);
     return st;
 }

@@ -143,14 +143,14 @@ static gm_status sched_run(const gb_suite_run *run, gm_error *err)
     gm_mdata_meta meta = *run->meta;
     if (!meta.method[0])
         snprintf(meta.method, sizeof meta.method,
-                 "driver-JIT PTX; limits: launch refusal; fu(c), n_mp: clock64 over a 2nd (warm) "
-                 "pass, median of 3; policy: %%clock order; N_slot, clusters: co-resident blocks "
-                 "by a bounded counter; T(g,b): events, 2n minus n iterations, median of 3");
+                 "driver-JIT PTX; limits: launch refusal; fu(c), n_mp: clock64, 2nd pass, median of 3; "
+                 "policy: %%clock order; N_slot, clusters: bounded counter; T(g,b): events, warm-up "
+                 "+ 9 rounds (quick 5) reordered, median T(2n) - median T(n); tgbs spread, tgbr all");
     if (!(c.md = gm_mdata_new(&meta, GS_NCOLS, gs_columns))) {
         teardown(&c);
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     }
-    c.total = c.quick ? 900 : 4000;
+    c.total = c.quick ? 1300 : 8000; /* launches; T(g,b) is ~75% (19 per point) */
     for (size_t i = 0; i < sizeof tests / sizeof tests[0] && st == GM_OK; i++) {
         if (gs_stop(&c)) {
             st = gm_fail(err, GM_ERR_INTERRUPTED, "stopped after %zu of %zu tests", i,
@@ -210,9 +210,9 @@ const gb_suite gb_suite_sched = {
                 "N_slot and the state buffers, clusters, T(g,b) (paper 003, Table 3.1)",
     .sweep = "17 instruction sequences x c = 1..32 warps; N_slot over b = 1..32 warps, "
              "~120 shared-memory sizes, 12 register counts x 10 block sizes; T(g,b) of 4 "
-             "kernels, b = 1..32 warps, g up to 4 n_mp N_slot",
+             "kernels, b = 1..32 warps, g up to 4 n_mp N_slot, 9 launches per size and point",
     .file = "sched.csv",
-    .expected_s = 16.0, /* H100: 15.2 s (docs/diag.md) */
+    .expected_s = 36.0, /* H100: 15.2 s with 3 launch pairs per T(g,b) point; 9 add ~20 s */
     .sass = sched_sass,
     .run = sched_run,
     .keys = NULL,

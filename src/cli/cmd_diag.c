@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "diag.h"
 #include "gpuq/gpudiag_data.h"
+#include "gpuq/gpudiag_meas.h"
 #include "gpuq/mdata.h"
 
 #define CMD "diag"
@@ -223,6 +224,40 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
             "median |pred/meas - 1|, refill model; max %.3f", f.max_err);
         gm_gd_fit_free(&f);
     }
+    /* how much the launches behind each point varied (rows tgbs; files
+     * from before them hold medians of 3 single-launch differences) */
+    int any = 0;
+    for (size_t i = 0; i < 4; i++) {
+        gm_gd_noise z;
+        if (!gm_gd_data_tgb_noise(d, e2e[i], GM_GD_NOISY, &z))
+            continue;
+        any = 1;
+        char name[64];
+        snprintf(name, sizeof name, "spread_%s", e2e[i]);
+        add(r, "end to end", name, z.median, NAN, 0,
+            "median (max - min) / median of a point's %d launches per size, %zu points; %zu "
+            "above %.0f%%; max %.3f at G = %.0f, b = %d", z.k, z.n, z.above, 100 * GM_GD_NOISY,
+            z.max, z.G_max, z.b_max);
+        /* the noisy points themselves, the first few in the file's order */
+        size_t listed = 0;
+        for (size_t row = 0; row < md->n_rows && listed < 8; row++) {
+            const char *k = gm_mdata_text(md, row, ck), *nm = gm_mdata_text(md, row, cn);
+            if (!k || !nm || strcmp(k, "tgbs") || strcmp(nm, e2e[i]))
+                continue;
+            double s2 = gm_mdata_num(md, row, cv), s1 = gm_mdata_num(md, row, ce);
+            if (!(s2 > GM_GD_NOISY || s1 > GM_GD_NOISY))
+                continue;
+            snprintf(name, sizeof name, "noisy_%s_G%.0f_b%.0f", e2e[i], gm_mdata_num(md, row, cx),
+                     gm_mdata_num(md, row, cy));
+            add(r, "end to end", name, s2 > s1 ? s2 : s1, NAN, 0,
+                "launch spread at 2n %.3f, at n %.3f", s2, s1);
+            listed++;
+        }
+    }
+    if (!any)
+        add(r, "end to end", "launch_spread", NAN, NAN, 0,
+            "not recorded: this file's T(g,b) points are medians of 3 differences of single "
+            "launches (no tgbs rows)");
     /* the tail wave: how many SMs got blocks after the first ended, and the
      * most one SM got, against Eq. 3.2's even share ceil(G / n_mp) - N */
     gm_gd_tail t;
