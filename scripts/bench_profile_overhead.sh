@@ -28,15 +28,25 @@
 #   gpuq counters K=1 the same with GPUQ_BATCH=1: one range profiler window
 #                     per launch, the collector's behaviour before batching
 #   gpuq two runs     gpuq profile --always-rerun (instrumented second run)
+#   gpuq early start  the default with GPUQ_EARLY_START=1 (the collector's
+#                     warm-up of the range profiler on a context of its own,
+#                     docs/profile.md)
 #   gpuq all units    gpuq profile --no-opcode-split with every unit's metrics
 #   before            -O GPUQ's default run
-#   ncu               ncu --clock-control none --cache-control none --metrics <list>
+#   ncu               ncu --clock-control none --cache-control none
+#                     --target-processes all --metrics <list>
 #   gpuq/ncu fixed    the same with a kernel filter nothing matches: start-up
 #                     and teardown without any profiled launch
 # "added per launch" is (variant - plain) / launches; "marginal per launch"
 # is (variant - its fixed cost x program runs) / launches, the cost of one
 # more launch.  Launches = rows of gpuq's counters file (ncu profiles the
-# same launches, plus the kernel nodes of CUDA graphs, which gpuq skips).
+# same launches, plus the kernel nodes of CUDA graphs, which gpuq skips; its
+# count, its "==PROF== Profiling" lines, is printed beside).  The program's
+# standard output under gpuq is compared with the plain run's.
+# BENCH_VARIANTS="plain default ..." times only these variants;
+# BENCH_NCU_ROUNDS=N runs the two ncu variants in the first N timed rounds
+# only and not in the warm-up round (ncu costs about 0.1 s per launch: on a
+# program of hundreds of launches one ncu run takes most of a minute).
 set -u
 
 runs=5
@@ -49,7 +59,7 @@ while getopts "n:g:G:O:h" opt; do
     g) gpuq=$OPTARG ;;
     G) gpuq_opts=$OPTARG ;;
     O) old_gpuq=$OPTARG ;;
-    h) sed -n '2,41p' "$0"; exit 0 ;;
+    h) sed -n '2,50p' "$0"; exit 0 ;;
     *) echo "bench_profile_overhead: see -h" >&2; exit 1 ;;
   esac
 done
@@ -75,7 +85,7 @@ trap 'rm -rf "$work"' EXIT
 counters="$work/counters.csv"
 
 export GPUQ_METRICS=${GPUQ_METRICS:-${metrics#smsp__sass_inst_executed_op_shared_atom.sum,}}
-names=(plain default counters counters_k1 two_runs all_units ncu gpuq_fixed ncu_fixed)
+names=(plain default early counters counters_k1 two_runs all_units ncu gpuq_fixed ncu_fixed)
 [ -n "$old_gpuq" ] && names+=(before)
 # BENCH_VARIANTS="plain default ...": time only these (plain, default and
 # gpuq_fixed are always kept: the table is computed from them).
@@ -95,15 +105,16 @@ run_variant() {
   case $v in
     plain) "$@" ;;
     default) "$gpuq" profile --keep-counters "$counters" -o "$work/report.txt" $gpuq_opts -- "$@" ;;
+    early) GPUQ_EARLY_START=1 "$gpuq" profile --keep-counters "$work/c7.csv" -o "$work/r7.txt" $gpuq_opts -- "$@" ;;
     counters) "$gpuq" profile --no-opcode-split --keep-counters "$work/c1.csv" -o "$work/r1.txt" $gpuq_opts -- "$@" ;;
     counters_k1) GPUQ_BATCH=1 "$gpuq" profile --no-opcode-split --keep-counters "$work/c2.csv" -o "$work/r2.txt" $gpuq_opts -- "$@" ;;
     two_runs) "$gpuq" profile --always-rerun --keep-counters "$work/c3.csv" -o "$work/r3.txt" $gpuq_opts -- "$@" ;;
     all_units) env -u GPUQ_METRICS -u GPUQ_SECTIONS "$gpuq" profile --no-opcode-split --keep-counters "$work/c5.csv" -o "$work/r5.txt" $gpuq_opts -- "$@" ;;
     before) env -u GPUQ_METRICS -u GPUQ_SECTIONS "$old_gpuq" profile --keep-counters "$work/c6.csv" -o "$work/r6.txt" $gpuq_opts -- "$@" ;;
-    ncu) ncu --clock-control none --cache-control none --metrics "$metrics" "$@" ;;
+    ncu) ncu --clock-control none --cache-control none --target-processes all --metrics "$metrics" "$@" ;;
     gpuq_fixed) "$gpuq" profile --no-opcode-split -k "$nothing" --keep-counters "$work/c4.csv" $gpuq_opts -- "$@" ;;
-    ncu_fixed) ncu --clock-control none --cache-control none -k "regex:$nothing" --metrics "$metrics" "$@" ;;
-  esac >/dev/null 2>"$work/$v.stderr"
+    ncu_fixed) ncu --clock-control none --cache-control none --target-processes all -k "regex:$nothing" --metrics "$metrics" "$@" ;;
+  esac >"$work/$v.stdout" 2>"$work/$v.stderr"
   t1=$(date +%s%N)
   echo $(( (t1 - t0) / 1000 ))
 }
@@ -111,6 +122,11 @@ run_variant() {
 declare -A samples
 for ((round = 0; round <= runs; round++)); do   # round 0 is the warm-up
   for v in "${names[@]}"; do
+    case $v in ncu|ncu_fixed)
+      if [ -n "${BENCH_NCU_ROUNDS:-}" ] && { [ "$round" -eq 0 ] || [ "$round" -gt "$BENCH_NCU_ROUNDS" ]; }; then
+        continue
+      fi ;;
+    esac
     t=$(run_variant "$v" "$@")
     [ "$round" -gt 0 ] && samples[$v]="${samples[$v]:-} $t"
   done
@@ -122,6 +138,16 @@ if [ "$launches" -eq 0 ]; then
   cat "$work/default.stderr" >&2
   exit 3
 fi
+# ncu's launches: one "==PROF== Profiling" line each.
+ncu_launches=""
+[ -f "$work/ncu.stdout" ] && ncu_launches=$(cat "$work/ncu.stdout" "$work/ncu.stderr" | grep -c '^==PROF== Profiling')
+# The program's output under gpuq against the plain run's (gpuq writes its
+# report to -o in these variants, so their standard output is the program's).
+same=""; differ=""
+for v in default early counters counters_k1 two_runs; do
+  [ -f "$work/$v.stdout" ] || continue
+  if cmp -s "$work/plain.stdout" "$work/$v.stdout"; then same="$same $v"; else differ="$differ $v"; fi
+done
 # How many times the default variant ran the program.
 default_runs=1
 grep -q "running the program again" "$work/default.stderr" && default_runs=2
@@ -139,16 +165,20 @@ echo "program:  $*"
 echo "gpuq:     $gpuq profile $gpuq_opts (GPUQ_BATCH ${GPUQ_BATCH:-default})"
 echo "runs:     $runs rounds of every variant after one warm-up round; wall time median (min-max)"
 echo "profiled: $launches launches per run; the default variant ran the program $default_runs time(s)"
+[ -n "$ncu_launches" ] && echo "ncu:      $ncu_launches launches profiled in its last run${BENCH_NCU_ROUNDS:+ (ncu variants in $BENCH_NCU_ROUNDS timed round(s) only)}"
+echo "output:   as the plain run's:${same:- none}${differ:+; DIFFERENT:$differ}"
 echo
 awk -v L="$launches" -v dr="$default_runs" -v plain="$(stats plain)" -v d="$(stats default)" \
     -v c="$(stats counters)" -v k1="$(stats counters_k1)" -v two="$(stats two_runs)" \
+    -v ea="$(stats early)" \
     -v n="$(stats ncu)" -v gf="$(stats gpuq_fixed)" -v nf="$(stats ncu_fixed)" \
     -v au="$(stats all_units)" -v bf="$( [ -n "$old_gpuq" ] && stats before)" 'BEGIN {
   split(plain, p); split(d, D); split(c, C); split(k1, K); split(two, T); split(n, N)
-  split(gf, F); split(nf, Z); split(au, A); split(bf, B)
+  split(gf, F); split(nf, Z); split(au, A); split(bf, B); split(ea, E)
   printf "%-34s %10s %19s %16s %19s\n", "variant", "median s", "(min-max) s", "added/launch ms", "marginal/launch ms"
   row("plain", p, "", "")
   row(sprintf("gpuq profile (default, %d run%s)", dr, dr == 1 ? "" : "s"), D, (D[1] - p[1]) / L, (D[1] - dr * F[1]) / L)
+  if (ea != "") row("  the same, GPUQ_EARLY_START=1", E, (E[1] - p[1]) / L, "")
   if (c != "") row("gpuq profile --no-opcode-split", C, (C[1] - p[1]) / L, (C[1] - F[1]) / L)
   if (k1 != "") row("  the same, GPUQ_BATCH=1", K, (K[1] - p[1]) / L, (K[1] - F[1]) / L)
   if (two != "") row("gpuq profile --always-rerun", T, (T[1] - p[1]) / L, (T[1] - 2 * F[1]) / L)

@@ -12,6 +12,7 @@
 #include "collector_internal.h"
 #include "collector_range.h"
 #include "collector_sass.h"
+#include "collector_warm.h"
 
 #define g g_collector
 
@@ -527,6 +528,8 @@ void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_
     (void)userdata;
     if (getpid() != g.pid)
         return; /* a forked child: the parent's session is not ours */
+    if (gi_warm_is_self())
+        return; /* GPUQ_EARLY_START's own context and CUPTI's work on it */
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         const CUpti_CallbackData *cb = data;
         if (cb->callbackSite == CUPTI_API_ENTER) {
