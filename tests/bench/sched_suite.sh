@@ -41,9 +41,30 @@ nmp=$(param n_mp 6)
 doc=$(param n_mp 7)
 [ -n "$nmp" ] && [ "$nmp" = "$doc" ] || { echo "FAIL: n_mp $nmp, SM count $doc"; exit 1; }
 echo "ok: n_mp = $nmp = SM count"
+# T(g,b): every point has its spread row (tgbs) and one row per round with
+# both launches (tgbr), and its time is median T(2n) - median T(n) of those
+# rows (docs/diag.md, "How the suite measures").
+bad=$(awk -F, '
+  function med(s, n,   i, j, t, a) { split(s, a, " "); n = 0; for (i in a) n++
+    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  $1 == "tgb" { k = $2 " G=" $3 " b=" $4; pt[k] = $6; ptn[k] = $8 }
+  $1 == "tgbs" { sp[$2 " G=" $3 " b=" $4] = $5 }
+  $1 == "tgbr" { k = $2 " G=" $3 " b=" $4; t2[k] = t2[k] " " $6; t1[k] = t1[k] " " $8; nr[k]++ }
+  END { for (k in pt) {
+      if (!(k in sp)) { print "no spread row for " k; continue }
+      if (nr[k] != sp[k]) { print nr[k] " launch rows for " k ", want " sp[k]; continue }
+      d = med(t2[k]) - med(t1[k]); e = d - pt[k]; if (e < 0) e = -e
+      if (e > 1e-6 * pt[k]) print "point " k ": " pt[k] " ms, medians give " d
+      e = med(t1[k]) - ptn[k]; if (e < 0) e = -e
+      if (e > 1e-6 * ptn[k]) print "point " k ": median T(n) " ptn[k] ", rows give " med(t1[k]) } }' "$csv")
+[ -z "$bad" ] || { echo "FAIL: T(g,b) rows: $bad"; exit 1; }
+[ "$(grep -c '^tgb,' "$csv")" -ge 60 ] || { echo "FAIL: T(g,b) points missing"; exit 1; }
+echo "ok: every T(g,b) point is median T(2n) - median T(n) of its $(awk -F, '$1 == "tgbs" { print $5; exit }' "$csv") rounds"
 for f in text csv json; do
   "$gpuq" diag --table "$csv" -f $f >"$dir/diag.$f" 2>"$dir/diag.err" || { echo "FAIL: gpuq diag -f $f"; cat "$dir/diag.err"; exit 1; }
 done
-echo "ok: gpuq diag text/csv/json"
+grep -q "spread_lds" "$dir/diag.text" || { echo "FAIL: gpuq diag shows no launch spread"; exit 1; }
+echo "ok: gpuq diag text/csv/json, with the launch spread"
 "$check" "$csv" hopper "$src"/validation/recorded/*/counters.csv "$src"/data/recorded/*.counters.csv \
   || { echo "FAIL: sched_nslot_check"; exit 1; }
