@@ -44,7 +44,7 @@ DEVICE=$(grep -m1 '^# device:' "$DIR/times.csv" | sed 's/^# device: //')
 SMS=$(grep -m1 '^# sm_count:' "$DIR/times.csv" | sed 's/^# sm_count: //')
 WHEN=$(sed -n 's/^date: //p' "$DIR/env.txt" | head -1)
 DRIVER=$(sed -n 's/^NVIDIA[^,]*, \([0-9.]*\),.*/\1/p' "$DIR/env.txt" | head -1)
-SOURCE="$DEVICE ($SMS SMs, driver ${DRIVER:-?}), recorded $WHEN by \`STALL_METRICS=all validation/run.sh BUILD OUT\` (every case, ncu with every stall reason); model \`default\` applied on the CPU by \`validation/latency.sh\` with table ${TABLE#$ROOT/}"
+SOURCE="$DEVICE ($SMS SMs, driver ${DRIVER:-?}), recorded $WHEN by \`STALL_METRICS=all validation/run.sh BUILD OUT\` (every case, ncu with every stall reason); models \`default\` and \`latency-sb-mio\` applied on the CPU by \`validation/latency.sh\` with table ${TABLE#$ROOT/}"
 PCS=()
 [ -s "$DIR/probe/pcsamp_source.csv.gz" ] && PCS=(--pcsamp "$DIR/probe/pcsamp_source.csv.gz")
 "$PY" "$HERE/latency.py" report "$DIR/joined.csv" --doc "$ROOT/docs/validation.md" --md "$TMP/latency.md" \
