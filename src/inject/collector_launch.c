@@ -165,20 +165,24 @@ static void mark_unprofiled(gi_device *dev)
  * (several passes) the kernel reruns inside its launch, and its peers, in
  * this or another process, do not rerun with it (2 x H100, one process per
  * GPU, 5 passes: both ranks hung in the all-reduce; docs/profile.md,
- * "Several GPUs").  The SASS pass patches code and replays nothing. */
+ * "Several GPUs").  The SASS pass replays nothing, but it waits for each
+ * instrumented kernel at the launch's exit: with several GPUs in the
+ * process that wait never ends either (2 x H100: the second run hung). */
 static int collective_unmeasurable(const gi_device *dev)
 {
-    if (g.pass != GI_PASS_COUNTERS)
-        return 0;
-    return devices_set_up() > 1 || dev->replay == CUPTI_KernelReplay;
+    if (devices_set_up() > 1)
+        return 1;
+    return g.pass == GI_PASS_COUNTERS && dev->replay == CUPTI_KernelReplay;
 }
 
-/* The row of a collective kernel that collective_unmeasurable() holds back:
+/* The row of a collective kernel that collective_unmeasurable() holds back
+ * (counters pass; the SASS pass only skips it):
  * its name, geometry and device, no counters (the model reports it with
  * empty fields), and one note saying why. */
 static void list_collective(gi_device *dev, gm_launch_counters *k)
 {
-    gi_write_row(dev, k);
+    if (g.pass == GI_PASS_COUNTERS)
+        gi_write_row(dev, k);
     gm_launch_counters_clear(k);
     pthread_mutex_lock(&g.lock);
     g.collective_skipped++;
