@@ -69,6 +69,13 @@ typedef struct gm_gd_noise {
 int gm_gd_data_tgb_noise(const gm_gd_data *d, const char *op, double threshold,
                          gm_gd_noise *out);
 
+/* The range one point's launches span, from its rows "tgbr" (x = G, y =
+ * b, z = round, value = T(2n), extra = T(n)): *lo, *hi = the fastest and
+ * slowest launch at 2n less the median at n (the n part cancelled at its
+ * median, as in the point itself).  1 when the rows exist, 0 otherwise. */
+int gm_gd_data_tgb_range(const gm_gd_data *d, const char *op, long G, int b, double *lo,
+                         double *hi);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 
 #include "diag.h"
 #include "diag_svg.h"
+#include "gpuq/gpudiag_meas.h"
 
 typedef struct cols {
     int kind, name, x, y, z, value, doc, extra;
@@ -180,6 +181,15 @@ static void fig_tgb(FILE *f, const gm_gd_data *d, gm_gd_form form)
     svg_line(&p, lx, lx, 2, "#999", 1);
     for (int i = 0; i < 4; i++) {
         char t[96];
+        /* where the file has every launch: a bar from the fastest to the
+         * slowest launch at 2n, less the median at n (gm_gd_data_tgb_range) */
+        for (size_t k = 0; k < fits[i].n; k++) {
+            double x[2], y[2];
+            if (!gm_gd_data_tgb_range(d, ops[i], fits[i].G[k], fits[i].b[k], &y[0], &y[1]))
+                continue;
+            x[0] = x[1] = fits[i].pred[k];
+            svg_line(&p, x, y, 2, svg_color(i), 0);
+        }
         svg_points(&p, fits[i].pred, fits[i].meas, (int)fits[i].n, svg_color(i), 2.5);
         snprintf(t, sizeof t, "%s: r = %.4f, median error %.1f%%", ops[i], fits[i].r,
                  100 * fits[i].median_err);

@@ -108,3 +108,42 @@ int gm_gd_data_tgb_noise(const gm_gd_data *d, const char *op, double threshold,
     free(s);
     return out->n > 0;
 }
+
+int gm_gd_data_tgb_range(const gm_gd_data *d, const char *op, long G, int b, double *lo,
+                         double *hi)
+{
+    *lo = *hi = NAN;
+    const gm_mdata *md = d ? d->md : NULL;
+    if (!md || !op)
+        return 0;
+    int ck = gm_mdata_col(md, "kind"), cn = gm_mdata_col(md, "name"), cx = gm_mdata_col(md, "x"),
+        cy = gm_mdata_col(md, "y"), cv = gm_mdata_col(md, "value"), ce = gm_mdata_col(md, "extra");
+    if (ck < 0 || cn < 0 || cx < 0 || cy < 0 || cv < 0 || ce < 0)
+        return 0;
+    size_t n = 0;
+    double *t1 = malloc((md->n_rows ? md->n_rows : 1) * sizeof *t1);
+    if (!t1)
+        return 0;
+    double mn = INFINITY, mx = -INFINITY;
+    for (size_t r = 0; r < md->n_rows; r++) {
+        const char *k = gm_mdata_text(md, r, ck), *name = gm_mdata_text(md, r, cn);
+        if (!k || !name || strcmp(k, "tgbr") || strcmp(name, op) ||
+            gm_mdata_num(md, r, cx) != (double)G || gm_mdata_num(md, r, cy) != (double)b)
+            continue;
+        double a = gm_mdata_num(md, r, cv), e = gm_mdata_num(md, r, ce);
+        if (a > 0 && a < mn)
+            mn = a;
+        if (a > 0 && a > mx)
+            mx = a;
+        if (e > 0)
+            t1[n++] = e;
+    }
+    int ok = n > 0 && mx >= mn;
+    if (ok) {
+        double m1 = gm_gd_median(t1, n);
+        *lo = mn - m1;
+        *hi = mx - m1;
+    }
+    free(t1);
+    return ok;
+}

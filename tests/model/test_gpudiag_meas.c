@@ -172,9 +172,39 @@ static void noise(void **state)
     gm_mdata_free(md);
 }
 
+/* Launch rows of one point, 3 rounds: 2n 2.1 2.0 2.5, n 1.0 1.2 1.1 (median
+ * 1.1): the range is 2.0 - 1.1 = 0.9 to 2.5 - 1.1 = 1.4; another point or
+ * kernel has none. */
+static void range(void **state)
+{
+    (void)state;
+    gm_mdata_meta m = th_meta("sched", TH_H100, 132, "2026-11-25T23:00:00Z");
+    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
+                                        "value", "doc", "extra", "note"};
+    gm_mdata *md = gm_mdata_new(&m, 9, cols);
+    assert_non_null(md);
+    th_sched_row(md, "tgbr", "lds", "4224", "4", "0", "2.1", "", "1.0");
+    th_sched_row(md, "tgbr", "lds", "4225", "4", "0", "9.0", "", "9.0");
+    th_sched_row(md, "tgbr", "lds", "4224", "4", "1", "2.0", "", "1.2");
+    th_sched_row(md, "tgbr", "ldg", "4224", "4", "1", "7.0", "", "0.1");
+    th_sched_row(md, "tgbr", "lds", "4224", "4", "2", "2.5", "", "1.1");
+    gm_gd_data d;
+    memset(&d, 0, sizeof d);
+    d.md = md;
+    double lo, hi;
+    assert_int_equal(gm_gd_data_tgb_range(&d, "lds", 4224, 4, &lo, &hi), 1);
+    NEAR(lo, 2.0 - 1.1);
+    NEAR(hi, 2.5 - 1.1);
+    assert_int_equal(gm_gd_data_tgb_range(&d, "lds", 4224, 8, &lo, &hi), 0);
+    assert_true(isnan(lo) && isnan(hi));
+    assert_int_equal(gm_gd_data_tgb_range(&d, "ffma", 4224, 4, &lo, &hi), 0);
+    gm_mdata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(spread), cmocka_unit_test(point),
-                                       cmocka_unit_test(round_order), cmocka_unit_test(noise)};
+                                       cmocka_unit_test(round_order), cmocka_unit_test(noise),
+                                       cmocka_unit_test(range)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
