@@ -138,11 +138,15 @@ int prof_split_from_hardware(gm_counters_set *set)
     for (size_t i = 0; i < set->count; i++) {
         double alu = set->launches[i].metric[GM_M_N_ALU];
         double cas = set->launches[i].metric[GM_M_N_CAS];
+        if (gm_launch_counters_unmeasured(&set->launches[i]))
+            continue; /* listed without counters: nothing to split */
         if (!(alu == 0) || !(cas >= 0))
             return 0;
     }
     for (size_t i = 0; i < set->count; i++) {
         gm_launch_counters *k = &set->launches[i];
+        if (gm_launch_counters_unmeasured(k))
+            continue;
         k->split.valid = 1;
         k->split.cas = k->metric[GM_M_N_CAS];
         k->split.add = k->split.popc_inc = k->split.other = 0;
@@ -239,6 +243,8 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
         const gm_launch_counters *k = &set->launches[i];
         const char *name = k->mangled ? k->mangled : k->kernel;
         const gi_function_ops *ops = NULL;
+        if (gm_launch_counters_unmeasured(k))
+            continue; /* listed without counters: nothing to split */
         if (k->metric[GM_M_N_ALU] > 0) {
             /* One disassembly per kernel: the first launch of the name
              * that needed it holds the result. */

@@ -181,8 +181,11 @@ static int collective_unmeasurable(const gi_device *dev)
  * empty fields), and one note saying why. */
 static void list_collective(gi_device *dev, gm_launch_counters *k)
 {
-    if (g.pass == GI_PASS_COUNTERS)
-        gi_write_row(dev, k);
+    if (g.pass != GI_PASS_COUNTERS) {
+        gm_launch_counters_clear(k);
+        return;
+    }
+    gi_write_row(dev, k);
     gm_launch_counters_clear(k);
     pthread_mutex_lock(&g.lock);
     g.collective_skipped++;

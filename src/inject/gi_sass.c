@@ -588,6 +588,10 @@ gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_d
     for (size_t i = 0; i < set->count; i++) {
         const gm_launch_counters *k = &set->launches[i];
         const char *name = k->mangled && k->mangled[0] ? k->mangled : k->kernel;
+        /* A row listed without counters (an NCCL kernel neither run could
+         * measure) has nothing to split: not "missing" from the second run. */
+        if (gm_launch_counters_unmeasured(k))
+            continue;
         a[na++] = (join_key){name ? name : "", k->launch_id, i};
     }
     for (size_t i = 0; i < run->n_launches; i++)

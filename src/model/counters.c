@@ -26,6 +26,12 @@ void gm_launch_counters_init(gm_launch_counters *k)
     k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
 }
 
+int gm_launch_counters_unmeasured(const gm_launch_counters *k)
+{
+    return isnan(k->metric[GM_M_N_ATOM]) && isnan(k->metric[GM_M_N_CAS]) &&
+           isnan(k->metric[GM_M_N_ALU]);
+}
+
 void gm_launch_counters_clear(gm_launch_counters *k)
 {
     if (!k)

@@ -274,6 +274,7 @@ static gm_launch_counters make_launch(uint64_t id, const char *mangled)
     gm_launch_counters_init(&k);
     assert_int_equal(gm_launch_counters_set_names(&k, mangled, mangled), GM_OK);
     k.launch_id = id;
+    k.metric[GM_M_N_ATOM] = k.metric[GM_M_N_CAS] = k.metric[GM_M_N_ALU] = 0; /* measured */
     return k;
 }
 
@@ -315,6 +316,15 @@ static void test_merge_by_name_and_ordinal(void **state)
         gm_launch_counters k = make_launch((uint64_t)(10 + i), names[i]);
         assert_int_equal(gm_counters_set_push(&set, &k), GM_OK);
     }
+    /* and a row listed without counters (an NCCL kernel neither run
+     * measured): not in the second run, and not counted missing */
+    gm_launch_counters listed;
+    gm_launch_counters_init(&listed);
+    assert_int_equal(gm_launch_counters_set_names(&listed, "_Z1dv", "_Z1dv"), GM_OK);
+    listed.launch_id = 13;
+    assert_true(gm_launch_counters_unmeasured(&listed));
+    assert_int_equal(gm_counters_set_push(&set, &listed), GM_OK);
+    assert_false(gm_launch_counters_unmeasured(&set.launches[0]));
     gi_merge_stats stats;
     assert_int_equal(gi_sass_merge(&set, &run, &d, &stats, &err), GM_OK);
     assert_int_equal(stats.joined, 2);   /* first a, and b */
@@ -327,6 +337,7 @@ static void test_merge_by_name_and_ordinal(void **state)
     assert_true(set.launches[1].split.cas == 10);
     assert_false(set.launches[2].split.valid);
     assert_true(isnan(set.launches[2].metric[GM_M_N_ATOM_SASS]));
+    assert_false(set.launches[3].split.valid);
     gm_counters_set_clear(&set);
     gi_disasm_free(&d);
     gi_sass_run_free(&run);
