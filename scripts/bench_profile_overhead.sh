@@ -148,6 +148,11 @@ for v in default early counters counters_k1 two_runs; do
   [ -f "$work/$v.stdout" ] || continue
   if cmp -s "$work/plain.stdout" "$work/$v.stdout"; then same="$same $v"; else differ="$differ $v"; fi
 done
+# Rows of each gpuq variant's counters file (last run), against the default's.
+rows=""
+for f in c7:early c1:counters c2:counters_k1 c3:two_runs c5:all_units; do
+  [ -f "$work/${f%%:*}.csv" ] && rows="$rows, ${f#*:} $(grep -c '^[0-9]' "$work/${f%%:*}.csv")"
+done
 # How many times the default variant ran the program.
 default_runs=1
 grep -q "running the program again" "$work/default.stderr" && default_runs=2
@@ -166,6 +171,7 @@ echo "gpuq:     $gpuq profile $gpuq_opts (GPUQ_BATCH ${GPUQ_BATCH:-default})"
 echo "runs:     $runs rounds of every variant after one warm-up round; wall time median (min-max)"
 echo "profiled: $launches launches per run; the default variant ran the program $default_runs time(s)"
 [ -n "$ncu_launches" ] && echo "ncu:      $ncu_launches launches profiled in its last run${BENCH_NCU_ROUNDS:+ (ncu variants in $BENCH_NCU_ROUNDS timed round(s) only)}"
+[ -n "$rows" ] && echo "rows:     default $launches$rows"
 echo "output:   as the plain run's:${same:- none}${differ:+; DIFFERENT:$differ}"
 echo
 awk -v L="$launches" -v dr="$default_runs" -v plain="$(stats plain)" -v d="$(stats default)" \
