@@ -177,6 +177,7 @@ void gi_device_setup(gi_device *dev, CUcontext ctx)
         return;
     int ok = g.pass == GI_PASS_COUNTERS ? gi_range_device_setup(dev, ctx) : gi_sass_device_setup(dev);
     dev->setup_ok = ok && !g.disabled;
+    gi_warm_device_ready(dev); /* GPUQ_EARLY_START's thread may use it now */
     if (dev->setup_ok)
         gi_verbose("device %d (%s, %s) ready for the %s pass", dev->ordinal, dev->meta.device_name,
                    dev->chip, g.pass == GI_PASS_SASS ? "sass" : "counters");

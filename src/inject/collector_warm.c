@@ -18,9 +18,11 @@
  * What the program can see: a second context on device 0 for a few hundred
  * milliseconds at its start (its memory: a program that reads the free
  * memory then sees less), and the device's set-up done on that thread.  No
- * call on the program's contexts, no synchronization of them; the
- * program's first profiled launch waits for the warm-up to end (bounded),
- * as it would wait for its own first Start.  Device 0 only: a program on
+ * call on the program's contexts, no synchronization of them.  The
+ * program's first profiled launch on device 0 waits for the warm-up's
+ * window (bounded), as it would wait for its own first Start, once the
+ * thread's context exists and the device is set up; a launch that comes
+ * earlier tells the thread to make no profiler call and goes on.  Device 0 only: a program on
  * another device gains nothing and device 0's gpuq lock is held until exit.
  */
 #include <stdlib.h>
@@ -47,6 +49,7 @@ static struct {
     int state;
     int abort;        /* set by a launch that came first, or by the exit */
     int window_begun; /* the thread enabled (or will enable) the range profiler */
+    int dev_ready;    /* device 0 is set up (by either thread): no dev->lock needed */
     pthread_t thread;
     uint64_t driver_ns, ctx_ns, start_ns, done_ns, destroyed_ns;
     char failed[160];
@@ -225,15 +228,30 @@ static void *warm_main(void *arg)
         finish();
         return NULL;
     }
-    w.ctx_ns = gi_now_ns();
     gi_device *dev = &g.devices[0];
-    pthread_mutex_lock(&dev->lock);
-    /* The program's first context may have set the device up already. */
-    gi_device_setup(dev, ctx);
+    pthread_mutex_lock(&w.lock);
+    w.ctx_ns = gi_now_ns();
+    pthread_mutex_unlock(&w.lock);
+    /* The device is set up here unless the program's first context did it;
+     * then a launch may hold dev->lock while it waits for this thread, so
+     * the lock is only tried. */
+    for (;;) {
+        if (pthread_mutex_trylock(&dev->lock) == 0) {
+            gi_device_setup(dev, ctx);
+            pthread_mutex_unlock(&dev->lock);
+            break;
+        }
+        pthread_mutex_lock(&w.lock);
+        int ready_elsewhere = w.dev_ready;
+        pthread_mutex_unlock(&w.lock);
+        if (ready_elsewhere)
+            break;
+        struct timespec nap = {0, 200000};
+        nanosleep(&nap, NULL);
+    }
     int ready = dev->setup_ok && !g.disabled;
-    pthread_mutex_unlock(&dev->lock);
-    /* A launch that reached the range profiler first has the device: the
-     * window is begun only if none has (gi_warm_wait). */
+    /* The window is begun unless a launch reached the range profiler
+     * before this context existed (gi_warm_wait). */
     pthread_mutex_lock(&w.lock);
     ready = ready && !w.abort;
     w.window_begun = ready;
@@ -264,15 +282,20 @@ void gi_warm_start(void)
         pthread_detach(w.thread);
 }
 
-/* Waits until the state is at least `state` (at most GI_WARM_WAIT_MS);
- * abort first if the thread has not begun its window.  1 when reached. */
+/* Waits until the state is at least `state` (at most GI_WARM_WAIT_MS).  A
+ * launch waits for the warm-up's window if it has begun, or if the thread's
+ * context exists and the device is set up (then the thread needs no lock
+ * the launch holds, and the window's first Start is under way or about to
+ * be); else the thread is told to make no profiler call, and the launch
+ * goes on.  1 when reached. */
 static int wait_state(int state, gi_call call)
 {
     pthread_mutex_lock(&w.lock);
-    if (!w.window_begun)
-        w.abort = 1; /* no profiler call will come from it: no need to wait */
+    int coming = w.window_begun || (w.ctx_ns && w.dev_ready && !w.abort);
+    if (!coming)
+        w.abort = 1;
     int ok = 1;
-    int need = w.window_begun || state == WARM_DONE;
+    int need = coming || state == WARM_DONE;
     if (need && w.state != WARM_NONE && w.state < state) {
         uint64_t t0 = gi_now_ns();
         struct timespec until;
@@ -295,8 +318,21 @@ void gi_warm_wait(gi_device *dev)
                 GI_WARM_WAIT_MS / 1000);
 }
 
+void gi_warm_device_ready(const gi_device *dev)
+{
+    if (dev->ordinal != 0)
+        return;
+    pthread_mutex_lock(&w.lock);
+    w.dev_ready = 1;
+    pthread_mutex_unlock(&w.lock);
+}
+
 int gi_warm_finish(void)
 {
+    pthread_mutex_lock(&w.lock);
+    if (!w.window_begun)
+        w.abort = 1;
+    pthread_mutex_unlock(&w.lock);
     if (wait_state(WARM_DONE, GI_CALL_WARM_WAIT))
         return 1;
     /* Its window may be open still; its context is its own. */

@@ -17,6 +17,8 @@ int gi_warm_is_self(void);
  * (bounded), since the range profiler serves one context of a device at a
  * time. */
 void gi_warm_wait(gi_device *dev);
+/* The end of device dev's set-up (gi_device_setup, dev->lock held). */
+void gi_warm_device_ready(const gi_device *dev);
 /* At exit: asks the thread to stop and waits for it (bounded).  Returns 0
  * if it is still working on the GPU after the wait (the device's CUPTI
  * objects must then be left alone). */
