@@ -257,8 +257,16 @@ def overhead(gpuq, work, ncu, label, prog, times):
     rc1, _, t_same = run([gpuq, "profile", "--keep-counters", counters, "-o", os.devnull,
                           "--"] + prog, os.path.join(work, label + ".same"),
                          env=dict(ENV, GPUQ_METRICS=SAME_METRICS))
-    n_same = sum(len(counters_rows(f)) for f in
-                 glob.glob(os.path.join(work, label + ".same.*.counters.csv")))
+    same_rows = [r for f in glob.glob(os.path.join(work, label + ".same.*.counters.csv"))
+                 for r in counters_rows(f)]
+    n_same = len(same_rows)
+    nccl = [r for r in same_rows if is_nccl(r["kernel"])]
+    nccl_measured = [r for r in nccl if r.get("gpu__time_duration.sum", "") not in ("", "nan")]
+    print(f"  ({label}) with one pass: {len(nccl)} NCCL launches listed, "
+          f"{len(nccl_measured)} with counters")
+    if label == "b" and rc1 == 0 and (not nccl or len(nccl_measured) != len(nccl)):
+        # one process per GPU, one pass (user replay): nothing stops them being measured
+        fail("(b) with one pass, every NCCL launch should have counters")
     rc, out, t_ncu = run([ncu, "--target-processes", "all", "-k", "regex:hist_add",
                           "--clock-control", "none", "--cache-control", "none",
                           "--metrics", SAME_METRICS, "--csv"] + prog,
