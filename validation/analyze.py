@@ -40,7 +40,9 @@ Ground truth (docs/validation.md says why, and where it is not fair):
   free    U_true = 0 exactly (no shared atomics)
   mixed   U_true(k) = T(atomics-only twin, k = 0) / T(k)
   real    hist*: T(atomics-only replay) / T(kernel);
-          cub_solid: lower bound 1 - T(cub_uniform) / T(cub_solid); cub_uniform: none
+          cub_solid: lower bound 1 - T(cub_uniform) / T(cub_solid); cub_uniform: none;
+          hash_cas_t512x1 (built as atomic, counted here since its twin ran):
+          lower bound 1 - T(LDS/STS twin) / T(kernel) per round (join --twin-times)
 
 Python 3 standard library only: runs on the CPU machine too.
 """
@@ -193,12 +195,43 @@ def fnum(x):
 
 # ------------------------------------------------------------------- truth
 
-def truth(row, by_name):
+# Cases the case table builds as atomic-bound (U_true = 1) whose twin
+# without atomics showed that their atomics add only part of their time
+# (docs/validation.md, "The hash table's twin"): the case and its twin.  The
+# join counts them with the real kernels, whose truths are measured shares
+# too, with the twin's share as a lower bound (twin_truth).
+TWIN_TRUTH = {"hash_cas_t512x1": "hash_lds_sts_t512x1"}
+
+
+def twin_truth(row, by_name, twin_rows=None):
+    """(U_true, kind) of a TWIN_TRUTH case: 1 - T(twin) / T(case) per round
+    (the two calibrate their own trip counts), a lower bound: the LDS/STS
+    twin probes more per round than the CAS case (1.5x on the H100), so
+    plain loads and stores on the case's own probes would take at most the
+    twin's time.  The pair comes from one timing run: this one where the
+    twin ran in it, else twin_rows (another run's rows by name, the case's
+    time from there too).  (nan, none) without the twin."""
+    twin = TWIN_TRUTH[row["name"]]
+    src = by_name if twin in by_name else (twin_rows or {})
+    if twin not in src:
+        return math.nan, "none"
+    base = src.get(row["name"], row)
+    per_round = lambda r: fnum(r.get("time_us")) / fnum(r.get("iters")) if fnum(r.get("iters")) > 0 else math.nan
+    tc, tt = per_round(base), per_round(src[twin])
+    if not (tc > 0 and tt > 0):
+        return math.nan, "none"
+    return max(0.0, 1.0 - tt / tc), "lower_bound"
+
+
+def truth(row, by_name, twin_rows=None):
     """(U_true, kind) for one case row; kind: construction, ratio,
-    lower_bound, none."""
+    lower_bound, none.  twin_rows: timing rows by name of a run that holds
+    a TWIN_TRUTH case's twin (twin_truth)."""
     group, name = row["group"], row["name"]
     t = fnum(row.get("time_us"))
     a = fnum(row.get("atomics_only_us"))
+    if name in TWIN_TRUTH:
+        return twin_truth(row, by_name, twin_rows)
     if group == "atomic":
         return 1.0, "construction"
     if group == "free":
@@ -348,8 +381,10 @@ JOIN_CASE_COLUMNS = ("group", "name", "op", "pattern", "e", "k", "work", "chain"
                      "atomics_only_max_us", "n_atom_expected")
 
 
-def join(times_rows, manifest_rows, launches, variants, max_warps_per_sm=64):
-    """Builds the joined rows (list of dicts) from parsed inputs."""
+def join(times_rows, manifest_rows, launches, variants, max_warps_per_sm=64, twin_rows=None):
+    """Builds the joined rows (list of dicts) from parsed inputs.
+    twin_rows: another timing run's rows by name, for TWIN_TRUTH cases
+    whose twin this run lacks."""
     by_name = {r["name"]: r for r in times_rows}
     missing = [m["name"] for m in manifest_rows if m["name"] not in by_name]
     if missing:
@@ -361,7 +396,9 @@ def join(times_rows, manifest_rows, launches, variants, max_warps_per_sm=64):
     for m in manifest_rows:
         row = by_name[m["name"]]
         out = {c: row.get(c, "") for c in JOIN_CASE_COLUMNS}
-        u, kind = truth(row, by_name)
+        u, kind = truth(row, by_name, twin_rows)
+        if m["name"] in TWIN_TRUTH:
+            out["group"] = "real"  # its truth is a measured share, not 1
         out["U_true"] = u
         out["truth"] = kind
         rec = mapping.get(m["name"], {})
@@ -1310,7 +1347,10 @@ def cmd_join(args):
         # No ncu: the launch list (ids, kernel names, raw counters under the
         # same column names) comes from gpuq model's own CSV.
         launches = launches_from_model(variants[0][1])
-    rows = join(times_rows, manifest_rows, launches, variants, args.max_warps_per_sm)
+    twin_rows = None
+    if args.twin_times:
+        twin_rows = {r["name"]: r for r in read_table(args.twin_times)[1]}
+    rows = join(times_rows, manifest_rows, launches, variants, args.max_warps_per_sm, twin_rows)
     write_csv(args.out, rows)
     print("analyze: %d cases joined, %d launches, variants: %s -> %s" % (
         len(rows), len(launches), ", ".join(v for v, _ in variants) or "none", args.out))
@@ -1346,6 +1386,8 @@ def main(argv=None):
     j.add_argument("--ncu")
     j.add_argument("--variant", action="append", metavar="NAME=FILE")
     j.add_argument("--max-warps-per-sm", type=int, default=64)
+    j.add_argument("--twin-times", metavar="T.csv",
+                   help="timing run holding the twin of a case whose truth a twin measured (hash_cas_t512x1)")
     j.add_argument("--out", required=True)
     c = sub.add_parser("counters", help="gpuq counters file from gpuq model's CSV, with the opcode split "
                                         "each case determines")

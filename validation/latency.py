@@ -425,6 +425,14 @@ def summary(rows, where="", l_threshold=None):
                len(at) - len(two["atomic"][2]), len(at)))
     text += ("Missed: %s." % ", ".join("`%s` (U %s, L %s)" % (r["name"], fmt(u_of(r)), fmt(r["L"])) for r in miss)
              if miss else "None is missed.")
+    # Cases built as atomic-bound that a twin showed to be only partly so
+    # (analyze.TWIN_TRUTH): counted with the real kernels, said here.
+    moved = [r for r in rows if r["name"] in A.TWIN_TRUTH]
+    if moved:
+        text += (" Counted with the real kernels, their truth measured by a twin without atomics: %s."
+                 % ", ".join("`%s` (U_true %s%s, U %s, L %s, kind %s)" % (
+                     r["name"], ">= " if r.get("truth") == "lower_bound" else "", fmt(A.fnum(r.get("U_true"))),
+                     fmt(u_of(r)), fmt(r["L"]), kind_row(r, shipped)) for r in moved))
     return text + "\n"
 
 

@@ -10,10 +10,12 @@
 # DIR holds one run.sh output of every case with STALL_METRICS=all:
 # times.csv, manifest.csv, ncu.csv.gz (details page), ncu_raw.csv.gz (raw
 # page), env.txt.  Writes DIR/joined.csv.  The table is the shipped one of
-# the GPU the counters name (tables/<gpu>/atomics.csv.gz).
+# the GPU the counters name (tables/<gpu>/atomics.csv.gz).  Where DIR has
+# hash_twin/run/times.csv.gz (validation/hash_twin.sh), the hash table's
+# truth comes from its LDS/STS twin there (analyze.py join --twin-times).
 set -euo pipefail
 if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -37,8 +39,10 @@ gzip -cd "$DIR/ncu_raw.csv.gz" > "$TMP/ncu_raw.csv"
 # The same U with the latency kind's two-counter L, for the comparison.
 "$GPUQ" model --ncu-csv "$TMP/ncu_raw.csv" --model latency-sb-mio --format csv > "$TMP/sbmio.csv"
 TABLE=$(grep -v '^#' "$TMP/default.csv" | head -2 | tail -1 | tr ',' '\n' | grep -m1 'atomics.csv' || true)
+TWIN=()
+[ -s "$DIR/hash_twin/run/times.csv.gz" ] && TWIN=(--twin-times "$DIR/hash_twin/run/times.csv.gz")
 "$PY" "$HERE/analyze.py" join --times "$DIR/times.csv" --manifest "$DIR/manifest.csv" \
-  --ncu "$DIR/ncu.csv.gz" --variant "default=$TMP/default.csv" \
+  --ncu "$DIR/ncu.csv.gz" "${TWIN[@]}" --variant "default=$TMP/default.csv" \
   --variant "latency-sb-mio=$TMP/sbmio.csv" --out "$DIR/joined.csv"
 DEVICE=$(grep -m1 '^# device:' "$DIR/times.csv" | sed 's/^# device: //')
 SMS=$(grep -m1 '^# sm_count:' "$DIR/times.csv" | sed 's/^# sm_count: //')

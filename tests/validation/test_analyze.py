@@ -77,6 +77,46 @@ class TruthTest(unittest.TestCase):
         self.assertEqual(kind, "none")
 
 
+class TwinTruthTest(unittest.TestCase):
+    """The hash table's truth from its LDS/STS twin (analyze.TWIN_TRUTH):
+    1 - T(twin) / T(case) per round, a lower bound, from one run's pair."""
+    HASH = ("group,name,blocks,threads,time_us,iters,warps_per_sm\n"
+            "atomic,hash_cas_t512x1,132,512,400.0,40,16\n")
+    TWIN = "free,hash_lds_sts_t512x1,132,512,420.0,60,16\n"
+
+    def rows(self, text):
+        return {r["name"]: r for r in analyze.read_table(text, from_text=True)[1]}
+
+    def test_twin_in_the_same_run(self):
+        by = self.rows(self.HASH + self.TWIN)
+        u, kind = analyze.truth(by["hash_cas_t512x1"], by)
+        # 10 us per round against the twin's 7 us.
+        self.assertAlmostEqual(u, 0.3)
+        self.assertEqual(kind, "lower_bound")
+
+    def test_twin_from_another_run_takes_the_pair_from_there(self):
+        by = self.rows(self.HASH)
+        other = self.rows("group,name,blocks,threads,time_us,iters,warps_per_sm\n"
+                          "atomic,hash_cas_t512x1,132,512,480.0,40,16\n" + self.TWIN)
+        u, kind = analyze.truth(by["hash_cas_t512x1"], by, other)
+        self.assertAlmostEqual(u, 1.0 - 7.0 / 12.0)
+        self.assertEqual(kind, "lower_bound")
+
+    def test_without_the_twin_no_truth(self):
+        by = self.rows(self.HASH)
+        u, kind = analyze.truth(by["hash_cas_t512x1"], by)
+        self.assertTrue(math.isnan(u))
+        self.assertEqual(kind, "none")
+
+    def test_join_counts_it_with_the_real_kernels(self):
+        by = self.rows(self.HASH + self.TWIN)
+        rows = list(by.values())
+        joined = analyze.join(rows, rows, [], [])
+        self.assertEqual([(j["name"], j["group"], j["truth"]) for j in joined],
+                         [("hash_cas_t512x1", "real", "lower_bound"), ("hash_lds_sts_t512x1", "free",
+                                                                       "construction")])
+
+
 class ParseTest(unittest.TestCase):
     def test_numbers_with_separators_and_units(self):
         self.assertEqual(analyze.parse_number("1,347", "cycle"), 1347.0)

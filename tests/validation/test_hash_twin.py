@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "validation"))
 import hash_twin  # noqa: E402
 
 TIMES = ("# device: test\n"
-         "group,name,blocks,threads,iters,reps,time_us,time_min_us,time_max_us,no_atomics_us,warps_per_sm\n"
+         "group,name,blocks,threads,iters,reps,time_us,time_min_us,time_max_us,no_probe_us,warps_per_sm\n"
          "atomic,hash_cas_t512x1,2,512,40,7,400,390,410,60,16\n"
          "free,hash_lds_sts_t512x1,2,512,80,7,600,590,610,100,16\n")
 # 2 blocks x 16 warps = 32 warps; CAS: 32 x 40 rounds x 45 probes = 57600
@@ -42,7 +42,9 @@ class HashTwinTest(unittest.TestCase):
         cas, lds = hash_twin.rows_of(self.dir)
         self.assertAlmostEqual(cas["us_per_round"], 10.0)
         self.assertAlmostEqual(lds["us_per_round"], 7.5)
-        self.assertAlmostEqual(cas["no_atomics_us_per_round"], 1.5)
+        self.assertAlmostEqual(cas["no_probe_us_per_round"], 1.5)
+        self.assertAlmostEqual(lds["no_probe_us_per_round"], 1.25)
+        self.assertAlmostEqual(cas["us_per_probe"], 10.0 / 45.0)
         self.assertAlmostEqual(cas["probes_per_round"], 45.0)
         self.assertAlmostEqual(lds["probes_per_round"], 30.0)
         self.assertAlmostEqual(cas["stall_wait"], 0.27)
@@ -53,6 +55,13 @@ class HashTwinTest(unittest.TestCase):
         r = hash_twin.ratio_row([cas, lds])
         self.assertAlmostEqual(r["us_per_round"], 0.75)
         self.assertAlmostEqual(r["probes_per_round"], 30.0 / 45.0)
+        self.assertAlmostEqual(r["us_per_probe"], (7.5 / 30.0) / (10.0 / 45.0))
+        # The atomics' share of the CAS case's 10 us per round: 1 - 7.5 / 10;
+        # per probe, 45 probes at 0.25 us = 11.25 us; less the fixed parts,
+        # 1.5 + 45 x (7.5 - 1.25) / 30 = 10.875 us.
+        self.assertAlmostEqual(r["share_per_round"], 0.25)
+        self.assertAlmostEqual(r["share_per_probe"], 1.0 - 11.25 / 10.0)
+        self.assertAlmostEqual(r["share_per_probe_fixed"], 1.0 - 10.875 / 10.0)
 
     def test_csv(self):
         text = hash_twin.to_csv(hash_twin.rows_of(self.dir))

@@ -156,6 +156,16 @@ class LatencyTest(unittest.TestCase):
         self.assertEqual(l["stall_wait"], 1234.0)
         self.assertEqual(l["stall_short_scoreboard"], 10.0)
 
+    def test_summary_names_the_cases_a_twin_moved(self):
+        # A case of analyze.TWIN_TRUTH is counted with the real kernels, not
+        # as atomic-bound, and the README sentence says so with its truth.
+        rows = latency.with_l([row("atomic", "a", 0.9, 0.0), row("free", "f", 0.0, 0.0, N_atom=0.0),
+                               row("real", "hash_cas_t512x1", 0.2, 0.1, u_true=0.3, truth="lower_bound")])
+        text = latency.summary(rows, "X", {"issue": 0.34, "sb-mio": 0.32})
+        self.assertIn("1 of 1 atomic-bound kernels get an atomic verdict", text)
+        self.assertIn("None is missed.", text)
+        self.assertIn("`hash_cas_t512x1` (U_true >= 0.300, U 0.200, L 0.100, kind none)", text)
+
     def test_pcsamp_table(self):
         head = '"Address","Source","Warp Stall Sampling (All Samples)","stall_short_sb","stall_wait"'
         text = "\n".join([
