@@ -78,5 +78,24 @@ class HashTwinTest(unittest.TestCase):
         self.assertEqual(hash_twin.main([self.dir]), 2)
 
 
+class ProbeSimTest(unittest.TestCase):
+    """validation/hash_probe_sim.py on one round: CAS inserts lose no key,
+    plain stores do; a warp that finishes each key on every lane first
+    probes more often than one whose lanes run on."""
+
+    def test_one_round(self):
+        import hash_probe_sim as sim
+        rng = sim.random.Random(1)
+        cas_key, cas_lost = sim.one_round(0, True, False, rng)
+        cas_free, _ = sim.one_round(0, True, True, rng)
+        lds_key, lds_lost = sim.one_round(0, False, False, rng)
+        self.assertEqual(cas_lost, 0)
+        self.assertGreater(lds_lost, 0)
+        # At least one probe per key and warp (16 warps x 16 keys).
+        self.assertGreaterEqual(cas_free, 16 * 16)
+        self.assertGreater(cas_key, cas_free)
+        self.assertLessEqual(lds_key, cas_key)
+
+
 if __name__ == "__main__":
     unittest.main()
