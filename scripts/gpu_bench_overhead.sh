@@ -12,7 +12,9 @@
 # file, with 57 steps and with 1); if this PyTorch launches another number
 # of kernels per step than the program's comment says, --steps/--pad are
 # chosen to make 400.
-# Output: DIR/log.txt, debug.txt, bench-histogram.txt, bench-torch.txt.
+# Then, if time is left, the GPU test tests/profile/early_check.py.
+# Output: DIR/log.txt, debug.txt, bench-histogram.txt, bench-torch.txt,
+# early-check.txt.
 set -u
 : "${OUT:?set OUT to the output directory}"
 mkdir -p "$OUT"
@@ -62,7 +64,7 @@ for run in "0 $H" "1 $H" "1 $T"; do
     --keep-counters $W/dbg.csv -o /dev/null -- $prog >> $OUT/debug.txt 2>&1
   echo "rc=$? rows=$(grep -c '^[0-9]' $W/dbg.csv)" >> $OUT/debug.txt
 done
-grep -E '###|rc=|first start|early start|timeline \(ms since gpuq' $OUT/debug.txt
+grep -E '###|rc=|first start|early start|timeline \(ms since gpuq|unloaded|ms: run 1' $OUT/debug.txt
 
 stamp bench-histogram
 BENCH_VARIANTS="early ncu ncu_fixed" timeout 65 \
@@ -72,4 +74,9 @@ stamp bench-torch
 BENCH_NCU_ROUNDS=1 BENCH_VARIANTS="early ncu ncu_fixed" timeout $(( $(left) - 3 )) \
   scripts/bench_profile_overhead.sh -n "$RUNS" -g $B/gpuq $T > $OUT/bench-torch.txt 2>&1
 echo "bench rc=$?"; cat $OUT/bench-torch.txt
+if [ "$(left)" -gt 25 ]; then
+  stamp early-check
+  PYTHONUNBUFFERED=1 timeout $(( $(left) - 3 )) python3 tests/profile/early_check.py $B/gpuq $W/early > $OUT/early-check.txt 2>&1
+  echo "early_check rc=$?"; tail -8 $OUT/early-check.txt
+fi
 stamp end
