@@ -256,6 +256,7 @@ static void capture_forget(gi_device *dev, CUstream stream)
 static void capture_begin(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, gi_launch *L)
 {
     L->action = GI_ACTION_NONE;
+    gi_warm_before_capture(); /* GPUQ_EARLY_START: no call of its thread in a capture */
     gi_device *dev = device_quiet(cb->context);
     if (!dev || g.drained)
         return;

@@ -22,7 +22,10 @@
  * program's first profiled launch on device 0 waits for the warm-up's
  * window (bounded), as it would wait for its own first Start, once the
  * thread's context exists and the device is set up; a launch that comes
- * earlier tells the thread to make no profiler call and goes on.  Device 0 only: a program on
+ * earlier tells the thread to make no profiler call and goes on.  A stream
+ * capture's begin waits until the thread has destroyed its context, so
+ * that none of its calls falls inside a capture (in global mode another
+ * thread's unsafe call invalidates it).  Device 0 only: a program on
  * another device gains nothing and device 0's gpuq lock is held until exit.
  */
 #include <stdlib.h>
@@ -316,6 +319,18 @@ void gi_warm_wait(gi_device *dev)
     if (dev->ordinal == 0 && !wait_state(WARM_PROFILER_FREE, GI_CALL_WARM_WAIT))
         gi_note("the range profiler's warm-up (GPUQ_EARLY_START) still runs after %d s",
                 GI_WARM_WAIT_MS / 1000);
+}
+
+void gi_warm_before_capture(void)
+{
+    pthread_mutex_lock(&w.lock);
+    int idle = w.state == WARM_NONE || w.state == WARM_DONE;
+    if (!idle && !w.window_begun)
+        w.abort = 1;
+    pthread_mutex_unlock(&w.lock);
+    if (!idle && !wait_state(WARM_DONE, GI_CALL_WARM_WAIT))
+        gi_note("the range profiler's warm-up (GPUQ_EARLY_START) still runs after %d s; a "
+                "stream capture begins meanwhile", GI_WARM_WAIT_MS / 1000);
 }
 
 void gi_warm_device_ready(const gi_device *dev)

@@ -17,6 +17,12 @@ int gi_warm_is_self(void);
  * (bounded), since the range profiler serves one context of a device at a
  * time. */
 void gi_warm_wait(gi_device *dev);
+/* Before a stream capture begins (any device, any mode; no device lock
+ * held): the thread is told to make no profiler call if its window has not
+ * begun, and waited for until its context is destroyed (bounded), since in
+ * global capture mode a call of another thread such as cuCtxDestroy or a
+ * synchronization would invalidate the capture. */
+void gi_warm_before_capture(void);
 /* The end of device dev's set-up (gi_device_setup, dev->lock held). */
 void gi_warm_device_ready(const gi_device *dev);
 /* At exit: asks the thread to stop and waits for it (bounded).  Returns 0
