@@ -17,14 +17,21 @@ check() { # name, text report, csv report
     if grep -q "gatomics: .*skipped" "$2"; then echo "skipped: $1: no gatomics machine data for this GPU"; return 77; fi
     echo "FAIL: $1: no 'global atomics' section"; sed -n 1,40p "$2"; status=1; return 1
   fi
-  awk -F, -v n="$1" '
-    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "gatomics.U") c = i; next }
-    c { if ($c + 0 > 0) pos++; if ($c == "0") zero++ }
-    END {
-      if (!c) { print "FAIL: " n ": no gatomics.U column"; exit 1 }
-      if (!pos) { print "FAIL: " n ": no launch with U > 0"; exit 1 }
-      print "ok: " n ": " pos " launch(es) with U > 0, " zero + 0 " with U = 0"
-    }' "$3" || status=1
+  # the CSV has quoted fields with commas (demangled C++ names): a CSV reader, not awk -F,
+  python3 - "$1" "$3" <<'PY' || status=1
+import csv, sys
+name, path = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+if not rows or "gatomics.U" not in rows[0]:
+    sys.exit(f"FAIL: {name}: no gatomics.U column")
+values = [r["gatomics.U"] for r in rows]
+pos = sum(1 for v in values if v not in ("", "nan") and float(v) > 0)
+zero = sum(1 for v in values if v == "0")
+if not pos:
+    sys.exit(f"FAIL: {name}: no launch with U > 0")
+print(f"ok: {name}: {pos} launch(es) with U > 0, {zero} with U = 0")
+PY
 }
 "$gpuq" profile --keep-counters "$work/hist.counters.csv" -o "$work/hist.txt" -- \
   "$hist" --kernel hist --image uniform --pixels 1048576 --threads 1024 --reps 2 --warmup 1 >"$work/hist.stdout" 2>"$work/hist.stderr" ||
