@@ -289,43 +289,6 @@ static void fill_config(CUlaunchConfig *c, CUlaunchAttribute *a, const gb_launch
     }
 }
 
-gm_status gb_jit_run(gb_jit *j, gb_kern *k, const gb_launch *l, double timeout_s, double *ms,
-                     gm_error *err)
-{
-    CUlaunchConfig c;
-    CUlaunchAttribute a;
-    CUdeviceptr out = (CUdeviceptr)l->out, sync = (CUdeviceptr)l->sync, data = (CUdeviceptr)l->data;
-    unsigned n = l->n, G = l->G;
-    void *params[] = {&out, &sync, &data, &n, &G};
-    p_cuCtxSetCurrent(j->ctx);
-    fill_config(&c, &a, l);
-    CU(p_cuEventRecord(j->ev0, NULL), "cuEventRecord");
-    CUresult r = p_cuLaunchKernelEx(&c, k->fn, params, NULL);
-    if (r != CUDA_SUCCESS)
-        return cu_fail(err, GM_ERR_RANGE, r, "launch refused");
-    CU(p_cuEventRecord(j->ev1, NULL), "cuEventRecord");
-    struct timespec t0, now, nap = {0, 20000};
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        r = p_cuEventQuery(j->ev1);
-        if (r == CUDA_SUCCESS)
-            break;
-        if (r != CUDA_ERROR_NOT_READY)
-            return cu_fail(err, GM_ERR_CUDA, r, "kernel");
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
-            timeout_s)
-            return gm_fail(err, GM_ERR_CUDA, "kernel still running after %.1f s", timeout_s);
-        nanosleep(&nap, NULL);
-    }
-    if (ms) {
-        float f = 0;
-        CU(p_cuEventElapsedTime(&f, j->ev0, j->ev1), "cuEventElapsedTime");
-        *ms = f;
-    }
-    return GM_OK;
-}
-
 /* Waits for ev, at most timeout_s (polled: a kernel that hangs is reported,
  * not waited for). */
 static gm_status wait_event(CUevent ev, double timeout_s, gm_error *err)
@@ -344,6 +307,32 @@ static gm_status wait_event(CUevent ev, double timeout_s, gm_error *err)
             return gm_fail(err, GM_ERR_CUDA, "kernel still running after %.1f s", timeout_s);
         nanosleep(&nap, NULL);
     }
+}
+
+gm_status gb_jit_run(gb_jit *j, gb_kern *k, const gb_launch *l, double timeout_s, double *ms,
+                     gm_error *err)
+{
+    CUlaunchConfig c;
+    CUlaunchAttribute a;
+    CUdeviceptr out = (CUdeviceptr)l->out, sync = (CUdeviceptr)l->sync, data = (CUdeviceptr)l->data;
+    unsigned n = l->n, G = l->G;
+    void *params[] = {&out, &sync, &data, &n, &G};
+    p_cuCtxSetCurrent(j->ctx);
+    fill_config(&c, &a, l);
+    CU(p_cuEventRecord(j->ev0, NULL), "cuEventRecord");
+    CUresult r = p_cuLaunchKernelEx(&c, k->fn, params, NULL);
+    if (r != CUDA_SUCCESS)
+        return cu_fail(err, GM_ERR_RANGE, r, "launch refused");
+    CU(p_cuEventRecord(j->ev1, NULL), "cuEventRecord");
+    gm_status ws = wait_event(j->ev1, timeout_s, err);
+    if (ws != GM_OK)
+        return ws;
+    if (ms) {
+        float f = 0;
+        CU(p_cuEventElapsedTime(&f, j->ev0, j->ev1), "cuEventElapsedTime");
+        *ms = f;
+    }
+    return GM_OK;
 }
 
 gm_status gb_jit_run_batch(gb_jit *j, gb_kern *k, const gb_launch *l, size_t count,

@@ -131,17 +131,24 @@ static void round_order(void **state)
     gm_gd_round_order(0, 3, one);
 }
 
+/* An H100 sched file with no rows yet: the tests add the rows they need. */
+static gm_mdata *empty_sched_file(void)
+{
+    gm_mdata_meta m = th_meta("sched", TH_H100, 132, "2026-11-25T23:00:00Z");
+    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
+                                        "value", "doc", "extra", "note"};
+    gm_mdata *md = gm_mdata_new(&m, 9, cols);
+    assert_non_null(md);
+    return md;
+}
+
 /* Spread rows of two kernels: lds has 4 points with spreads 0.01, 0.08
  * (the 2n value), 0.02 (the n value, larger), 0.03 -> median (0.02 +
  * 0.03) / 2 = 0.025, max 0.08 at G = 4224, b = 4, one above 5%. */
 static void noise(void **state)
 {
     (void)state;
-    gm_mdata_meta m = th_meta("sched", TH_H100, 132, "2026-11-25T23:00:00Z");
-    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
-                                        "value", "doc", "extra", "note"};
-    gm_mdata *md = gm_mdata_new(&m, 9, cols);
-    assert_non_null(md);
+    gm_mdata *md = empty_sched_file();
     th_sched_row(md, "tgbs", "lds", "1", "1", "9", "0.01", "", "0.005");
     th_sched_row(md, "tgbs", "lds", "4224", "4", "9", "0.08", "", "0.01");
     th_sched_row(md, "tgbs", "ffma", "1", "1", "9", "0.5", "", "0.5");
@@ -178,11 +185,7 @@ static void noise(void **state)
 static void range(void **state)
 {
     (void)state;
-    gm_mdata_meta m = th_meta("sched", TH_H100, 132, "2026-11-25T23:00:00Z");
-    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
-                                        "value", "doc", "extra", "note"};
-    gm_mdata *md = gm_mdata_new(&m, 9, cols);
-    assert_non_null(md);
+    gm_mdata *md = empty_sched_file();
     th_sched_row(md, "tgbr", "lds", "4224", "4", "0", "2.1", "", "1.0");
     th_sched_row(md, "tgbr", "lds", "4225", "4", "0", "9.0", "", "9.0");
     th_sched_row(md, "tgbr", "lds", "4224", "4", "1", "2.0", "", "1.2");
