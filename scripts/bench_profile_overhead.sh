@@ -28,9 +28,6 @@
 #   gpuq counters K=1 the same with GPUQ_BATCH=1: one range profiler window
 #                     per launch, the collector's behaviour before batching
 #   gpuq two runs     gpuq profile --always-rerun (instrumented second run)
-#   gpuq early start  the default with GPUQ_EARLY_START=1 (the collector's
-#                     warm-up of the range profiler on a context of its own,
-#                     docs/profile.md)
 #   gpuq all units    gpuq profile --no-opcode-split with every unit's metrics
 #   before            -O GPUQ's default run
 #   ncu               ncu --clock-control none --cache-control none
@@ -59,7 +56,7 @@ while getopts "n:g:G:O:h" opt; do
     g) gpuq=$OPTARG ;;
     G) gpuq_opts=$OPTARG ;;
     O) old_gpuq=$OPTARG ;;
-    h) sed -n '2,50p' "$0"; exit 0 ;;
+    h) sed -n '2,46p' "$0"; exit 0 ;;
     *) echo "bench_profile_overhead: see -h" >&2; exit 1 ;;
   esac
 done
@@ -85,7 +82,7 @@ trap 'rm -rf "$work"' EXIT
 counters="$work/counters.csv"
 
 export GPUQ_METRICS=${GPUQ_METRICS:-${metrics#smsp__sass_inst_executed_op_shared_atom.sum,}}
-names=(plain default early counters counters_k1 two_runs all_units ncu gpuq_fixed ncu_fixed)
+names=(plain default counters counters_k1 two_runs all_units ncu gpuq_fixed ncu_fixed)
 [ -n "$old_gpuq" ] && names+=(before)
 # BENCH_VARIANTS="plain default ...": time only these (plain, default and
 # gpuq_fixed are always kept: the table is computed from them).
@@ -105,7 +102,6 @@ run_variant() {
   case $v in
     plain) "$@" ;;
     default) "$gpuq" profile --keep-counters "$counters" -o "$work/report.txt" $gpuq_opts -- "$@" ;;
-    early) GPUQ_EARLY_START=1 "$gpuq" profile --keep-counters "$work/c7.csv" -o "$work/r7.txt" $gpuq_opts -- "$@" ;;
     counters) "$gpuq" profile --no-opcode-split --keep-counters "$work/c1.csv" -o "$work/r1.txt" $gpuq_opts -- "$@" ;;
     counters_k1) GPUQ_BATCH=1 "$gpuq" profile --no-opcode-split --keep-counters "$work/c2.csv" -o "$work/r2.txt" $gpuq_opts -- "$@" ;;
     two_runs) "$gpuq" profile --always-rerun --keep-counters "$work/c3.csv" -o "$work/r3.txt" $gpuq_opts -- "$@" ;;
@@ -144,13 +140,13 @@ ncu_launches=""
 # The program's output under gpuq against the plain run's (gpuq writes its
 # report to -o in these variants, so their standard output is the program's).
 same=""; differ=""
-for v in default early counters counters_k1 two_runs; do
+for v in default counters counters_k1 two_runs; do
   [ -f "$work/$v.stdout" ] || continue
   if cmp -s "$work/plain.stdout" "$work/$v.stdout"; then same="$same $v"; else differ="$differ $v"; fi
 done
 # Rows of each gpuq variant's counters file (last run), against the default's.
 rows=""
-for f in c7:early c1:counters c2:counters_k1 c3:two_runs c5:all_units; do
+for f in c1:counters c2:counters_k1 c3:two_runs c5:all_units; do
   [ -f "$work/${f%%:*}.csv" ] && rows="$rows, ${f#*:} $(grep -c '^[0-9]' "$work/${f%%:*}.csv")"
 done
 # How many times the default variant ran the program.
@@ -176,15 +172,13 @@ echo "output:   as the plain run's:${same:- none}${differ:+; DIFFERENT:$differ}"
 echo
 awk -v L="$launches" -v dr="$default_runs" -v plain="$(stats plain)" -v d="$(stats default)" \
     -v c="$(stats counters)" -v k1="$(stats counters_k1)" -v two="$(stats two_runs)" \
-    -v ea="$(stats early)" \
     -v n="$(stats ncu)" -v gf="$(stats gpuq_fixed)" -v nf="$(stats ncu_fixed)" \
     -v au="$(stats all_units)" -v bf="$( [ -n "$old_gpuq" ] && stats before)" 'BEGIN {
   split(plain, p); split(d, D); split(c, C); split(k1, K); split(two, T); split(n, N)
-  split(gf, F); split(nf, Z); split(au, A); split(bf, B); split(ea, E)
+  split(gf, F); split(nf, Z); split(au, A); split(bf, B)
   printf "%-34s %10s %19s %16s %19s\n", "variant", "median s", "(min-max) s", "added/launch ms", "marginal/launch ms"
   row("plain", p, "", "")
   row(sprintf("gpuq profile (default, %d run%s)", dr, dr == 1 ? "" : "s"), D, (D[1] - p[1]) / L, (D[1] - dr * F[1]) / L)
-  if (ea != "") row("  the same, GPUQ_EARLY_START=1", E, (E[1] - p[1]) / L, "")
   if (c != "") row("gpuq profile --no-opcode-split", C, (C[1] - p[1]) / L, (C[1] - F[1]) / L)
   if (k1 != "") row("  the same, GPUQ_BATCH=1", K, (K[1] - p[1]) / L, (K[1] - F[1]) / L)
   if (two != "") row("gpuq profile --always-rerun", T, (T[1] - p[1]) / L, (T[1] - 2 * F[1]) / L)

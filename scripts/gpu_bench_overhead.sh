@@ -2,19 +2,18 @@
 # Issue 14's overhead figures in one bounded batch, for a machine with a GPU:
 # build gpuq, the collector and the histogram example; GPUQ_DEBUG timelines
 # of the 4 Mpixel histogram and of tests/profile/torch_steps.py (400 kernel
-# launches) with GPUQ_EARLY_START off and on; then
-# scripts/bench_profile_overhead.sh on both programs (plain, gpuq, gpuq with
-# GPUQ_EARLY_START=1, ncu, and both profilers' fixed cost).
+# launches); then scripts/bench_profile_overhead.sh on both programs (plain,
+# gpuq, ncu, and both profilers' fixed cost).
 #
 #   OUT=DIR [RUNS=3] [DEADLINE=seconds] scripts/gpu_bench_overhead.sh
 #
 # The PyTorch program's launches are counted first (rows of gpuq's counters
-# file, with 57 steps and with 1); if this PyTorch launches another number
-# of kernels per step than the program's comment says, --steps/--pad are
-# chosen to make 400.
-# Then, if time is left, the GPU test tests/profile/early_check.py.
+# file, with its defaults, 44 steps and 3 pads, and with 1 step and no pad);
+# if this PyTorch launches another number of kernels per step than the
+# program's docstring says, --steps/--pad are chosen to make 400.
+# Then, if time is left, the GPU test tests/profile/torch400_check.py.
 # Output: DIR/log.txt, debug.txt, bench-histogram.txt, bench-torch.txt,
-# early-check.txt.
+# torch400-check.txt.
 set -u
 : "${OUT:?set OUT to the output directory}"
 mkdir -p "$OUT"
@@ -40,43 +39,43 @@ H="$B/examples/histogram/histogram --kernel hist --image solid --pixels 4194304 
 T="python3 tests/profile/torch_steps.py"
 
 stamp count
-# Launches per step (k) and outside the steps (base), from runs of 1 step and
-# of the default 57: then --steps/--pad for 400 if the defaults miss it.
+# Launches per step (k) and outside the steps and pads (base), from runs of
+# the defaults (44 steps, 3 pads) and of 1 step without pad: then
+# --steps/--pad for 400 if the defaults miss it.
 count() {
   rm -f $W/count.csv
   timeout 60 $B/gpuq profile --no-opcode-split --keep-counters $W/count.csv -o /dev/null -- $T "$@" >/dev/null
   local n; n=$(grep -c '^[0-9]' $W/count.csv 2>/dev/null); echo "${n:-0}"
 }
-r57=$(count); r1=$(count --steps 1)
+rdef=$(count); r1=$(count --steps 1 --pad 0)
 targs=""
-if [ "$r57" -ne 400 ] && [ "$r57" -gt "$r1" ] && [ $(( (r57 - r1) % 56 )) -eq 0 ]; then
-  k=$(( (r57 - r1) / 56 )); base=$(( r1 - k )); s=$(( (400 - base) / k ))
+if [ "$rdef" -ne 400 ] && [ "$rdef" -gt $(( r1 + 3 )) ] && [ $(( (rdef - 3 - r1) % 43 )) -eq 0 ]; then
+  k=$(( (rdef - 3 - r1) / 43 )); base=$(( r1 - k )); s=$(( (400 - base) / k ))
   targs="--steps $s --pad $(( 400 - base - s * k ))"
 fi
-echo "torch_steps.py: $r57 launches with its defaults, $r1 with --steps 1; benchmark arguments: '${targs:-the defaults}'"
+echo "torch_steps.py: $rdef launches with its defaults, $r1 with --steps 1 --pad 0; benchmark arguments: '${targs:-the defaults}'"
 T="$T $targs"
 
 stamp debug
-for run in "0 $H" "1 $H" "1 $T"; do
-  early=${run%% *}; prog=${run#* }
-  echo "### GPUQ_EARLY_START=$early $prog" >> $OUT/debug.txt
-  GPUQ_EARLY_START=$early GPUQ_DEBUG=1 timeout 60 $B/gpuq profile --no-opcode-split \
+for prog in "$H" "$T"; do
+  echo "### $prog" >> $OUT/debug.txt
+  GPUQ_DEBUG=1 timeout 60 $B/gpuq profile --no-opcode-split \
     --keep-counters $W/dbg.csv -o /dev/null -- $prog >> $OUT/debug.txt 2>&1
   echo "rc=$? rows=$(grep -c '^[0-9]' $W/dbg.csv)" >> $OUT/debug.txt
 done
-grep -E '###|rc=|first start|early start|timeline \(ms since gpuq|unloaded|ms: run 1' $OUT/debug.txt
+grep -E '###|rc=|first start|timeline \(ms since gpuq|unloaded|ms: run 1' $OUT/debug.txt
 
 stamp bench-histogram
-BENCH_VARIANTS="early ncu ncu_fixed" timeout 65 \
+BENCH_VARIANTS="ncu ncu_fixed" timeout 65 \
   scripts/bench_profile_overhead.sh -n "$RUNS" -g $B/gpuq $H > $OUT/bench-histogram.txt 2>&1
 echo "bench rc=$?"; cat $OUT/bench-histogram.txt
 stamp bench-torch
-BENCH_NCU_ROUNDS=1 BENCH_VARIANTS="early ncu ncu_fixed" timeout $(( $(left) - 3 )) \
+BENCH_NCU_ROUNDS=1 BENCH_VARIANTS="ncu ncu_fixed" timeout $(( $(left) - 3 )) \
   scripts/bench_profile_overhead.sh -n "$RUNS" -g $B/gpuq $T > $OUT/bench-torch.txt 2>&1
 echo "bench rc=$?"; cat $OUT/bench-torch.txt
 if [ "$(left)" -gt 25 ]; then
-  stamp early-check
-  PYTHONUNBUFFERED=1 timeout $(( $(left) - 3 )) python3 tests/profile/early_check.py $B/gpuq $W/early > $OUT/early-check.txt 2>&1
-  echo "early_check rc=$?"; tail -8 $OUT/early-check.txt
+  stamp torch400-check
+  PYTHONUNBUFFERED=1 timeout $(( $(left) - 3 )) python3 tests/profile/torch400_check.py $B/gpuq $W/t400 > $OUT/torch400-check.txt 2>&1
+  echo "torch400_check rc=$?"; tail -8 $OUT/torch400-check.txt
 fi
 stamp end

@@ -37,7 +37,6 @@
 #include "collector_internal.h"
 #include "collector_range.h"
 #include "collector_sass.h"
-#include "collector_warm.h"
 #include "gi_pattern.h"
 #include "gi_sass.h"
 
@@ -177,7 +176,6 @@ void gi_device_setup(gi_device *dev, CUcontext ctx)
         return;
     int ok = g.pass == GI_PASS_COUNTERS ? gi_range_device_setup(dev, ctx) : gi_sass_device_setup(dev);
     dev->setup_ok = ok && !g.disabled;
-    gi_warm_device_ready(dev); /* GPUQ_EARLY_START's thread may use it now */
     if (dev->setup_ok)
         gi_verbose("device %d (%s, %s) ready for the %s pass", dev->ordinal, dev->meta.device_name,
                    dev->chip, g.pass == GI_PASS_SASS ? "sass" : "counters");
@@ -290,8 +288,7 @@ static void debug_report(uint64_t drain_end_ns)
         "set config", "first start", "start", "stop", "decode", "counter data info",
         "evaluate", "write row", "ctx synchronize", "range profiler disable", "host deinit",
         "profiler deinit", "sass setup", "sass enable", "sass flush", "save cubin",
-        "nvperf preload (thread)", "nvperf preload wait", "early start context",
-        "early start (thread)", "early start wait"};
+        "nvperf preload (thread)", "nvperf preload wait"};
     uint64_t windows = 0;
     for (int i = 0; i < GI_MAX_DEVICES; i++)
         windows += g.devices[i].windows;
@@ -312,7 +309,6 @@ static void debug_report(uint64_t drain_end_ns)
                 GI_FROM0(drain_end_ns));
 #undef GI_FROM0
     }
-    gi_warm_debug();
     double total = 0;
     for (int c = 0; c < GI_CALL_COUNT; c++)
         total += (double)g.call_ns[c];
@@ -341,13 +337,10 @@ static void drain(void)
     g.disabled = 1;
     g.drain_start_ns = gi_now_ns();
     pthread_mutex_unlock(&g.lock);
-    int warm_over = gi_warm_finish(); /* GPUQ_EARLY_START's thread uses device 0 */
 
     for (int i = 0; i < GI_MAX_DEVICES; i++) {
         gi_device *dev = &g.devices[i];
         if (!dev->setup_done)
-            continue;
-        if (i == 0 && !warm_over)
             continue;
         if (!lock_with_timeout(&dev->lock)) {
             gi_note("device %d is still busy at exit; its profiler state is left as is", i);
@@ -776,8 +769,6 @@ static void initialize_once(void)
     gi_call_done(GI_CALL_SUBSCRIBE, t0);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     preload_start();
-    if (g.pass == GI_PASS_COUNTERS)
-        gi_warm_start(); /* only with GPUQ_EARLY_START=1 (collector_warm.c) */
     atexit(drain);
     if (g.pass == GI_PASS_COUNTERS && g.batch > 1)
         install_signal_flush();

@@ -9,8 +9,6 @@
  *   collector_range.c   the counters pass (range profiler), collector_range.h
  *   collector_graph.c   kernel nodes of CUDA graphs, collector_graph.h
  *   collector_sass.c    the sass pass (SASS metrics), collector_sass.h
- *   collector_warm.c    GPUQ_EARLY_START: the first Start on a context of its
- *                       own, on a thread, collector_warm.h
  * This header includes neither part header, so there is no include circle.
  *
  * Locking: g_collector.lock guards the filter, launch ids, the output and
@@ -119,9 +117,6 @@ typedef enum gi_call {
     GI_CALL_SAVE_CUBIN,         /* cuptiGetCubinCrc + writing the cubin */
     GI_CALL_PRELOAD,            /* loading libnvperf_host/target (a thread of its own) */
     GI_CALL_PRELOAD_WAIT,       /* waiting for that thread at the first device set-up */
-    GI_CALL_WARM_CTX,           /* GPUQ_EARLY_START: creating and destroying its own context */
-    GI_CALL_WARM_START,         /* GPUQ_EARLY_START: the Start of its empty window (a thread) */
-    GI_CALL_WARM_WAIT,          /* waiting for that thread before the first Enable, or at exit */
     GI_CALL_COUNT
 } gi_call;
 

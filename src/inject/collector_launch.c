@@ -12,7 +12,6 @@
 #include "collector_internal.h"
 #include "collector_range.h"
 #include "collector_sass.h"
-#include "collector_warm.h"
 
 #define g g_collector
 
@@ -256,7 +255,6 @@ static void capture_forget(gi_device *dev, CUstream stream)
 static void capture_begin(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, gi_launch *L)
 {
     L->action = GI_ACTION_NONE;
-    gi_warm_before_capture(); /* GPUQ_EARLY_START: no call of its thread in a capture */
     gi_device *dev = device_quiet(cb->context);
     if (!dev || g.drained)
         return;
@@ -536,8 +534,6 @@ void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_
     (void)userdata;
     if (getpid() != g.pid)
         return; /* a forked child: the parent's session is not ours */
-    if (gi_warm_is_self())
-        return; /* GPUQ_EARLY_START's own context and CUPTI's work on it */
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         const CUpti_CallbackData *cb = data;
         if (cb->callbackSite == CUPTI_API_ENTER) {

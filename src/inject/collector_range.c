@@ -27,7 +27,6 @@
 #include "collector_internal.h"
 #include "collector_host.h"
 #include "collector_range.h"
-#include "collector_warm.h"
 
 #ifndef GPUQ_VERSION
 #define GPUQ_VERSION "0.0.0-dev"
@@ -364,7 +363,6 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
 {
     if (dev->rp_ctx == ctx && dev->rp)
         return 1;
-    gi_warm_wait(dev); /* GPUQ_EARLY_START: its window on its own context first */
     disable_profiler(dev);
     if (!dev->pending) {
         choose_batch(dev);
