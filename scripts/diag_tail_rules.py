@@ -8,8 +8,8 @@ tail count for every partial-wave point).  The refill rule gpuq ships
 (mixing linear in log2 b) is `interp`; `gpuq diag --tails` gives the same
 numbers.  Plain Python 3, no GPU:
 
-  scripts/diag_tail_rules.py --rules-from tables/nvidia-h100-80gb-hbm3/sched.csv \\
-      tables/nvidia-h100-80gb-hbm3/sched.csv docs/diag-data/h100-full-run2.csv \\
+  scripts/diag_tail_rules.py --rules-from docs/diag-data/h100-full-run3.csv \\
+      docs/diag-data/h100-full-run3.csv docs/diag-data/h100-full-run2.csv \\
       docs/diag-data/h100-full-run1.csv docs/diag-data/h100-quick-run2.csv
 
 Uses the file's N_slot column (the occupancy API; Eq. 3.3's hopper form

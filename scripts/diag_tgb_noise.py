@@ -24,8 +24,9 @@ up to ~0.15 ms for the FFMA kernel's thousands of short blocks, hence
 --abs); a larger gap is made by the estimator, not by the kernel.
 Plain Python 3, no GPU:
 
-  scripts/diag_tgb_noise.py tables/nvidia-h100-80gb-hbm3/sched.csv \\
-      docs/diag-data/h100-full-run2.csv docs/diag-data/h100-full-run1.csv"""
+  scripts/diag_tgb_noise.py docs/diag-data/h100-full-run3.csv \\
+      docs/diag-data/h100-full-run2.csv docs/diag-data/h100-full-run1.csv \\
+      tables/nvidia-h100-80gb-hbm3/sched.csv   # run 4c: every launch kept"""
 import argparse
 import csv
 import importlib.util
