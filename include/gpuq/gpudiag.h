@@ -252,8 +252,6 @@ gm_status gm_gd_classify_policy(const gm_gd_issue *log, size_t n, int steps,
 double gm_gd_pearson(const double *x, const double *y, size_t n);
 /* Median of |pred / meas - 1| (NaN when n == 0). */
 double gm_gd_median_abs_err(const double *pred, const double *meas, size_t n);
-/* Median of v (sorted copy; NaN when n == 0). */
-double gm_gd_median(const double *v, size_t n);
 
 #ifdef __cplusplus
 }

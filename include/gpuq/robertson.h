@@ -130,11 +130,7 @@ extern const char *const gm_ga_columns[];
 #define GM_GA_NCOLS 11
 
 /* ---- helpers the suite uses to turn samples into its rows ---- */
-
-/* Median of v[0..n) (sorted in place); NaN when n = 0. */
-double gm_ga_median(double *v, size_t n);
-/* q-quantile (0..1, linear between order statistics) of sorted v. */
-double gm_ga_quantile_sorted(const double *v, size_t n, double q);
+/* (median and quantiles: include/gpuq/stats.h) */
 
 /* The paper's lock-width reading of the offset sweep ("Do adjacent memory
  * operations cause atomic collisions?"): t[i] is the time per iteration at

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpuq/gpudiag_data.h"
+#include "gpuq/stats.h"
 #include "sched_suite.h"
 
 #define GS_REPS 3
@@ -217,7 +218,7 @@ static gm_status fu_cycles(gs_ctx *c, gb_kern *k, int warps, unsigned n, double 
             return st;
         v[r] = (double)t;
     }
-    *cyc = gm_gd_median(v, GS_REPS);
+    *cyc = gm_median(v, GS_REPS);
     return GM_OK;
 }
 
@@ -320,7 +321,7 @@ static gm_status nmp_time(gs_ctx *c, gb_kern *k, unsigned G, unsigned n, double 
                 mx = (double)t[i];
         v[r] = flag[1] ? NAN : mx;
     }
-    *T = gm_gd_median(v, GS_REPS);
+    *T = gm_median(v, GS_REPS);
     gs_row(c, "nmp", "ffma", G, 32, NAN, *T, NAN, NAN, "", err);
     gs_progress(c, GS_REPS, "num mp");
     return GM_OK;

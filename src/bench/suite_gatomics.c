@@ -32,6 +32,7 @@
 
 #include "gatomics_kernels.h"
 #include "gpuq/robertson.h"
+#include "gpuq/stats.h"
 #include "suite.h"
 
 #define BUF_BYTES (80ull << 20)
@@ -280,9 +281,9 @@ static size_t warp_means(const float *v, size_t n_threads, double *out)
 
 static void summarize(double *s, size_t n, double *med, double *lo, double *hi)
 {
-    *med = gm_ga_median(s, n); /* sorts */
-    *lo = gm_ga_quantile_sorted(s, n, 0.1);
-    *hi = gm_ga_quantile_sorted(s, n, 0.9);
+    *med = gm_median_sort(s, n); /* sorts */
+    *lo = gm_quantile_sorted(s, n, 0.1);
+    *hi = gm_quantile_sorted(s, n, 0.9);
 }
 
 static gm_status fetch_cycles(ga_ctx *c, size_t n_threads, double *samples, size_t *ns,
@@ -473,7 +474,7 @@ static gm_status rate_point(ga_ctx *c, int op, int pattern, int lps, int warps, 
             return st;
         r[i] = t3 > t1 ? ops_per_iter * 2.0 * iters / ((t3 - t1) * 1e-3) / 1e9 : NAN;
     }
-    *m = gm_ga_median(r, (size_t)reps);
+    *m = gm_median_sort(r, (size_t)reps);
     *lo = r[0];
     *hi = r[reps - 1];
     return GM_OK;

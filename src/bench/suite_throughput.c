@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpuq/stats.h"
 #include "gpuq/txsim.h"
 #include "suite.h"
 #include "suite_clock.h"
@@ -90,17 +91,15 @@ typedef struct tp_ctx {
     long done, total;
 } tp_ctx;
 
-static int cmp_float(const void *a, const void *b)
+/* Median of the REPS event times and their spread, (max - min) / median. */
+static double median_spread(const float *ms, int n, double *spread)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_spread(float *ms, int n, double *spread)
-{
-    qsort(ms, (size_t)n, sizeof *ms, cmp_float);
-    double med = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-    *spread = med > 0 ? (ms[n - 1] - ms[0]) / med : NAN;
+    double v[REPS];
+    for (int i = 0; i < n && i < REPS; i++)
+        v[i] = ms[i];
+    n = n < REPS ? n : REPS;
+    double med = gm_median_sort(v, (size_t)n);
+    *spread = med > 0 ? (v[n - 1] - v[0]) / med : NAN;
     return med;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "gpuq/gpudiag.h"
+#include "gpuq/stats.h"
 
 long gm_gd_round_up(long a, long u)
 {
@@ -546,26 +547,6 @@ double gm_gd_pearson(const double *x, const double *y, size_t n)
     return sxy / sqrt(sxx * syy);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double gm_gd_median(const double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    double *c = malloc(n * sizeof *c);
-    if (!c)
-        return NAN;
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
-    free(c);
-    return m;
-}
-
 double gm_gd_median_abs_err(const double *pred, const double *meas, size_t n)
 {
     if (n == 0)
@@ -575,7 +556,7 @@ double gm_gd_median_abs_err(const double *pred, const double *meas, size_t n)
         return NAN;
     for (size_t i = 0; i < n; i++)
         e[i] = fabs(pred[i] / meas[i] - 1.0);
-    double m = gm_gd_median(e, n);
+    double m = gm_median(e, n);
     free(e);
     return m;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpuq/gpudiag_meas.h"
+#include "gpuq/stats.h"
 
 gm_status gm_gd_spread_of(const double *v, size_t n, gm_gd_spread *out)
 {
@@ -32,7 +33,7 @@ gm_status gm_gd_spread_of(const double *v, size_t n, gm_gd_spread *out)
             hi = ok[i];
     }
     out->n = m;
-    out->median = gm_gd_median(ok, m);
+    out->median = gm_median(ok, m);
     out->min = lo;
     out->max = hi;
     out->spread = (hi - lo) / out->median;
@@ -104,7 +105,7 @@ int gm_gd_data_tgb_noise(const gm_gd_data *d, const char *op, double threshold,
         s[out->n++] = v;
     }
     if (out->n)
-        out->median = gm_gd_median(s, out->n);
+        out->median = gm_median(s, out->n);
     free(s);
     return out->n > 0;
 }
@@ -140,7 +141,7 @@ int gm_gd_data_tgb_range(const gm_gd_data *d, const char *op, long G, int b, dou
     }
     int ok = n > 0 && mx >= mn;
     if (ok) {
-        double m1 = gm_gd_median(t1, n);
+        double m1 = gm_median(t1, n);
         *lo = mn - m1;
         *hi = mx - m1;
     }

@@ -2,6 +2,7 @@
  * carried over with paper 000's U = B / T) and the readings of Robertson's
  * experiments.  include/gpuq/robertson.h has the equations. */
 #include "gpuq/robertson.h"
+#include "gpuq/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -181,34 +182,6 @@ gm_status gm_ga_rates_for_form(const gm_mdata *md, gm_ga_form form, gm_ga_rates 
     return gm_ga_rates_from_mdata(md, form == GM_GA_FORM_RATE_F32 ? f32 : NULL, out, err);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double gm_ga_quantile_sorted(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    if (q <= 0)
-        return v[0];
-    if (q >= 1)
-        return v[n - 1];
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)pos;
-    double f = pos - (double)i;
-    return i + 1 < n ? v[i] + f * (v[i + 1] - v[i]) : v[i];
-}
-
-double gm_ga_median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return gm_ga_quantile_sorted(v, n, 0.5);
-}
-
 gm_status gm_ga_lock_width(const double *offset, const double *t, size_t n, double tol,
                            double *width, gm_error *err)
 {
@@ -224,7 +197,7 @@ gm_status gm_ga_lock_width(const double *offset, const double *t, size_t n, doub
     }
     if (nf == 0)
         return gm_fail(err, GM_ERR_RANGE, "lock width: no offset >= 256 bytes for the floor");
-    double floor_t = gm_ga_median(far, nf);
+    double floor_t = gm_median_sort(far, nf);
     /* The smallest i from which every later time is at the floor. */
     size_t from = n;
     for (size_t i = n; i-- > 0;) {

@@ -20,6 +20,7 @@
 
 #include "gatomics_kernels.h"
 #include "gpuq/robertson.h"
+#include "gpuq/stats.h"
 #include "suite.h"
 
 extern const gb_suite gb_suite_gatomics;
@@ -49,7 +50,7 @@ static double stall_median(int op, int dep, int n_sm, void *buf, float *d_cycles
     cudaMemcpy(h, d_cycles, n * sizeof *h, cudaMemcpyDeviceToHost);
     for (size_t i = 0; i < n; i++)
         v[i] = h[i];
-    double m = gm_ga_median(v, n);
+    double m = gm_median_sort(v, n);
     free(h);
     free(v);
     return m;

@@ -248,18 +248,6 @@ static void hide_point_reading(void **state)
     assert_true(isnan(gm_ga_hide_point(k, never, without, 6, 0.02)));
 }
 
-static void median_and_quantile(void **state)
-{
-    (void)state;
-    double v[] = {5, 1, 4, 2, 3};
-    assert_float_equal(gm_ga_median(v, 5), 3, 0);
-    assert_float_equal(gm_ga_quantile_sorted(v, 5, 0.25), 2, 0);
-    assert_float_equal(gm_ga_quantile_sorted(v, 5, 0.1), 1.4, 1e-12);
-    double e[] = {2, 1};
-    assert_float_equal(gm_ga_median(e, 2), 1.5, 0);
-    assert_true(isnan(gm_ga_median(e, 0)));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,7 +255,7 @@ int main(void)
         cmocka_unit_test(classes_add),           cmocka_unit_test(no_atomics_is_exactly_zero),
         cmocka_unit_test(missing_and_bad_input), cmocka_unit_test(forms_by_name),
         cmocka_unit_test(rates_from_file),       cmocka_unit_test(lock_width_reading),
-        cmocka_unit_test(hide_point_reading),    cmocka_unit_test(median_and_quantile),
+        cmocka_unit_test(hide_point_reading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
