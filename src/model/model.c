@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpuq/model.h"
+#include "gpuq/stats.h"
 
 /* ---- Eq. 1: T-hat at integral points ------------------------------------ */
 
@@ -285,12 +286,6 @@ static int nonneg(double x)
     return isfinite(x) && x >= 0;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 gm_status gm_cycles_per_wavefront(const gm_table *table, gm_method method, double *w,
                                   gm_method *used_method, gm_error *err)
 {
@@ -329,8 +324,7 @@ gm_status gm_cycles_per_wavefront(const gm_table *table, gm_method method, doubl
         }
         slopes[i] = (t_hi - t_lo) / ((double)n * (e_hi - e_lo));
     }
-    qsort(slopes, (size_t)count, sizeof *slopes, compare_doubles);
-    double median = count % 2 ? slopes[count / 2] : (slopes[count / 2 - 1] + slopes[count / 2]) / 2;
+    double median = gm_median_sort(slopes, (size_t)count);
     free(slopes);
     if (!(isfinite(median) && median > 0))
         return gm_fail(err, GM_ERR_RANGE, "cycles per wavefront from the add,same_address,%s series "
