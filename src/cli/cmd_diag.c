@@ -16,6 +16,7 @@
 #include "gpuq/gpudiag_data.h"
 #include "gpuq/gpudiag_meas.h"
 #include "gpuq/mdata.h"
+#include "gpuq/writer.h"
 
 #define CMD "diag"
 #define MAX_ITEMS 256
@@ -296,22 +297,6 @@ static void write_text(FILE *out, const report *r, const gm_mdata *md, const cha
     fprintf(out, "\n* measured differs from documented (throughputs: by more than 5%%)\n");
 }
 
-static void csv_text(FILE *out, const char *s)
-{
-    int q = strpbrk(s, ",\"\n") != NULL;
-    if (!q) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 static void num(FILE *out, double v, int json)
 {
     if (isnan(v))
@@ -320,34 +305,20 @@ static void num(FILE *out, double v, int json)
         fprintf(out, "%.9g", v);
 }
 
-static void json_text(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", *s);
-        else
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 static void write_csv(FILE *out, const report *r)
 {
     fputs("section,parameter,measured,documented,differs,note\n", out);
     for (size_t i = 0; i < r->n; i++) {
         const item *it = &r->it[i];
-        csv_text(out, it->section);
+        gm_csv_write_field(out, it->section);
         fputc(',', out);
-        csv_text(out, it->name);
+        gm_csv_write_field(out, it->name);
         fputc(',', out);
         num(out, it->measured, 0);
         fputc(',', out);
         num(out, it->documented, 0);
         fprintf(out, ",%d,", it->differs);
-        csv_text(out, it->note);
+        gm_csv_write_field(out, it->note);
         fputc('\n', out);
     }
 }
@@ -355,22 +326,22 @@ static void write_csv(FILE *out, const report *r)
 static void write_json(FILE *out, const report *r, const gm_mdata *md)
 {
     fputs("{\n  \"gpu\": ", out);
-    json_text(out, md->meta.gpu_name);
+    gm_json_write_string(out, md->meta.gpu_name);
     fprintf(out, ",\n  \"sm_count\": %d,\n  \"date\": ", md->meta.sm_count);
-    json_text(out, md->meta.date);
+    gm_json_write_string(out, md->meta.date);
     fputs(",\n  \"parameters\": [\n", out);
     for (size_t i = 0; i < r->n; i++) {
         const item *it = &r->it[i];
         fputs("    {\"section\": ", out);
-        json_text(out, it->section);
+        gm_json_write_string(out, it->section);
         fputs(", \"parameter\": ", out);
-        json_text(out, it->name);
+        gm_json_write_string(out, it->name);
         fputs(", \"measured\": ", out);
         num(out, it->measured, 1);
         fputs(", \"documented\": ", out);
         num(out, it->documented, 1);
         fprintf(out, ", \"differs\": %s, \"note\": ", it->differs ? "true" : "false");
-        json_text(out, it->note);
+        gm_json_write_string(out, it->note);
         fprintf(out, "}%s\n", i + 1 < r->n ? "," : "");
     }
     fputs("  ]\n}\n", out);

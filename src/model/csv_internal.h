@@ -1,6 +1,6 @@
 /* RFC 4180 CSV reading (csv.c) shared by the counters file loader
  * (counters.c), the ncu importer (ncu_import.c) and the table loader; the
- * writing side (quoting, numbers, JSON strings) is writer.h, included here
+ * writing side (quoting, numbers, JSON strings) is gpuq/writer.h, included here
  * for the callers that do both.  Internal to libgpuq: not part of the
  * installed API.
  *
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "gpuq/status.h"
-#include "writer.h"
+#include "gpuq/writer.h"
 
 typedef struct gm_csv_reader {
     FILE *in;

@@ -13,7 +13,7 @@
 #include "atomic_file.h"
 #include "gpuq/gzstream.h"
 #include "gpuq/mdata.h"
-#include "writer.h"
+#include "gpuq/writer.h"
 
 #define MDATA_LINE_MAX 65536
 #define MDATA_COLS_MAX 256

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "gpuq/report.h"
-#include "writer.h"
+#include "gpuq/writer.h"
 
 typedef struct report_rows {
     size_t count;

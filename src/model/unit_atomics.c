@@ -13,7 +13,7 @@
 #include "gpuq/atomic_latency.h"
 #include "gpuq/model.h"
 #include "gpuq/unit.h"
-#include "writer.h"
+#include "gpuq/writer.h"
 
 /* ------------------------------------------------------------------------
  * Verdict and one launch */

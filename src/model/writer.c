@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "writer.h"
+#include "gpuq/writer.h"
 
 int gm_csv_write_field(FILE *out, const char *text)
 {

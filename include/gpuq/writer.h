@@ -1,7 +1,8 @@
 /* The output layer shared by the report, counters and table writers:
  * CSV quoting, numbers that read back exactly, JSON strings, and the compact
- * numbers of text tables.  Internal to libgpuq; includes nothing of gpuq, so
- * any writer can use it without include circles. */
+ * numbers of text tables, for libgpuq's writers and the program's own
+ * outputs (gpuq diag).  Includes nothing of gpuq, so any writer can use it
+ * without include circles. */
 #ifndef GPUQ_WRITER_H
 #define GPUQ_WRITER_H
 
