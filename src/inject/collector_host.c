@@ -101,6 +101,19 @@ static CUptiResult add_metrics(CUpti_Profiler_Host_Object *host, const char **na
     return rc;
 }
 
+/* One item of a comma-separated list: copied into name ("" when empty or
+ * not shorter than size); returns where the next item starts. */
+static const char *list_item(const char *p, char *name, size_t size)
+{
+    size_t len = strcspn(p, ",");
+    name[0] = '\0';
+    if (len > 0 && len < size) {
+        memcpy(name, p, len);
+        name[len] = '\0';
+    }
+    return p + len + (p[len] == ',');
+}
+
 /* Adds the table rows named in a comma-separated list (metric or column
  * names); an unknown name is noted and skipped (its value has no place in
  * a counters row). */
@@ -108,21 +121,18 @@ static void add_named_rows(const char *list, const char *var, int *rows, size_t 
 {
     char name[256];
     for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, ",");
-        if (len > 0 && len < sizeof name) {
-            memcpy(name, p, len);
-            name[len] = '\0';
-            int row = gm_metric_find(name);
-            int seen = 0;
-            for (size_t j = 0; j < *n && !seen; j++)
-                seen = rows[j] == row;
-            if (row < 0)
-                gi_note("%s: '%s' is not a metric of gpuq's table (gpuq/metrics.h): skipped",
-                        var, name);
-            else if (!seen && *n < max)
-                rows[(*n)++] = row;
-        }
-        p += len + (p[len] == ',');
+        p = list_item(p, name, sizeof name);
+        if (!name[0])
+            continue;
+        int row = gm_metric_find(name);
+        int seen = 0;
+        for (size_t j = 0; j < *n && !seen; j++)
+            seen = rows[j] == row;
+        if (row < 0)
+            gi_note("%s: '%s' is not a metric of gpuq's table (gpuq/metrics.h): skipped", var,
+                    name);
+        else if (!seen && *n < max)
+            rows[(*n)++] = row;
     }
 }
 
@@ -143,19 +153,16 @@ static int metric_rows(int *rows, size_t *n, size_t max, int *file_rows, size_t 
         size_t n_units = 0;
         char name[128];
         for (const char *p = sections; p && *p;) {
-            size_t len = strcspn(p, ",");
-            if (len > 0 && len < sizeof name) {
-                memcpy(name, p, len);
-                name[len] = '\0';
-                const gm_unit *u = gm_unit_find(name);
-                if (!u) {
-                    gi_stand_down(GI_ERROR_CONFIG, "GPUQ_SECTIONS: no unit '%s'", name);
-                    return 0;
-                }
-                if (n_units < 64)
-                    units[n_units++] = u;
+            p = list_item(p, name, sizeof name);
+            if (!name[0])
+                continue;
+            const gm_unit *u = gm_unit_find(name);
+            if (!u) {
+                gi_stand_down(GI_ERROR_CONFIG, "GPUQ_SECTIONS: no unit '%s'", name);
+                return 0;
             }
-            p += len + (p[len] == ',');
+            if (n_units < 64)
+                units[n_units++] = u;
         }
         *n = gm_units_metric_rows(n_units ? units : NULL, n_units, rows, max);
         add_named_rows(getenv("GPUQ_EXTRA_METRICS"), "GPUQ_EXTRA_METRICS", rows, n, max);
