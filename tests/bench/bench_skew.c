@@ -5,7 +5,7 @@
  *
  * Runs a fixed set of cells (n = 1..64, same-address and distinct-bank, ADD
  * and CAS, single shot; a few steady-state and POPC.INC cells) under each
- * kernel variant (gb_kernels.h: GB_VARIANT_*) and prints, per variant and
+ * kernel variant (atomics_kernels.h: GB_VARIANT_*) and prints, per variant and
  * cell: T of single measurements (median, p90), the sample T that calibrate
  * keeps (smallest valid of the inner measurements; median over samples), how
  * often a group of 5 samples (what calibrate keeps per cell) spreads more
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "gb_kernels.h"
+#include "papers/atomics/atomics_bench.h"
+#include "papers/atomics/atomics_kernels.h"
 
 #define REPS 5
 #define MAX_SAMPLES (GB_MAX_CELLS_PER_LAUNCH * REPS * GB_MAX_INNER)

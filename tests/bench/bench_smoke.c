@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench.h"
+#include "papers/atomics/atomics_bench.h"
 
 #define REPS 5
 

@@ -4,7 +4,7 @@
  *   usage: sched_cubins DIR */
 #include <stdio.h>
 
-#include "sched_suite.h"
+#include "papers/waves/waves_suite.h"
 
 int main(int argc, char **argv)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "gpuq/counters.h"
-#include "gpuq/gpudiag_data.h"
-#include "sched_suite.h"
+#include "papers/waves/waves_data.h"
+#include "papers/waves/waves_suite.h"
 
 typedef struct cfg {
     int B, regs, smem;

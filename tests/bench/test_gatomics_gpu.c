@@ -1,4 +1,4 @@
-/* GPU test of suite gatomics (src/bench/suite_gatomics.c).
+/* GPU test of suite gatomics (src/papers/gatomics/gatomics_suite.c).
  *
  * 1. Timings depend on the operation's result: the stall kernels read the
  *    closing clock after the result is stored to shared memory; the control
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gatomics_kernels.h"
-#include "gpuq/robertson.h"
-#include "gpuq/stats.h"
-#include "suite.h"
+#include "papers/gatomics/gatomics_kernels.h"
+#include "papers/gatomics/gatomics_model.h"
+#include "core/stats.h"
+#include "gpuq/suite.h"
 
 extern const gb_suite gb_suite_gatomics;
 

@@ -1,4 +1,4 @@
-/* Unit tests of the calibrate cell scheduler (src/bench/sched.c): cell
+/* Unit tests of the calibrate cell scheduler (src/papers/atomics/atomics_sched.c): cell
  * enumeration, launch grouping, repetitions, retries of discarded samples,
  * re-measuring noisy cells, and checkpoint/resume through the table writer.
  *
@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "bench.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_bench.h"
+#include "papers/atomics/atomics_table.h"
 
 #define CELLS_PER_LAUNCH 132
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/model.h"
+#include "papers/atomics/atomics_model.h"
 #include "model_fixture.h"
 
 /* cmocka 1.1 has no assert_double_equal: |got - want| <= tol, printing both. */

@@ -16,7 +16,7 @@
 #ifndef GPUQ_TESTS_MODEL_FIXTURE_H
 #define GPUQ_TESTS_MODEL_FIXTURE_H
 
-#include "gpuq/model.h"
+#include "papers/atomics/atomics_model.h"
 
 /* cmocka 1.1 has no assert_double_equal: |got - want| <= tol, printing both. */
 void check_near(double got, double want, double tol, const char *file, int line);

@@ -17,7 +17,7 @@
 #include "test_files.h"
 
 #include "gpuq/mdata.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 
 #include "table_fixture.h"
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 
 #define assert_near(got, want, tol) check_near((got), (want), (tol), __FILE__, __LINE__)
 

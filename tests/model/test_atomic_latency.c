@@ -1,5 +1,5 @@
 /* The atomic-latency quantity L and the two-kind verdict
- * (src/model/atomic_latency.c), on hand-computed cases. */
+ * (src/papers/atomics/atomics_latency.c), on hand-computed cases. */
 #include <math.h>
 #include <stdlib.h>
 #include <setjmp.h>
@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "gpuq/atomic_latency.h"
+#include "papers/atomics/atomics_latency.h"
 #include "gpuq/counters.h"
-#include "gpuq/model.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_model.h"
+#include "papers/atomics/atomics_table.h"
 #include "gpuq/unit.h"
 #include "test_helpers.h"
 

@@ -1,5 +1,5 @@
 /* Unit tests of the metric table, the counters set and the counters file
- * (src/model/counters.c, docs/counters-format.md). */
+ * (src/core/counters.c, docs/counters-format.md). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

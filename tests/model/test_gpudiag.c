@@ -1,4 +1,4 @@
-/* GPUDIAG model (src/model/gpudiag.c, paper 003): every equation pinned on
+/* GPUDIAG model (src/papers/waves/waves_model.c, paper 003): every equation pinned on
  * values computed by hand in the comments, and the parameter derivations
  * (Eq. 3.9-3.13) checked on synthetic N_slot data made by the model itself
  * from known parameters (ground truth by construction). */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/gpudiag.h"
+#include "papers/waves/waves_model.h"
 
 static void near_(double got, double want, int line)
 {

@@ -1,4 +1,4 @@
-/* T(g,b) from repeated launches (src/model/gpudiag_meas.c): every value
+/* T(g,b) from repeated launches (src/papers/waves/waves_meas.c): every value
  * below is computed by hand in the comment beside it. */
 #include <math.h>
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/gpudiag_meas.h"
+#include "papers/waves/waves_meas.h"
 #include "test_helpers.h"
 
 static void near_(double got, double want, int line)

@@ -1,4 +1,4 @@
-/* Random-refill block scheduling (src/model/gpudiag_refill.c): every value
+/* Random-refill block scheduling (src/papers/waves/waves_refill.c): every value
  * below is computed by hand in the comment beside it. */
 #include <math.h>
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/gpudiag_refill.h"
+#include "papers/waves/waves_refill.h"
 
 static void near_(double got, double want, int line)
 {

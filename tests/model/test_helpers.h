@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "gpuq/counters.h"
-#include "gpuq/gpudiag.h"
+#include "papers/waves/waves_model.h"
 #include "gpuq/mdata.h"
 #include "gpuq/metrics.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 #include "gpuq/unit.h"
 
 #define TH_H100 "NVIDIA H100 80GB HBM3"
@@ -75,7 +75,7 @@ static inline void th_recorded_h200(gm_counters_set *set)
     assert_true(set->count > 0);
 }
 
-/* One row of a sched machine-data file (columns of src/bench/sched_suite.h:
+/* One row of a sched machine-data file (columns of src/papers/waves/waves_suite.h:
  * kind, name, x, y, z, value, doc, extra, note). */
 static inline void th_sched_row(gm_mdata *md, const char *kind, const char *name, const char *x,
                                 const char *y, const char *z, const char *value,

@@ -1,4 +1,4 @@
-/* Unit tests of the machine data of a report (src/model/machine.c): a
+/* Unit tests of the machine data of a report (src/core/machine.c): a
  * suite given as SUITE=PATH, found in a GPU folder by its header, or
  * missing (one line naming the sections skipped and the command). */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the metric table (src/model/metrics.c): the shared-atomic
+/* Unit tests of the metric table (src/core/metrics.c): the shared-atomic
  * rows first in gm_metric_id order, unique names, lookup by metric name or
  * short column, and the `ncu --metrics` list. */
 #include <setjmp.h>

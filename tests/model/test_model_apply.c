@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/model.h"
+#include "papers/atomics/atomics_model.h"
 #include "model_fixture.h"
 
 /* ---- gm_model_apply ---------------------------------------------------- */

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/model.h"
+#include "papers/atomics/atomics_model.h"
 #include "model_fixture.h"
 
 /* ---- Table 2 ----------------------------------------------------------- */

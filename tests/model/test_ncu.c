@@ -1,4 +1,4 @@
-/* Unit tests of the ncu CSV importer (src/model/ncu_import.c) on real
+/* Unit tests of the ncu CSV importer (src/core/ncu_import.c) on real
  * Nsight Compute output recorded on an H200 (tests/data/README.md) and on
  * variants of it with one defect each. */
 #include <math.h>

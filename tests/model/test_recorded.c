@@ -21,9 +21,9 @@
 #include <cmocka.h>
 
 #include "gpuq/counters.h"
-#include "gpuq/gzstream.h"
-#include "gpuq/model.h"
-#include "gpuq/table.h"
+#include "core/gzstream.h"
+#include "papers/atomics/atomics_model.h"
+#include "papers/atomics/atomics_table.h"
 
 #define RECORDED GPUQ_SOURCE_DIR "/data/recorded/"
 #define TABLE GPUQ_SOURCE_DIR "/tables/nvidia-h200/atomics.csv.gz"

@@ -1,4 +1,4 @@
-/* Unit tests of the report (src/model/report*.c): verdicts, building with
+/* Unit tests of the report (src/core/report*.c): verdicts, building with
  * the registered units, --summary aggregation, several counters files,
  * kernel names and the three writers.
  *
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "../../src/model/csv_internal.h"
-#include "../../src/model/report_internal.h"
+#include "core/csv_internal.h"
+#include "core/report_internal.h"
 #include "gpuq/report.h"
 
 static double table_T(int n, int e, int c)

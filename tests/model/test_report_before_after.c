@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/model/csv_internal.h"
+#include "core/csv_internal.h"
 #include "gpuq/report.h"
 
 #define BEFORE_DIR GPUQ_SOURCE_DIR "/tests/data/report-before"

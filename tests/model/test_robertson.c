@@ -1,5 +1,5 @@
 /* The L2 atomic-unit model and the readings of Robertson's experiments
- * (src/model/robertson.c), on hand-computed cases. */
+ * (src/papers/gatomics/gatomics_model.c), on hand-computed cases. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/robertson.h"
+#include "papers/gatomics/gatomics_model.h"
 #include "test_helpers.h"
 
 /* R_one = 1e9 sectors/s (one slice), R_peak = 60e9 (all slices), RED twice

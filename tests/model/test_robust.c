@@ -16,7 +16,7 @@
 #include "gpuq/counters.h"
 #include "gpuq/mdata.h"
 #include "gpuq/status.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 #include "test_helpers.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/data/"

@@ -1,4 +1,4 @@
-/* Order statistics (include/gpuq/stats.h): the median and quantiles every
+/* Order statistics (src/core/stats.h): the median and quantiles every
  * suite reports its repeated measurements with. */
 #include <math.h>
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/stats.h"
+#include "core/stats.h"
 
 #define NEAR(a, b) assert_float_equal((a), (b), 1e-9)
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/txsim.h"
+#include "papers/bottleneck/bottleneck_txsim.h"
 
 static void strided(uint64_t *a, int n, uint64_t base, uint64_t stride)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/gpudiag.h"
+#include "papers/waves/waves_model.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 #include "test_helpers.h"

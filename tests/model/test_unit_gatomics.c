@@ -1,5 +1,5 @@
-/* The "global atomics" unit (src/model/unit_gatomics.c): it reads the rates
- * from gatomics machine data, applies robertson.c per launch, and reports U,
+/* The "global atomics" unit (src/papers/gatomics/gatomics_unit.c): it reads the rates
+ * from gatomics machine data, applies gatomics_model.c per launch, and reports U,
  * its verdict and fields; it is registered with its metrics in the table. */
 #include <math.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "gpuq/metrics.h"
-#include "gpuq/robertson.h"
+#include "papers/gatomics/gatomics_model.h"
 #include "gpuq/unit.h"
 #include "test_helpers.h"
 

@@ -1,4 +1,4 @@
-/* The "blocks and waves" unit (src/model/unit_waves.c, paper 003) on
+/* The "blocks and waves" unit (src/papers/waves/waves_unit.c, paper 003) on
  * made-up sched machine data with H100-like parameters and a linear FFMA
  * fu(c) = max(1, c / 4); every expected value is worked out in comments. */
 #include <math.h>
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "gpuq/gpudiag.h"
-#include "gpuq/gpudiag_data.h"
+#include "papers/waves/waves_model.h"
+#include "papers/waves/waves_data.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 #include "test_helpers.h"

@@ -1,5 +1,5 @@
-/* Unit tests of the unit registry (src/model/units.c) and of the shared-
- * atomic unit (src/model/unit_atomics.c): the atomic model is row 1, every
+/* Unit tests of the unit registry (src/papers/units.c) and of the shared-
+ * atomic unit (src/papers/atomics/atomics_unit.c): the atomic model is row 1, every
  * declared metric is a row of the metric table, and the unit gives, for
  * every variant and every recorded launch, the U of gm_model_apply, as a
  * field and as its verdict's severity. */
@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "gpuq/metrics.h"
-#include "gpuq/model.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_model.h"
+#include "papers/atomics/atomics_table.h"
 #include "gpuq/unit.h"
 #include "test_helpers.h"
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "gpuq/zhang_owens.h"
+#include "papers/bottleneck/bottleneck_model.h"
 #include "test_helpers.h"
 
 static void near_at(double got, double want, int line)
