@@ -19,7 +19,7 @@
  *   2. one device functor in atomics_kernels.cu (like gb_op_add);
  *   3. one row in gb_kernel_rows[] in atomics_kernels.cu (kernels instantiated
  *      from the functor) and one row in gb_class_specs[] in atomics_sched.c (mixes_cas);
- *   4. the expected opcode in tests/bench/check_sass.sh.
+ *   4. the expected opcode in tests/papers/atomics/check_sass.sh.
  */
 #ifndef GPUQ_BENCH_H
 #define GPUQ_BENCH_H

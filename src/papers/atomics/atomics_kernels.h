@@ -19,7 +19,7 @@ extern "C" {
 /* Warps of one cell: two blocks of up to 32. */
 #define GB_MAX_CELL_WARPS 64
 
-/* Kernel variants, for the diagnostics only (tests/bench/bench_skew.c);
+/* Kernel variants, for the diagnostics only (tests/papers/atomics/bench_skew.c);
  * calibrate uses 0.
  * GB_VARIANT_IMMEDIATE: a warp reduces its lanes' times (shuffles) and stores
  *   them as soon as its own atomic is done, while other warps may still be

@@ -13,7 +13,7 @@
  *     them inside the timed region, and it returns only once the write or
  *     reduction has been performed at L2.  The time is the round trip, the
  *     paper's "round-trip time to the controller", not the issue cost.
- * tests/bench/test_gatomics_gpu.c checks that removing the dependency
+ * tests/papers/gatomics/test_gatomics_gpu.c checks that removing the dependency
  * changes the atomic's time (a timing that does not depend on the result
  * would not change).
  */

@@ -97,7 +97,7 @@ static const gb_suite_key ga_keys[] = {
  * binary holds sm_80 and sm_90 code: RED on sm_80 is REDG on sm_90, hence
  * "RED.E.ADD|REDG.E.ADD".  That each closing clock read waits for the result (the order of
  * LDG/ATOMG, STS or MEMBAR and SR_CLOCKLO) is checked on the operands by
- * tests/bench/check_gatomics_sass.sh. */
+ * tests/papers/gatomics/check_gatomics_sass.sh. */
 static const gb_sass_expect ga_sass[] = {
     {"ga_stall_ld32_k", "LDG.E.STRONG", 1},
     {"ga_stall_st32_k", "STG.E", 1},

@@ -5,7 +5,7 @@
  * microbenchmarks' measurements into the model's parameters.
  *
  * Pure C: no CUDA.  Every function is pinned by CPU tests on hand-computed
- * values (tests/model/test_gpudiag.c).  Notation follows the paper:
+ * values (tests/papers/waves/test_waves_model.c).  Notation follows the paper:
  *   w      warp size;  b = ceil(B / w) warps per block;  G blocks per grid
  *   s      shared memory per block (bytes);  r registers per thread
  *   n_mp   multiprocessors;  g = ceil(G / n_mp) blocks per multiprocessor

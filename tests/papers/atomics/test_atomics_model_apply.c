@@ -1,5 +1,5 @@
 /* Unit tests of gm_model_apply (paper 000, Sec. 3): the model applied to
- * the counters of one launch, on the synthetic table of model_fixture.h.
+ * the counters of one launch, on the synthetic table of atomics_model_fixture.h.
  * Every expected number is worked out by hand in a comment next to it. */
 #include <math.h>
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "papers/atomics/atomics_model.h"
-#include "model_fixture.h"
+#include "atomics_model_fixture.h"
 
 /* ---- gm_model_apply ---------------------------------------------------- */
 

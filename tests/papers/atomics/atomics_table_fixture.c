@@ -1,5 +1,5 @@
-/* The helpers that the calibration-table tests share (test_table_store.c,
- * test_table_load.c, test_table_write.c): a temporary directory, synthetic
+/* The helpers that the calibration-table tests share (test_atomics_table_store.c,
+ * test_atomics_table_load.c, test_atomics_table_write.c): a temporary directory, synthetic
  * tables, a table file as editable lines and the loader's expected answer. */
 #include <dirent.h>
 #include <math.h>
@@ -19,7 +19,7 @@
 #include "gpuq/mdata.h"
 #include "papers/atomics/atomics_table.h"
 
-#include "table_fixture.h"
+#include "atomics_table_fixture.h"
 
 /* cmocka 1.1 has no assert_double_equal: |got - want| <= tol, printing both. */
 void check_near(double got, double want, double tol, const char *file, int line)

@@ -1,6 +1,6 @@
 /* Unit tests of the model's Table 2 (paper 000, Sec. 3), its variants by
  * name and the wavefront busy time, on the synthetic table of
- * model_fixture.h.  Every expected number is worked out by hand in a
+ * atomics_model_fixture.h.  Every expected number is worked out by hand in a
  * comment next to it. */
 #include <math.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "papers/atomics/atomics_model.h"
-#include "model_fixture.h"
+#include "atomics_model_fixture.h"
 
 /* ---- Table 2 ----------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* The synthetic table and launch counters that the model tests share
- * (test_model_eq.c, test_model_table2.c, test_model_apply.c); the formulas
- * are in model_fixture.h. */
+ * (test_atomics_model_eq.c, test_atomics_model_table2.c, test_atomics_model_apply.c); the formulas
+ * are in atomics_model_fixture.h. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "papers/atomics/atomics_model.h"
-#include "model_fixture.h"
+#include "atomics_model_fixture.h"
 
 /* cmocka 1.1 has no assert_double_equal: |got - want| <= tol, printing both. */
 void check_near(double got, double want, double tol, const char *file, int line)

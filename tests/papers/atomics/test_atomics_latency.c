@@ -228,7 +228,7 @@ static const gm_field *field(const gm_field *f, size_t n, const char *name)
 }
 
 /* The atomic unit on five launches of the H100 validation run (ncu raw
- * page, tests/model/data/ncu_raw_latency_h100.csv): L by hand from the
+ * page, tests/papers/atomics/data/ncu_raw_latency_h100.csv): L by hand from the
  * same counters (occupancy x 64 x cycles, N / I_shared, N / W_sel), kind,
  * verdict, in the shipped form, in the two-counter variant, and in the
  * shipped form with wait and selected taken out (older files): the
@@ -246,7 +246,7 @@ static void unit_on_recorded(const char *variant, int drop_issue_counters, const
     th_atomics_machine(&m, "tables/nvidia-h100-80gb-hbm3/atomics.csv.gz");
     gm_counters_set set;
     gm_error err;
-    assert_int_equal(gm_ncu_csv_load(GPUQ_SOURCE_DIR "/tests/model/data/ncu_raw_latency_h100.csv",
+    assert_int_equal(gm_ncu_csv_load(GPUQ_SOURCE_DIR "/tests/papers/atomics/data/ncu_raw_latency_h100.csv",
                                      &set, &err),
                      GM_OK);
     assert_int_equal(set.count, 5);

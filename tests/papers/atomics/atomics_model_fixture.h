@@ -34,7 +34,7 @@ double popc_steady(int n, int e, int c);
 enum { WITH_POPC = 1, WITH_STEADY = 2, WITH_POPC_STEADY = 4 };
 
 gm_table *test_table(int which);
-/* w_n per layer of wave_table's steady-state series (model_fixture.c). */
+/* w_n per layer of wave_table's steady-state series (atomics_model_fixture.c). */
 extern const double wave_w[5];
 double T_wave(int n, int e, int c);
 gm_table *wave_table(void);

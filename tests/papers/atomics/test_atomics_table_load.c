@@ -1,6 +1,6 @@
 /* Unit tests of the calibration-table CSV loader: valid inputs and every
  * rejection rule of docs/table-format.md, one edited line at a time
- * (table_fixture.h). */
+ * (atomics_table_fixture.h). */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -19,7 +19,7 @@
 #include "gpuq/mdata.h"
 #include "papers/atomics/atomics_table.h"
 
-#include "table_fixture.h"
+#include "atomics_table_fixture.h"
 
 /* ---- loader: valid inputs --------------------------------------------- */
 

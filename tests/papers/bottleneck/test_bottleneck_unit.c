@@ -1,5 +1,5 @@
 /* The "bottleneck" unit end to end on a hand-made machine (the one of
- * test_zhang_owens.c, fewer rows): counters by metric name in, fields and
+ * test_bottleneck_model.c, fewer rows): counters by metric name in, fields and
  * verdict out, both variants. */
 #include <math.h>
 #include <setjmp.h>
@@ -24,7 +24,7 @@ static gm_machine mach;
  * sched data (paper 003) with H100-like parameters */
 static gm_machine mach_sched;
 
-/* test_helpers.h's sched rows: the hopper form of test_gpudiag.c's H100,
+/* test_helpers.h's sched rows: the hopper form of test_waves_model.c's H100,
  * N1 32, N2 64, S 233472 (s_min 128, 1024 reserved per block), R 65536
  * (r_min 256, 4 partitions). */
 static gm_mdata *sched_md(void)
@@ -86,7 +86,7 @@ static void set(gm_launch_counters *k, const char *name, double v)
     k->metric[row] = v;
 }
 
-/* test_zhang_owens.c's base launch: paper form 2000 ns (instructions),
+/* test_bottleneck_model.c's base launch: paper form 2000 ns (instructions),
  * Hopper form 2600 ns (shared memory, bank conflicts). */
 static void launch(gm_launch_counters *k)
 {
@@ -213,7 +213,7 @@ static void missing_counters_and_bad_variant(void **state)
     assert_non_null(gm_unit_find("bottleneck"));
 }
 
-/* The more-warps what-ifs on three launches of test_gpudiag.c's relief
+/* The more-warps what-ifs on three launches of test_waves_model.c's relief
  * cases (N_slot from the sched data), 64 blocks on 2 SMs (32 per SM, no
  * grid cap).  Paper form, whose instruction time moves with the warps:
  * fma 8000 / (X(w) 2 SMs 1 GHz) + alu 4000 / (2 x 2) = 1000, with X(w)
@@ -258,7 +258,7 @@ static void more_warps_case(unsigned threads, int regs, int smem, double want_wa
 /* 256 threads (b = 8), 72 registers: N_slot 3, 24 warps: X = 4 + 4 x 8 / 48,
  * fma 8000 / (2 X) = 857.14 ns, 1857.14 in all, 2000 / 1857.14 = 14 / 13.
  * Without the register limit 8 blocks, 64 warps: fma 500, inst 1500, the
- * shared 1600 binds: 1.25; registers <= 32 get there (test_gpudiag.c). */
+ * shared 1600 binds: 1.25; registers <= 32 get there (test_waves_model.c). */
 static void more_warps_registers(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* Shared helpers of the calibration-table tests (table_fixture.c).
+/* Shared helpers of the calibration-table tests (atomics_table_fixture.c).
  *
  * The tables here are synthetic, made by a formula (synth_T), so that
  * every expected value can be computed by hand; they are not measurements. */

@@ -1,6 +1,6 @@
 /* Unit tests of the model's equations (paper 000, Sec. 3): Eq. 1 (T-hat at
  * integral points), Eq. 2 (multilinear interpolation) and Eq. 3 (S = T/n),
- * on the synthetic table of model_fixture.h.  Every expected number is
+ * on the synthetic table of atomics_model_fixture.h.  Every expected number is
  * worked out by hand in a comment next to it. */
 #include <math.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "papers/atomics/atomics_model.h"
-#include "model_fixture.h"
+#include "atomics_model_fixture.h"
 
 /* ---- Eq. 1 ------------------------------------------------------------- */
 

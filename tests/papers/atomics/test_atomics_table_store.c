@@ -1,5 +1,5 @@
 /* Unit tests of the calibration table in memory: names, storage and
- * validation.  Synthetic tables (table_fixture.h), not measurements. */
+ * validation.  Synthetic tables (atomics_table_fixture.h), not measurements. */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -18,7 +18,7 @@
 #include "gpuq/mdata.h"
 #include "papers/atomics/atomics_table.h"
 
-#include "table_fixture.h"
+#include "atomics_table_fixture.h"
 
 /* ---- names ------------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /* Unit tests of the calibration-table writer (atomic: temp file + rename),
  * its round trip through the loader, partial tables (checkpoints) and the
- * shipped test data.  Synthetic tables (table_fixture.h). */
+ * shipped test data.  Synthetic tables (atomics_table_fixture.h). */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -19,7 +19,7 @@
 #include "gpuq/mdata.h"
 #include "papers/atomics/atomics_table.h"
 
-#include "table_fixture.h"
+#include "atomics_table_fixture.h"
 
 /* ---- writer ----------------------------------------------------------- */
 
@@ -278,11 +278,11 @@ static void test_partial_checkpoint(void **state)
 static void test_loads_shipped_test_data(void **state)
 {
     (void)state;
-    /* tests/model/data/tiny.csv: a hand-written 2-warp, 2-lane table kept
+    /* tests/papers/atomics/data/tiny.csv: a hand-written 2-warp, 2-lane table kept
      * in the repository, so that the format is also pinned by a file. */
     gm_table *table = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tests/model/data/tiny.csv", &table, &err),
+    assert_int_equal(gm_table_load(GPUQ_SOURCE_DIR "/tests/papers/atomics/data/tiny.csv", &table, &err),
                      GM_OK);
     assert_int_equal(table->meta.max_warps_per_sm, 2);
     const gm_series *add = gm_table_find(table, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
