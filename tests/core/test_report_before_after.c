@@ -1,4 +1,15 @@
-/* The reshape changed how the report is built (registered units, sections)
+/* Reports before and after a change of structure.
+ *
+ * 1. Every report gpuq model makes of data/recorded/ (and of the recorded
+ * ncu files in tests/data/ncu/) is byte for byte what gpuq made at commit
+ * ec755ce, before the layout into papers and core: tests/data/report-before/
+ * ec755ce/commands.txt lists them (every file in text, CSV and JSON, per launch
+ * and --summary; each section alone; every variant of every section; two
+ * processes in one report; the section and metric lists), record.sh wrote
+ * their stdout (NAME.gz) and their exit status and stderr (stderr.txt) with
+ * the gpuq of that commit.
+ *
+ * 2. The reshape changed how the report is built (registered units, sections)
  * but not what it says: every CSV report in tests/data/report-before/,
  * written by gpuq 0.1.0 from the recorded counters in data/recorded/ for
  * every variant, per launch and with --summary, is made again here, and
@@ -8,6 +19,7 @@
  * "demangled".  The table is the one the old report names: the same cells,
  * moved from tables/<name>-sxm.csv.gz to the GPU's folder. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,10 +30,15 @@
 
 #include <cmocka.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "core/csv_internal.h"
+#include "core/gzstream.h"
 #include "gpuq/report.h"
 
 #define BEFORE_DIR GPUQ_SOURCE_DIR "/tests/data/report-before"
+#define EC755CE_DIR BEFORE_DIR "/ec755ce"
 
 typedef struct csv_doc {
     size_t n_cols, n_rows;
@@ -222,9 +239,129 @@ static void test_every_report_is_the_same(void **state)
     assert_int_equal(numbers, 13020); /* every numeric cell of the old reports */
 }
 
+/* All of a file (gzipped or not) in a NUL-terminated buffer. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = gm_fopen_maybe_gz(path, "r");
+    if (!f)
+        fail_msg("%s: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (cap - n < 65536) {
+            cap = cap * 2 + 65536;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    assert_false(ferror(f));
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Where two texts first differ, as "line L: 'before' vs 'after'". */
+static void first_difference(const char *a, size_t na, const char *b, size_t nb, char *out,
+                             size_t len)
+{
+    size_t i = 0, line = 1, start = 0;
+    while (i < na && i < nb && a[i] == b[i]) {
+        if (a[i] == '\n') {
+            line++;
+            start = i + 1;
+        }
+        i++;
+    }
+    int wa = 0, wb = 0;
+    while (start + (size_t)wa < na && a[start + (size_t)wa] != '\n' && wa < 160)
+        wa++;
+    while (start + (size_t)wb < nb && b[start + (size_t)wb] != '\n' && wb < 160)
+        wb++;
+    snprintf(out, len, "line %zu: before '%.*s', after '%.*s'", line, wa, a + start, wb,
+             b + start);
+}
+
+static void test_every_cli_report_is_byte_identical(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/gpuq_before_after.XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    FILE *list = fopen(EC755CE_DIR "/commands.txt", "r");
+    assert_non_null(list);
+    char *errs = NULL; /* stderr.txt as this gpuq writes it */
+    size_t errs_len = 0;
+    FILE *errs_out = open_memstream(&errs, &errs_len);
+    assert_non_null(errs_out);
+    char line[2048];
+    size_t reports = 0, bytes = 0;
+    while (fgets(line, sizeof line, list)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *args = strchr(line, ' ');
+        assert_non_null(args);
+        *args++ = '\0';
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && GPUQ_TABLE_DIR=tables '%s/gpuq' model %s >'%s/out' 2>'%s/err'",
+                 GPUQ_SOURCE_DIR, GPUQ_BINARY_DIR, args, tmp, tmp);
+        int st = system(cmd);
+        assert_true(st != -1 && WIFEXITED(st));
+        char path[4200];
+        size_t n_before, n_after;
+        snprintf(path, sizeof path, "%s/%s.gz", EC755CE_DIR, line);
+        char *before = slurp(path, &n_before);
+        snprintf(path, sizeof path, "%s/out", tmp);
+        char *after = slurp(path, &n_after);
+        if (n_before != n_after || memcmp(before, after, n_before) != 0) {
+            char where[512];
+            first_difference(before, n_before, after, n_after, where, sizeof where);
+            fail_msg("%s (gpuq model %s): stdout differs from ec755ce's at %s", line, args, where);
+        }
+        bytes += n_after;
+        free(before);
+        free(after);
+        fprintf(errs_out, "%s exit=%d\n", line, WEXITSTATUS(st));
+        snprintf(path, sizeof path, "%s/err", tmp);
+        size_t n_err;
+        char *err = slurp(path, &n_err);
+        for (char *p = err; *p;) {
+            size_t l = strcspn(p, "\n");
+            fprintf(errs_out, "  %.*s\n", (int)l, p);
+            p += l + (p[l] == '\n');
+        }
+        free(err);
+        reports++;
+    }
+    fclose(list);
+    fclose(errs_out);
+    size_t n_old;
+    char *old = slurp(EC755CE_DIR "/stderr.txt", &n_old);
+    if (n_old != errs_len || memcmp(old, errs, n_old) != 0) {
+        char where[512];
+        first_difference(old, n_old, errs, errs_len, where, sizeof where);
+        fail_msg("exit status or stderr differs from ec755ce's (stderr.txt) at %s", where);
+    }
+    free(old);
+    free(errs);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/out", tmp);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/err", tmp);
+    unlink(path);
+    rmdir(tmp);
+    printf("report before/after: %zu gpuq model runs byte-identical to ec755ce (%zu bytes of "
+           "stdout), exit status and stderr too\n", reports, bytes);
+    assert_int_equal(reports, 98); /* the lines of commands.txt */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_cli_report_is_byte_identical),
         cmocka_unit_test(test_every_report_is_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
