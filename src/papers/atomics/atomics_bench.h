@@ -9,7 +9,7 @@
  *   - the cell scheduler (atomics_sched.c, pure C, CPU-tested): which cells go into
  *     which launch, repetitions, retries of discarded samples, re-measuring
  *     noisy cells, resuming from a partial table;
- *   - the launcher (bench_cuda.cu, or atomics_bench_nocuda.c where nvcc was missing):
+ *   - the launcher (atomics_bench_cuda.c, or atomics_bench_nocuda.c where nvcc was missing):
  *     runs one gb_launch on the GPU and hands back one T per cell and
  *     repetition (NaN where the sample was discarded).
  *
@@ -108,7 +108,7 @@ void gb_sched_get_progress(const gb_sched *sched, gb_sched_progress *out);
 gm_status gb_stats(double *values, int count, double *median, double *min, double *max,
                    double *spread);
 
-/* ---- the launcher (bench_cuda.cu / atomics_bench_nocuda.c) ---- */
+/* ---- the launcher (atomics_bench_cuda.c / atomics_bench_nocuda.c) ---- */
 
 typedef struct gb_context gb_context;
 

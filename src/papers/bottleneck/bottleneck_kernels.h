@@ -1,6 +1,7 @@
 /* Host launchers of the suite "throughput" (bottleneck_kernels.cu), C
  * linkage; each returns a cudaError_t (0 = success) and the time of one
- * launch (or of `iters` empty launches) in ms, from device events. */
+ * launch (or of `iters` empty launches) in ms, from device events.  Without
+ * CUDA, bottleneck_kernels_nocuda.c: every call returns TP_ERR_NO_CUDA. */
 #ifndef GPUQ_THROUGHPUT_KERNELS_H
 #define GPUQ_THROUGHPUT_KERNELS_H
 
@@ -14,6 +15,7 @@ extern "C" {
  * TP_EMPTY `iters` empty launches back to back. */
 enum { TP_FFMA, TP_IMAD, TP_LOP3, TP_DFMA, TP_HFMA2, TP_MUFU, TP_ISSUE, TP_EMPTY, TP_OPS };
 #define TP_UNROLL 64 /* timed instructions per loop iteration and chain */
+#define TP_ERR_NO_CUDA (-1) /* no cudaError_t: the build has no CUDA */
 
 int tp_clock_mhz(double *mhz);
 /* ilp: 1 or 4 independent chains (TP_ISSUE: always its 3) */

@@ -43,7 +43,6 @@ static const gb_sass_expect throughput_sass[] = {
     {NULL, NULL, 0},
 };
 
-#ifndef GPUQ_TP_NO_CUDA
 #define REPS 5
 #define L2_WINDOW (16u << 20)   /* L2-resident working set (H100 L2: 50 MB) */
 #define DRAM_BYTES (2ull << 30) /* DRAM-resident runs walk through 2 GiB */
@@ -105,7 +104,8 @@ static double median_spread(const float *ms, int n, double *spread)
 
 static gm_status cuda_fail(int st, const char *what, gm_error *err)
 {
-    return gm_fail(err, GM_ERR_CUDA, "throughput: %s: %s", what, tp_error_string(st));
+    gm_status kind = st == TP_ERR_NO_CUDA ? GM_ERR_UNSUPPORTED : GM_ERR_CUDA;
+    return gm_fail(err, kind, "throughput: %s: %s", what, tp_error_string(st));
 }
 
 static gm_status add_row(tp_ctx *c, const char *kind, const char *name, const double *v,
@@ -349,13 +349,6 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
     gm_mdata_free(c.md);
     return s;
 }
-#else
-static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
-{
-    (void)run;
-    return gm_fail(err, GM_ERR_UNSUPPORTED, "throughput: gpuq was built without CUDA");
-}
-#endif
 
 const gb_suite gb_suite_throughput = {
     .name = "throughput",
