@@ -2,7 +2,7 @@
  *
  * Layout on disk: one folder per GPU, one file per suite,
  *
- *   tables/nvidia-h200/atomics.csv.gz      the shared-atomic table (papers/atomics/atomics_table.h)
+ *   tables/nvidia-h200/atomics.csv.gz      the shared-atomic table (a format of its own)
  *   tables/nvidia-h200/sched.csv           GPUDIAG parameters (paper 003)
  *   tables/nvidia-h200/throughput.csv      Zhang & Owens curves (paper 004)
  *   tables/nvidia-h200/gatomics.csv        Robertson's curves (paper 002)
@@ -10,7 +10,7 @@
  * Every file opens with the same '#' metadata header, read by one parser
  * (gm_mdata_meta_*):
  *
- *   # gpuq machine data v1            (the atomic table: "# gpuq calibration table v2")
+ *   # gpuq machine data v1            (a suite with a body of its own: its magic line)
  *   # suite: sched
  *   # gpu_name: NVIDIA H200
  *   # compute_capability: 9.0
@@ -23,8 +23,9 @@
  *   # method: one line: how it was measured
  *   # gpuq_version: 0.2.0
  *
- * The atomic table (papers/atomics/atomics_table.h) has its own body; every other suite writes
- * the generic body below: one CSV header row of column names, then rows of
+ * A suite whose unit declares a format (gm_mdata_format, gpuq/unit.h) has a
+ * body of its own (the shared-atomic table); every other suite writes the
+ * generic body below: one CSV header row of column names, then rows of
  * text or numbers.  A suite decides its columns (docs/<suite>.md); one
  * loader, one writer and one fuzz harness serve them all.
  *
@@ -122,6 +123,9 @@ gm_status gm_mdata_find(const char *gpu_name, int sm_count, const char *suite,
 /* The source-tree and executable-relative search folders are set by the
  * program (gpuq knows where it runs from); NULL entries are skipped. */
 void gm_mdata_set_search_dirs(const char *exe_relative, const char *source_tree);
+/* The folders searched, in order ($GPUQ_TABLE_DIR, then those set above;
+ * empty ones left out): up to max of them in dirs, returns how many. */
+size_t gm_mdata_search_dirs(const char **dirs, size_t max);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 #include "atomic_file.h"
 #include "gzstream.h"
 #include "gpuq/mdata.h"
+#include "gpuq/unit.h"
 #include "writer.h"
 
 #define MDATA_LINE_MAX 65536
@@ -20,7 +21,6 @@
 #define MDATA_ROWS_MAX 10000000L
 
 static const char mdata_magic[] = "# gpuq machine data v";
-static const char table_magic[] = "# gpuq calibration table v";
 
 /* ---- the common header ------------------------------------------------ */
 
@@ -414,10 +414,21 @@ static size_t split_plain(char *line, char **fields, size_t max)
 typedef struct mdata_loader {
     const char *name;
     long line_no;
-    int table_file;  /* an atomic calibration table (header only is read) */
+    const gm_mdata_format *own; /* a body of its suite's own format (header only is read) */
     gm_mdata_meta meta;
     gm_mdata *md;
 } mdata_loader;
+
+/* The format whose files open with line's magic, NULL for none. */
+static const gm_mdata_format *format_by_magic(const char *line)
+{
+    for (size_t u = 0; gm_units[u]; u++) {
+        const gm_mdata_format *f = gm_units[u]->format;
+        if (f && f->magic && strncmp(line, f->magic, strlen(f->magic)) == 0)
+            return f;
+    }
+    return NULL;
+}
 
 static gm_status check_magic(mdata_loader *ld, char *line, gm_error *err)
 {
@@ -426,11 +437,10 @@ static gm_status check_magic(mdata_loader *ld, char *line, gm_error *err)
     const char *rest;
     if (strncmp(line, mdata_magic, strlen(mdata_magic)) == 0) {
         rest = line + strlen(mdata_magic);
-    } else if (strncmp(line, table_magic, strlen(table_magic)) == 0) {
-        /* The atomic table has its own body (papers/atomics/atomics_table.h); its header is
-         * the common one, and it is the suite "atomics". */
-        ld->table_file = 1;
-        snprintf(ld->meta.suite, sizeof ld->meta.suite, "atomics");
+    } else if ((ld->own = format_by_magic(line)) != NULL) {
+        /* A suite's own body (a unit declares its format); its header is
+         * the common one, and the format names its suite. */
+        snprintf(ld->meta.suite, sizeof ld->meta.suite, "%s", ld->own->suite);
         return GM_OK;
     } else {
         return gm_fail(err, GM_ERR_PARSE, "%s:1: not a gpuq machine-data file (first line must "
@@ -535,11 +545,10 @@ static gm_status load_lines(mdata_loader *ld, FILE *in, int header_only, gm_erro
         }
         if (header_only)
             break;
-        if (ld->table_file) {
+        if (ld->own) {
             st = gm_fail(err, GM_ERR_MISMATCH,
-                         "%s: a shared-atomic calibration table, not generic machine data "
-                         "(read it with gpuq table)",
-                         ld->name);
+                         "%s: a %s, not generic machine data (read it with %s)", ld->name,
+                         ld->own->what, ld->own->read_with);
             break;
         }
         st = ld->md ? take_row(ld, buf, err) : take_columns(ld, buf, err);
@@ -692,6 +701,16 @@ void gm_mdata_set_search_dirs(const char *exe_relative, const char *source_tree)
 {
     snprintf(search_exe, sizeof search_exe, "%s", exe_relative ? exe_relative : "");
     snprintf(search_src, sizeof search_src, "%s", source_tree ? source_tree : "");
+}
+
+size_t gm_mdata_search_dirs(const char **dirs, size_t max)
+{
+    const char *all[] = {getenv("GPUQ_TABLE_DIR"), search_exe, search_src};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i] && all[i][0] && n < max)
+            dirs[n++] = all[i];
+    return n;
 }
 
 /* path is dir/sub/file or its ".gz" twin, whichever exists. */

@@ -18,6 +18,7 @@
 #include "core/csv_internal.h"
 #include "core/report_internal.h"
 #include "gpuq/report.h"
+#include "papers/atomics/atomics_report.h"
 
 static double table_T(int n, int e, int c)
 {
@@ -586,7 +587,7 @@ static void test_several_files(void **state)
     }
     gm_machine m;
     memset(&m, 0, sizeof m);
-    m.atomics = f->table;
+    assert_int_equal(gm_machine_adopt(&m, "atomics", "", NULL, f->table, NULL, NULL), GM_OK);
     const char *const sections[] = {"atomics", NULL};
     gm_report_options opt = {.sections = sections, .summary = 1};
     gm_report_file files[2] = {{&sets[0], "a.csv"}, {&sets[1], "b.csv"}};
@@ -604,7 +605,7 @@ static void test_several_files(void **state)
     free(text);
     gm_report_free(&rep);
     /* a section that cannot report, asked for by name, is an error */
-    m.atomics = NULL;
+    m.n_files = 0; /* the table (borrowed) taken away */
     assert_int_equal(gm_report_make(&rep, files, 2, &m, &opt, &err), GM_ERR_MISSING);
     for (int i = 0; i < 2; i++)
         gm_counters_set_clear(&sets[i]);
