@@ -41,6 +41,7 @@ typedef struct gm_mdata_format {
     const char *magic;     /* the first line up to its version number */
     const char *what;      /* in messages: "a <what>, not generic machine data" */
     const char *read_with; /* the command that reads such a file */
+    int version;           /* the version this gpuq writes */
     /* Loads and validates path; *meta gets the common header. */
     gm_status (*load)(const char *path, void **data, gm_mdata_meta *meta, gm_error *err);
     void (*free)(void *data);

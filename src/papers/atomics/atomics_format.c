@@ -140,6 +140,7 @@ const gm_mdata_format gm_atomics_format = {
     .magic = gm_table_magic,
     .what = "shared-atomic calibration table",
     .read_with = "gpuq table",
+    .version = GM_TABLE_FORMAT_VERSION,
     .load = atomics_load,
     .free = atomics_free,
     .find = gm_atomics_find_flat,
