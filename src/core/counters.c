@@ -28,8 +28,21 @@ void gm_launch_counters_init(gm_launch_counters *k)
 
 int gm_launch_counters_unmeasured(const gm_launch_counters *k)
 {
-    return isnan(k->metric[GM_M_N_ATOM]) && isnan(k->metric[GM_M_N_CAS]) &&
-           isnan(k->metric[GM_M_N_ALU]);
+    static const char *const counts[] = {"smsp__inst_executed_op_shared_atom.sum",
+                                         "smsp__inst_executed_op_shared_atom_dot_cas.sum",
+                                         "smsp__inst_executed_op_shared_atom_dot_alu.sum"};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        int row = gm_metric_find(counts[i]);
+        if (row >= 0 && !isnan(k->metric[row]))
+            return 0;
+    }
+    return 1;
+}
+
+double gm_launch_metric(const gm_launch_counters *k, const char *name)
+{
+    int row = gm_metric_find(name);
+    return k && row >= 0 ? k->metric[row] : NAN;
 }
 
 void gm_launch_counters_clear(gm_launch_counters *k)
@@ -122,6 +135,14 @@ static const char *const split_columns[] = {
     "split_valid", "split_add", "split_cas", "split_popc_inc", "split_other",
 };
 enum { N_SPLIT = sizeof split_columns / sizeof split_columns[0] };
+/* Counters v1: these metric columns, in this order, by short name (the
+ * shared-atomic model's Table 1 counters, all v1 files held).  Read only. */
+static const char *const v1_columns[] = {
+    "N_atom_sass", "N_atom",     "N_cas",      "N_alu",         "O_wavefronts",
+    "cycles_sum",  "cycles_avg", "cycles_min", "cycles_max",    "occupancy_pct",
+    "duration_ns", "shared_pending", "shared_inst",
+};
+enum { N_V1 = sizeof v1_columns / sizeof v1_columns[0] };
 
 /* The metric rows a meta writes: its own list, or every row of the table. */
 static size_t write_rows(const gm_counters_meta *meta, size_t i)
@@ -361,9 +382,15 @@ static gm_status check_header_row(counters_loader *ld, const char *where, gm_err
     gm_counters_meta *m = &ld->set->meta;
     m->n_metrics = 0;
     if (ld->version == 1) {
-        ld->n_metric_cols = GM_M_ATOMIC_ROWS;
-        for (int i = 0; i < GM_M_ATOMIC_ROWS; i++)
-            ld->col_row[i] = m->metric_rows[m->n_metrics++] = i;
+        /* v1: a fixed set of columns (v1_columns), by short name */
+        ld->n_metric_cols = N_V1;
+        for (size_t i = 0; i < N_V1; i++) {
+            int row = gm_metric_find(v1_columns[i]);
+            if (row < 0)
+                return gm_fail(err, GM_ERR_INVALID_ARG, "%s: v1 column %s is no metric", where,
+                               v1_columns[i]);
+            ld->col_row[i] = m->metric_rows[m->n_metrics++] = row;
+        }
     } else {
         if (n < N_LEAD + N_SPLIT)
             return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected at least %d",
@@ -394,10 +421,10 @@ static gm_status check_header_row(counters_loader *ld, const char *where, gm_err
         if (strcmp(f[i], lead_columns[i]) != 0)
             return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
                            where, i + 1, f[i], lead_columns[i]);
-    for (size_t i = 0; ld->version == 1 && i < GM_M_ATOMIC_ROWS && N_LEAD + i < n; i++)
-        if (strcmp(f[N_LEAD + i], gm_metric_table[i].column) != 0)
+    for (size_t i = 0; ld->version == 1 && i < N_V1 && N_LEAD + i < n; i++)
+        if (strcmp(f[N_LEAD + i], v1_columns[i]) != 0)
             return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
-                           where, N_LEAD + i + 1, f[N_LEAD + i], gm_metric_table[i].column);
+                           where, N_LEAD + i + 1, f[N_LEAD + i], v1_columns[i]);
     size_t s0 = N_LEAD + ld->n_metric_cols;
     for (size_t i = 0; i < N_SPLIT && s0 + i < n; i++)
         if (strcmp(f[s0 + i], split_columns[i]) != 0)
@@ -479,7 +506,7 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
         int row = ld->col_row[c];
         if (row < 0)
             continue; /* a metric this gpuq does not know */
-        const char *label = ld->version == 1 ? gm_metric_table[row].column : gm_metric_table[row].name;
+        const char *label = ld->version == 1 ? v1_columns[c] : gm_metric_table[row].name;
         if ((st = field_count(f[N_LEAD + c], where, label, &k->metric[row], err)) != GM_OK)
             return st;
     }

@@ -3,9 +3,9 @@
  * the ncu importer, the counters file and the report.
  *
  * Adding metrics: append rows at the end, under a comment naming the unit
- * that reads them; never reorder (the first GM_M_ATOMIC_ROWS rows are the
- * shared-atomic model's, in gm_metric_id order, and counters v1 files hold
- * exactly those). */
+ * that reads them.  Every reader finds a row by its name (gm_metric_find);
+ * the order of rows is the order of the counters file's columns and of
+ * `gpuq model --metrics`, so appending keeps those stable. */
 #include <pthread.h>
 #include <string.h>
 

@@ -173,9 +173,11 @@ static gm_status convert_value(ncu_loader *ld, int metric, const char *unit, con
         return gm_fail(err, GM_ERR_RANGE, "%s: %s value %s is negative", ld->where, name, text);
     double scale;
     unit_kind kind = classify_unit(unit, &scale);
-    unit_kind wanted = metric == GM_M_DURATION_NS    ? UNIT_TIME
-                       : metric == GM_M_OCCUPANCY_PCT ? UNIT_PERCENT
-                                                      : UNIT_COUNT;
+    /* ncu's units follow its metric names: gpu__time_duration in time, the
+     * .pct_of_peak_* averages in percent, every other metric gpuq reads a count */
+    unit_kind wanted = strstr(name, "__time_duration") ? UNIT_TIME
+                       : strstr(name, ".pct_of_peak")  ? UNIT_PERCENT
+                                                       : UNIT_COUNT;
     if (kind != wanted)
         return gm_fail(err, GM_ERR_PARSE, "%s: %s has unit '%s', which gpuq does not expect",
                        ld->where, name, unit);

@@ -281,7 +281,9 @@ static int same_config(const gm_launch_counters *a, const gm_launch_counters *b)
 static void add_into(gm_launch_counters *sum, const gm_launch_counters *k, double *acc,
                      size_t n_before)
 {
-    double w = k->metric[GM_M_CYCLES_SUM];
+    /* GM_SUM_CYCLE_WEIGHTED: weighted by the active cycles (gpuq/metrics.h) */
+    int cycles = gm_metric_find("sm__cycles_active.sum");
+    double w = cycles >= 0 ? k->metric[cycles] : NAN;
     for (int m = 0; m < GM_METRIC_COUNT; m++) {
         double v = k->metric[m];
         if (gm_metric_table[m].sum == GM_SUM_ADD) {

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "gpuq/counters.h"
+#include "papers/atomics/atomics_model.h"
 #include "test_files.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/data/counters/"

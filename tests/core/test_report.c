@@ -18,6 +18,7 @@
 #include "core/csv_internal.h"
 #include "core/report_internal.h"
 #include "gpuq/report.h"
+#include "papers/atomics/atomics_model.h"
 #include "papers/atomics/atomics_report.h"
 
 static double table_T(int n, int e, int c)

@@ -7,12 +7,25 @@
 #include <string.h>
 
 static const char *const pipe_names[GM_ZO_PIPES] = {
-    "fma", "fmaheavy", "alu", "fp64", "fp16", "xu", "lsu", "cbu", "adu", "uniform"};
+#define PIPE_NAME(id, name) #name,
+    GM_ZO_PIPE_ROWS(PIPE_NAME)
+#undef PIPE_NAME
+};
+static const char *const pipe_metrics[GM_ZO_PIPES] = {
+#define PIPE_METRIC(id, name) "smsp__inst_executed_pipe_" #name ".sum",
+    GM_ZO_PIPE_ROWS(PIPE_METRIC)
+#undef PIPE_METRIC
+};
 static const char *const part_names[GM_ZO_PARTS] = {"instruction", "shared", "global"};
 
 const char *gm_zo_pipe_name(int pipe)
 {
     return pipe >= 0 && pipe < GM_ZO_PIPES ? pipe_names[pipe] : NULL;
+}
+
+const char *gm_zo_pipe_metric(int pipe)
+{
+    return pipe >= 0 && pipe < GM_ZO_PIPES ? pipe_metrics[pipe] : NULL;
 }
 
 int gm_zo_pipe_find(const char *name)
