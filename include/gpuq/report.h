@@ -14,7 +14,7 @@
 #define GPUQ_REPORT_H
 
 #include <stdio.h>
-#include "core/kernel_name.h"
+#include "gpuq/kernel_name.h"
 #include "gpuq/counters.h"
 #include "gpuq/status.h"
 #include "gpuq/unit.h"
