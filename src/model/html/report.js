@@ -245,7 +245,12 @@
       var v = fieldOf(si, k, n), y = top + r * rh, share = isNum(meas) && meas > 0 ? v / meas : NaN;
       g.appendChild(sv("text", { x: x0 - 6, y: y + 12, "text-anchor": "end" }, heading(si, n)));
       g.appendChild(sv("rect", { x: x0, y: y + 3, width: Math.max(1, X(v) - x0), height: rh - 8, "class": "barf " + level(share) }));
-      g.appendChild(sv("text", { x: X(v) + 4, y: y + 12 }, fmt(v)));
+      /* the label clear of the measured and predicted lines just past the bar */
+      var lx = X(v) + 4;
+      [meas, pred].forEach(function (t) {
+        if (isNum(t) && X(t) >= X(v) - 2 && X(t) - lx < 32) lx = Math.max(lx, X(t) + 4);
+      });
+      g.appendChild(sv("text", { x: lx, y: y + 12 }, fmt(v)));
     });
     if (isNum(pred) && (!isNum(meas) || Math.abs(X(pred) - X(meas)) > 1)) {
       g.appendChild(sv("line", { x1: X(pred), x2: X(pred), y1: top - 4, y2: H - 14, "class": "pred" }));
