@@ -238,7 +238,7 @@ void report_rank_write_text(FILE *out, const gm_report *rep, const report_rank *
     fprintf(out, "%6s  ", "rank");
     if (kr->multi_file)
         fprintf(out, "%-*s ", RANK_PROCESS_WIDTH, "process");
-    fprintf(out, "%-*s %8s %10s %10s %6s  %s\n", RANK_NAME_WIDTH, "kernel", "launches",
+    fprintf(out, "%-*s %8s %10s %10s %7s  %s\n", RANK_NAME_WIDTH, "kernel", "launches",
             "total ms", "mean us", "share", "verdict");
     for (size_t r = 0; r < rk->count; r++) {
         size_t g = rk->order[r];
@@ -254,7 +254,7 @@ void report_rank_write_text(FILE *out, const gm_report *rep, const report_rank *
         gm_fmt_num(t, sizeof t, rk->time_ns[g] * 1e-6);
         gm_fmt_num(m, sizeof m, report_rank_mean_ns(rk, g) * 1e-3);
         fmt_share(s, sizeof s, report_rank_share(rk, g));
-        fprintf(out, " %8zu %10s %10s %6s  ", kr->launch_count[g], t, m, s);
+        fprintf(out, " %8zu %10s %10s %7s  ", kr->launch_count[g], t, m, s);
         const char *section;
         const char *v = row_verdict(rep, rk, g, &section);
         put_line_text(out, v[0] ? v : "no verdict", 0, 1);

@@ -162,8 +162,10 @@ def check_sorting(name, page, want):
             fail("%s: #sort=time-asc left the order as ranked" % name)
         if asc.sorted_by != ("time", "ascending"):
             fail("%s: #sort=time-asc shows the sort as %s" % (name, asc.sorted_by))
+    # by name (the table's names; code-point order, as the page sorts)
+    shown = Dom(chromium(page)).names()
     by_name = Dom(chromium(page, "#sort=kernel-desc"))
-    if loaded(by_name, name + " #sort=kernel-desc") and by_name.names() != sorted(order, reverse=True):
+    if loaded(by_name, name + " #sort=kernel-desc") and by_name.names() != sorted(shown, reverse=True):
         fail("%s: #sort=kernel-desc gives %s" % (name, by_name.names()))
     pick = order[-1]
     flt = Dom(chromium(page, "#filter=" + pick))
@@ -198,25 +200,26 @@ def check_recorded(counters):
     return page
 
 
-def check_processes():
-    files = [os.path.join(SRC, "tests/data/counters/rank%d.csv" % i) for i in (0, 1)]
-    table = ["--table", os.path.join(SRC, "tests/data/tables/test_gpu.csv")]
-    page = os.path.join(WORK, "ranks.html")
-    gpuq("model", *files, *table, "-f", "html", "-o", page)
-    want = ranked(files[0], files[1], *table)
-    dom = Dom(chromium(page))
-    if not loaded(dom, "two processes"):
+def check_processes(name, files, extra=()):
+    page = os.path.join(WORK, name.replace(" ", "-") + ".html")
+    gpuq("model", *files, *extra, "-f", "html", "-o", page)
+    want = ranked(*files, *extra)
+    pids = sorted(set(r["pid"] for r in want))
+    dom = Dom(chromium(page, "#kernel=1"))
+    if not loaded(dom, name):
         return
-    if dom.options != ["all processes", "pid 31001", "pid 31002"]:
-        fail("two processes: process filter %s" % dom.options)
+    if dom.options != ["all processes"] + ["pid " + p for p in pids]:
+        fail("%s: process filter %s" % (name, dom.options))
     if [r["rank"] for r in dom.rows] != [r["rank"] for r in want]:
-        fail("two processes: rows %s, the CSV ranks %d" % (dom.rows, len(want)))
-    check_sorting("two processes", page, want)
+        fail("%s: rows %s, the CSV ranks %d" % (name, dom.rows, len(want)))
+    if dom.knames[:1] != [want[0]["demangled"]]:
+        fail("%s: kernel 1's detail names %s, the CSV %r" % (name, dom.knames[:1], want[0]["demangled"]))
+    check_sorting(name, page, want)
     one = Dom(chromium(page, "#process=1"))
-    mine = [r for r in want if r["pid"] == "31002"]
-    if loaded(one, "#process=1") and len(one.rows) != len(mine):
-        fail("two processes: #process=1 shows %d rows, pid 31002 has %d" % (len(one.rows), len(mine)))
-    print("ok: two processes: %d rows with a process filter; %d for pid 31002" % (len(dom.rows), len(mine)))
+    mine = [r for r in want if r["pid"] == pids[1]]
+    if loaded(one, name + " #process=1") and [r["rank"] for r in one.rows] != [r["rank"] for r in mine]:
+        fail("%s: #process=1 shows %d rows, pid %s has %d" % (name, len(one.rows), pids[1], len(mine)))
+    print("ok: %s: %d rows with a process filter; %d for pid %s" % (name, len(dom.rows), len(mine), pids[1]))
 
 
 # Kernel names made of markup and script: shown as text, nothing injected.
@@ -273,7 +276,12 @@ def check_hostile():
 
 
 pages = [check_recorded(c) for c in sorted(glob.glob(os.path.join(SRC, "data/recorded/*.counters.csv")))]
-check_processes()
+check_processes("two processes", [os.path.join(SRC, "tests/data/counters/rank%d.csv" % i) for i in (0, 1)],
+                ["--table", os.path.join(SRC, "tests/data/tables/test_gpu.csv")])
+# a PyTorch DDP job on two H100s (docs/profile.md, "Several GPUs"): C++ names
+# full of <, >, commas and quotes
+check_processes("pytorch ddp", [os.path.join(SRC, "docs/profile-multigpu/b.%d.counters.csv" % p)
+                                for p in (927, 928)])
 check_hostile()
 shot = os.path.join(WORK, "html-report.png")
 allunits = [p for p in pages if p and "all-units" in p]

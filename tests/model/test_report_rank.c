@@ -245,7 +245,7 @@ static void test_text_block_opens_the_report(void **state)
         at = p;
     }
     /* beta: 550 ns in all, 275 per launch, 47.8% of 1150 */
-    assert_non_null(strstr(block, "     1  beta                                  2    0.00055      0.275  47.8%"));
+    assert_non_null(strstr(block, "     1  beta                                  2    0.00055      0.275   47.8%"));
     free(text);
     gm_report_free(&rep);
 }

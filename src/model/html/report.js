@@ -161,7 +161,10 @@
         if (hx !== hy) return hx ? -1 : 1;
         r = hx ? (x < y ? -1 : x > y ? 1 : 0) : 0;
       } else {
-        r = String(x).localeCompare(String(y));
+        /* code points, not the locale: the same order on every machine */
+        x = String(x);
+        y = String(y);
+        r = x < y ? -1 : x > y ? 1 : 0;
       }
       return r !== 0 ? sign * r : a.rank - b.rank;
     });
@@ -461,7 +464,7 @@
     app.appendChild(el("div", { cls: "toolbar" }, [el("h2", { text: "Kernels by GPU time" }), filter, proc, countEl]));
     app.appendChild(legend);
     if (D.incomplete) app.appendChild(el("p", { cls: "note", text: "Some launches could not be written (out of memory)." }));
-    app.appendChild(el("table", { cls: "grid kernels", id: "kernels" }, [head, tbody]));
+    app.appendChild(el("div", { cls: "tablewrap" }, [el("table", { cls: "grid kernels", id: "kernels" }, [head, tbody])]));
     app.appendChild(moreEl);
     renderRows();
   }
