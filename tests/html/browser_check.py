@@ -93,6 +93,7 @@ class Dom(html.parser.HTMLParser):
                 self.details.append(a.get("data-detail"))
         if tag == "td" and self._in_k and "name" in (a.get("class") or "").split():
             self._cell = []
+            self.rows[-1]["title"] = a.get("title")
         if tag == "p" and "kname" in (a.get("class") or "").split():
             self._kname = []
         if "data-section" in a:
@@ -123,6 +124,9 @@ class Dom(html.parser.HTMLParser):
 
     def names(self):
         return [r["name"] for r in self.rows]
+
+    def ranks(self):
+        return [r["rank"] for r in self.rows]
 
 
 def ranked(counters, *extra):
@@ -168,9 +172,11 @@ def check_sorting(name, page, want):
     if loaded(by_name, name + " #sort=kernel-desc") and by_name.names() != sorted(shown, reverse=True):
         fail("%s: #sort=kernel-desc gives %s" % (name, by_name.names()))
     pick = order[-1]
+    hits = [r["rank"] for r in want
+            if any(pick.lower() in r[k].lower() for k in ("kernel", "demangled", "mangled"))]
     flt = Dom(chromium(page, "#filter=" + pick))
-    if loaded(flt, name + " #filter") and flt.names() != [n for n in order if pick in n]:
-        fail("%s: #filter=%s gives %s" % (name, pick, flt.names()))
+    if loaded(flt, name + " #filter") and flt.ranks() != hits:
+        fail("%s: #filter=%s gives ranks %s, the names hold it in %s" % (name, pick, flt.ranks(), hits))
     print("ok: %s: sorted by time ascending and by name, filtered by '%s'" % (name, pick))
 
 
@@ -179,12 +185,13 @@ def check_recorded(counters):
     page = os.path.join(WORK, name + ".html")
     gpuq("model", counters, "-f", "html", "-o", page)
     want = ranked(counters)
-    # the report's display names are the function's base names here
     order = [r["kernel"] for r in want]
     dom = Dom(chromium(page, "#kernel=1"))
     if not loaded(dom, name):
         return
-    if dom.names() != order:
+    # the table's names are the text report's (shortened); each row's
+    # title is the whole demangled name
+    if dom.ranks() != [r["rank"] for r in want] or [r["title"] for r in dom.rows] != [r["demangled"] for r in want]:
         fail("%s: table %s, the CSV ranks %s" % (name, dom.names(), order))
     if dom.details != ["1"]:
         fail("%s: detail rows %s, expected kernel 1's" % (name, dom.details))
