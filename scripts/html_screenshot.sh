@@ -1,7 +1,8 @@
 #!/bin/sh
 # The HTML report's screenshot in docs/ (docs/profile.md, README): the
-# recording of every section, sorted by time ascending so that both kernels
-# show above the first one's detail.
+# recorded corpus of real library kernels on an H200 (cuBLAS, cuDNN,
+# attention, CUB, PyTorch's own; every section), the second kernel's
+# detail open below the first two rows.
 #
 #   scripts/html_screenshot.sh [GPUQ] [OUT.png]
 set -eu
@@ -13,8 +14,8 @@ browser=$(command -v chromium || command -v chromium-browser || command -v googl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 GPUQ_TABLE_DIR=tables "$gpuq" model \
-    data/recorded/histogram-hist-solid-4m-nvidia-h100-80gb-hbm3.all-units.counters.csv -f html -o "$tmp/r.html"
+    data/recorded/realkernels-corpus-nvidia-h200.counters.csv -f html -o "$tmp/r.html"
 timeout 60 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-    --user-data-dir="$tmp/profile" --window-size=1400,1150 --screenshot="$out" \
-    "file://$tmp/r.html#sort=time-asc&kernel=1" 2>/dev/null
+    --user-data-dir="$tmp/profile" --window-size=1400,1250 --screenshot="$out" \
+    "file://$tmp/r.html#kernel=2" 2>/dev/null
 echo "$out"

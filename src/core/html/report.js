@@ -223,10 +223,12 @@
     return g;
   }
 
-  /* A round axis end at or above v: 1, 2 or 5 times a power of ten. */
+  /* A round axis end at or above v, close enough that the bars use the width. */
   function niceMax(v) {
     var p = Math.pow(10, Math.floor(Math.log10(v))), m = v / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+    var steps = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+    for (var i = 0; i < steps.length; i++) if (m <= steps[i] + 1e-9) return steps[i] * p;
+    return 10 * p;
   }
   function parts(si, k, fig) {
     var rows = fig.fields.filter(function (n) { return isNum(fieldOf(si, k, n)); });
