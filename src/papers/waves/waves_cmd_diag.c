@@ -400,7 +400,7 @@ int cmd_diag(int argc, char **argv)
                 return cli_usage_error(CMD, "--form: '%s' is not hopper or paper", optarg);
             break;
         case 'f':
-            if (gm_format_parse(optarg, &fmt) != GM_OK)
+            if (gm_format_parse(optarg, &fmt) != GM_OK || fmt == GM_FORMAT_HTML)
                 return cli_usage_error(CMD, "--format: '%s' is not text, csv or json", optarg);
             break;
         case ':': return cli_usage_error(CMD, "%s needs a value", argv[optind - 1]);
