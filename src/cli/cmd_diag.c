@@ -4,6 +4,7 @@
  * (Sec. 4.3.3); text, CSV or JSON; --plot DIR draws the figures.  Needs no
  * GPU. */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -360,10 +361,9 @@ static int scan_dir(const char *dir, char *path, size_t len)
         if (e->d_name[0] == '.')
             continue;
         snprintf(p, sizeof p, "%s/%s/sched.csv", dir, e->d_name);
-        FILE *f = fopen(p, "r");
-        if (!f)
+        struct stat sb; /* stat, not fopen: opening a FIFO would wait for a writer */
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
             continue;
-        fclose(f);
         if (!found)
             snprintf(path, len, "%s", p);
         found++;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "csv_internal.h"
 #include <sys/types.h>
 
 #include "atomic_file.h"
@@ -371,26 +373,6 @@ double gm_mdata_num(const gm_mdata *md, size_t row, int col)
 
 /* ---- loading ---------------------------------------------------------- */
 
-/* Reads one line into *buf (getline: embedded NUL bytes are counted, so
- * they can be refused).  1 line (newline and a trailing CR removed), 0 end
- * of file, -1 longer than MDATA_LINE_MAX, -2 a NUL byte inside. */
-static int read_line(FILE *in, char **buf, size_t *cap)
-{
-    ssize_t got = getline(buf, cap, in);
-    if (got < 0)
-        return 0;
-    size_t len = (size_t)got;
-    if (len > 0 && (*buf)[len - 1] == '\n')
-        (*buf)[--len] = '\0';
-    if (len > 0 && (*buf)[len - 1] == '\r')
-        (*buf)[--len] = '\0';
-    if (len > MDATA_LINE_MAX)
-        return -1;
-    if (strlen(*buf) != len)
-        return -2;
-    return 1;
-}
-
 /* Splits a CSV line of plain cells (no quoting: the writer never needs it)
  * into at most max fields; returns the count, or max + 1 when there are
  * more. */
@@ -472,6 +454,11 @@ static gm_status take_columns(mdata_loader *ld, char *line, gm_error *err)
         if (!fields[c][0])
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: column %zu has no name", ld->name,
                            ld->line_no, c + 1);
+        if (!plain_cell(fields[c]))
+            return gm_fail(err, GM_ERR_PARSE,
+                           "%s:%ld: column %zu's name holds a %s (cells are separated by commas)",
+                           ld->name, ld->line_no, c + 1,
+                           strchr(fields[c], '\t') ? "tab" : "quote or control character");
         for (size_t d = 0; d < c; d++)
             if (strcmp(fields[c], fields[d]) == 0)
                 return gm_fail(err, GM_ERR_DUPLICATE, "%s:%ld: column '%s' named twice",
@@ -503,11 +490,14 @@ static gm_status take_row(mdata_loader *ld, char *line, gm_error *err)
  * not a header line). */
 static gm_status load_lines(mdata_loader *ld, FILE *in, int header_only, gm_error *err)
 {
-    char *buf = NULL;
-    size_t cap = 0;
+    /* The whole line bound up front: a line is refused as soon as it
+     * outgrows it, before more is read. */
+    char *buf = malloc(MDATA_LINE_MAX + 2);
+    if (!buf)
+        return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", ld->name);
     gm_status st = GM_OK;
     int got;
-    while (st == GM_OK && (got = read_line(in, &buf, &cap)) != 0) {
+    while (st == GM_OK && (got = gm_read_line(in, buf, MDATA_LINE_MAX + 2)) != 0) {
         ld->line_no++;
         if (got == -1) {
             st = gm_fail(err, GM_ERR_PARSE, "%s:%ld: line longer than %d characters", ld->name,
@@ -582,16 +572,8 @@ gm_status gm_mdata_load_stream(FILE *in, const char *name, gm_mdata **out, gm_er
 
 static FILE *open_input(const char *path, gm_error *err, gm_status *st)
 {
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        *st = gm_fail(err, GM_ERR_IO, "%s: is a directory, not a machine-data file", path);
-        return NULL;
-    }
-    FILE *in = gm_fopen_maybe_gz(path, "r");
-    if (!in && errno == ENOTSUP)
-        *st = gm_fail(err, GM_ERR_UNSUPPORTED, "%s: this gpuq was built without zlib", path);
-    else if (!in)
-        *st = gm_fail(err, GM_ERR_IO, "%s: cannot open (%s)", path, strerror(errno));
+    FILE *in = NULL;
+    *st = gm_open_input(path, "machine-data file", &in, err);
     return in;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "csv_internal.h"
+#include "gpuq/gzstream.h"
 #include "gpuq/counters.h"
 
 /* Columns the importer reads besides the metrics. */
@@ -542,9 +543,10 @@ gm_status gm_ncu_csv_load(const char *path, gm_counters_set *out, gm_error *err)
     if (!path || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "ncu import: no path or output set");
     gm_counters_set_init(out);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return gm_fail(err, GM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    FILE *in = NULL;
+    gm_status ost = gm_open_input(path, "ncu CSV file", &in, err);
+    if (ost != GM_OK)
+        return ost;
     ncu_loader ld;
     memset(&ld, 0, sizeof ld);
     gm_csv_reader_init(&ld.rd, in, path);
