@@ -30,11 +30,14 @@ typedef enum gm_quantity {
     GM_Q_CLOCK_MHZ,      /* a clock frequency */
     GM_Q_WARPS,          /* warps of a block or an SM (0 allowed) */
     GM_Q_WARPS_PER_BLOCK,/* warps of one block */
+    GM_Q_WARPS_PER_SM,   /* the most warps an SM holds */
     GM_Q_BLOCKS_PER_SM,  /* blocks resident on one SM (N1, N_slot) */
     GM_Q_BLOCKS,         /* blocks of a grid or resident on the GPU */
     GM_Q_REGS,           /* registers per thread */
     GM_Q_SMEM_BYTES,     /* shared memory of one block */
     GM_Q_SM_INDEX,       /* an SM's index */
+    GM_Q_ACCESS_BYTES,   /* bytes of one thread's access */
+    GM_Q_INDEX,          /* a point's index or a repeat count */
     GM_Q_RATIO,          /* a unitless ratio or per-clock throughput, >= 0 */
     GM_Q_REAL,           /* any other measured number: finite, |x| < 2^63 */
     GM_QUANTITY_COUNT

@@ -270,7 +270,7 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
         char name[64];
         snprintf(name, sizeof name, "tail_%s_b%d", t.op, t.b);
         add(r, "end to end", name, t.most, (double)even, 0,
-            "G = %.0f: %d tail blocks on %d SMs; most on one SM vs Eq. 3.2's even share", t.G,
+            "G = %.0f: %ld tail blocks on %d SMs; most on one SM vs Eq. 3.2's even share", t.G,
             t.total, t.sms);
     }
 }

@@ -14,6 +14,7 @@
 
 #include "atomic_file.h"
 #include "gpuq/gzstream.h"
+#include "gpuq/ranges.h"
 #include "gpuq/mdata.h"
 #include "gpuq/writer.h"
 
@@ -61,13 +62,13 @@ static gm_status take_int(int *dst, const char *key, const char *value, long lo,
 
 static gm_status take_double(double *dst, const char *key, const char *value, gm_error *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(value, &end);
-    if (end == value || *end != '\0' || errno || !isfinite(v))
+    double v;
+    if (gm_number_parse(value, &v) != 0)
         return gm_fail(err, GM_ERR_PARSE, "%s: '%s' is not a number", key, value);
-    if (v < 0 || v > 1e7)
-        return gm_fail(err, GM_ERR_RANGE, "%s: %g outside 0..1e7", key, v);
+    if (!gm_quantity_ok(GM_Q_CLOCK_MHZ, v))
+        return gm_fail(err, GM_ERR_RANGE, "%s: %g outside 0..%g (%s)", key, v,
+                       gm_quantity_table[GM_Q_CLOCK_MHZ].max,
+                       gm_quantity_table[GM_Q_CLOCK_MHZ].meaning);
     *dst = v;
     return GM_OK;
 }
@@ -243,17 +244,17 @@ void gm_mdata_free(gm_mdata *md)
     free(md->cols);
     free(md->text);
     free(md->num);
+    free(md->line);
     free(md);
 }
 
+/* The loaders' one number parser (gpuq/ranges.h): "0x1p3", "inf" and
+ * "1e999" are not numbers, -0 is 0; "nan" (what the writer puts for a
+ * value not measured) and text cells read as NaN. */
 static double cell_number(const char *text)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE)
-        return NAN;
-    return v;
+    double v;
+    return gm_number_parse(text, &v) == 0 ? v : NAN;
 }
 
 static gm_status grow(gm_mdata *md, gm_error *err)
@@ -271,6 +272,10 @@ static gm_status grow(gm_mdata *md, gm_error *err)
     if (!num)
         return gm_fail(err, GM_ERR_NOMEM, "cannot grow the rows to %zu", cap);
     md->num = num;
+    long *line = realloc(md->line, cap * sizeof *line);
+    if (!line)
+        return gm_fail(err, GM_ERR_NOMEM, "cannot grow the rows to %zu", cap);
+    md->line = line;
     md->cap_rows = cap;
     return GM_OK;
 }
@@ -311,6 +316,7 @@ gm_status gm_mdata_add_row(gm_mdata *md, const char *const *cells, gm_error *err
         }
         md->num[base + c] = cell_number(cells[c]);
     }
+    md->line[md->n_rows] = 0;
     md->n_rows++;
     return GM_OK;
 }
@@ -468,6 +474,7 @@ static gm_status take_columns(mdata_loader *ld, char *line, gm_error *err)
     if (!ld->md)
         return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: cannot allocate the columns", ld->name,
                        ld->line_no);
+    snprintf(ld->md->source, sizeof ld->md->source, "%s", ld->name);
     return GM_OK;
 }
 
@@ -483,6 +490,7 @@ static gm_status take_row(mdata_loader *ld, char *line, gm_error *err)
     gm_status st = gm_mdata_add_row(ld->md, (const char *const *)fields, &sub);
     if (st != GM_OK)
         return gm_fail(err, st, "%s:%ld: %s", ld->name, ld->line_no, sub.msg);
+    ld->md->line[ld->md->n_rows - 1] = ld->line_no;
     return GM_OK;
 }
 

@@ -24,10 +24,12 @@ const gm_quantity_range gm_quantity_table[GM_QUANTITY_COUNT] = {
     [GM_Q_DURATION_NS] = {"duration_ns", 0, DAY_S * 1e9, 0, 0, "a duration in ns, under a day"},
     [GM_Q_DURATION_MS] = {"duration_ms", 0, DAY_S * 1e3, 0, 0, "a duration in ms, under a day"},
     [GM_Q_CLOCKS] = {"clocks", 0, DAY_S * 5e9, 0, 0, "a time in clocks, under a day at 5 GHz"},
-    [GM_Q_RATE] = {"rate", 0, 1e15, 1, 0, "a rate, finite and positive"},
+    /* per clock per SM, GB/s or G/s: 1e7 GB/s is 10 PB/s, 3,000 times an H100's DRAM */
+    [GM_Q_RATE] = {"rate", 0, 1e7, 1, 0, "a rate, finite and positive"},
     [GM_Q_CLOCK_MHZ] = {"clock_mhz", 0, 1e5, 0, 0, "a clock in MHz (0 unknown)"},
     [GM_Q_WARPS] = {"warps", 0, 64, 0, 1, "warps (an SM holds at most 64)"},
     [GM_Q_WARPS_PER_BLOCK] = {"warps_per_block", 1, 64, 0, 1, "warps per block"},
+    [GM_Q_WARPS_PER_SM] = {"warps_per_sm", 1, 64, 0, 1, "warps per SM (at most 64)"},
     [GM_Q_BLOCKS_PER_SM] = {"blocks_per_sm", 0, 64, 0, 1,
                             "blocks per SM (one warp each at least, 64 warps an SM)"},
     [GM_Q_BLOCKS] = {"blocks", 0, 2147483647.0, 0, 1, "blocks (a grid has at most 2^31-1)"},
@@ -35,6 +37,8 @@ const gm_quantity_range gm_quantity_table[GM_QUANTITY_COUNT] = {
     [GM_Q_SMEM_BYTES] = {"smem_bytes", 0, 16777216.0, 0, 1,
                          "shared-memory bytes per block (at most 16 MiB)"},
     [GM_Q_SM_INDEX] = {"sm_index", 0, 65535, 0, 1, "an SM index"},
+    [GM_Q_ACCESS_BYTES] = {"access_bytes", 0, 1024, 0, 1, "bytes per access (at most 1024)"},
+    [GM_Q_INDEX] = {"index", 0, 2147483647.0, 0, 1, "an index or a repeat count"},
     [GM_Q_RATIO] = {"ratio", 0, 1e9, 0, 0, "a ratio"},
     [GM_Q_REAL] = {"real", -TWO63, TWO63, 0, 0, "a measured number"},
 };
