@@ -435,7 +435,9 @@ int cmd_diag(int argc, char **argv)
     if ((st = gm_mdata_load(path, &md, &err)) != GM_OK)
         return cli_fail(CMD, st, &err);
     if (strcmp(md->meta.suite, "sched") != 0) {
-        cli_error(CMD, "%s holds suite '%s', not 'sched'", path, md->meta.suite);
+        cli_error(CMD, "%s: not sched machine data (it holds suite '%s'; give the sched.csv of "
+                       "'gpuq calibrate --suite sched')",
+                  path, md->meta.suite);
         gm_mdata_free(md);
         return GPUQ_EXIT_INPUT;
     }

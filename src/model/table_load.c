@@ -65,7 +65,8 @@ static int parse_long(const char *text, long *out)
  * are rejected by the range checks, which say so by name. */
 static int parse_double(const char *text, double *out)
 {
-    if (*text == '\0')
+    /* no hexadecimal floats ("0x1p3"): decimal only, as every loader */
+    if (*text == '\0' || strpbrk(text, "xX"))
         return 0;
     char *end = NULL;
     errno = 0;
