@@ -15,12 +15,6 @@ static const char *const cols[C_COUNT] = {"kind", "name", "x", "y", "z",
  * one they only compare (> 0) may be "nan" (not measured).  Columns of
  * kinds not listed are any finite number or nan. */
 static const gm_mdata_rule sched_rules[] = {
-    {NULL, "x", GM_Q_REAL, 1},
-    {NULL, "y", GM_Q_REAL, 1},
-    {NULL, "z", GM_Q_REAL, 1},
-    {NULL, "value", GM_Q_REAL, 1},
-    {NULL, "doc", GM_Q_REAL, 1},
-    {NULL, "extra", GM_Q_REAL, 1},
     {"nmp", "x", GM_Q_BLOCKS, 0},           /* G */
     {"nmp", "value", GM_Q_CLOCKS, 1},       /* T(G) */
     {"nslot", "x", GM_Q_WARPS_PER_BLOCK, 0},
@@ -60,6 +54,12 @@ static const gm_mdata_rule sched_rules[] = {
     {"wsched", "z", GM_Q_WARPS, 0},
     {"wsched", "value", GM_Q_CLOCKS, 1},
     {"cluster", "x", GM_Q_BLOCKS_PER_SM, 0},
+    {NULL, "x", GM_Q_REAL, 1},
+    {NULL, "y", GM_Q_REAL, 1},
+    {NULL, "z", GM_Q_REAL, 1},
+    {NULL, "value", GM_Q_REAL, 1},
+    {NULL, "doc", GM_Q_REAL, 1},
+    {NULL, "extra", GM_Q_REAL, 1},
 };
 
 static int find_cols(const gm_mdata *md, int *c)

@@ -189,9 +189,11 @@ static gm_status convert_value(ncu_loader *ld, int metric, const char *unit, con
                        ld->where, name, unit);
     if (kind == UNIT_COUNT && *base && strcmp(base, md->unit ? md->unit : "") != 0)
         return gm_fail(err, GM_ERR_PARSE,
-                       "%s: %s has unit '%s', which it is not counted in (expected '%s' or no "
-                       "unit; refused rather than scaled)",
-                       ld->where, name, unit, md->unit ? md->unit : "");
+                       "%s: %s has unit '%s', which it is not counted in (expected %s%s%s; "
+                       "refused rather than scaled)",
+                       ld->where, name, unit, md->unit && *md->unit ? "'" : "",
+                       md->unit && *md->unit ? md->unit : "no unit",
+                       md->unit && *md->unit ? "' or none" : "");
     *out *= scale;
     /* "12.35 Kcycle" stands for a whole count ncu rounded for display. */
     if (scale != 1 && gm_quantity_table[md->quantity].integer)

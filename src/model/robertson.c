@@ -130,10 +130,11 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
 /* The gatomics file's cells (gpuq/ranges.h), checked before any is read:
  * the rates the model divides by are finite and positive. */
 static const gm_mdata_rule gatomics_rules[] = {
-    {NULL, "bits", GM_Q_REAL, 1},   {NULL, "warps", GM_Q_REAL, 1},  {NULL, "param", GM_Q_REAL, 1},
-    {NULL, "median", GM_Q_REAL, 1}, {NULL, "lo", GM_Q_REAL, 1},     {NULL, "hi", GM_Q_REAL, 1},
-    {NULL, "n", GM_Q_REAL, 1},      {"l2rate", "warps", GM_Q_WARPS, 0},
-    {"l2rate", "median", GM_Q_RATE, 0},
+    {"l2rate", "warps", GM_Q_WARPS, 0}, {"l2rate", "median", GM_Q_RATE, 0},
+    {NULL, "bits", GM_Q_REAL, 1},       {NULL, "warps", GM_Q_REAL, 1},
+    {NULL, "param", GM_Q_REAL, 1},      {NULL, "median", GM_Q_REAL, 1},
+    {NULL, "lo", GM_Q_REAL, 1},         {NULL, "hi", GM_Q_REAL, 1},
+    {NULL, "n", GM_Q_REAL, 1},
 };
 
 gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops_in[GM_GA_CLASSES],

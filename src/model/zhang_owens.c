@@ -87,16 +87,6 @@ void gm_zo_machine_free(gm_zo_machine *m)
  * any is read: a cell the reader casts is required, the others any finite
  * number or "nan" (not measured). */
 static const gm_mdata_rule throughput_rules[] = {
-    {NULL, "bytes", GM_Q_REAL, 1},
-    {NULL, "ways", GM_Q_REAL, 1},
-    {NULL, "ilp", GM_Q_REAL, 1},
-    {NULL, "warps", GM_Q_REAL, 1},
-    {NULL, "blocks", GM_Q_REAL, 1},
-    {NULL, "threads", GM_Q_REAL, 1},
-    {NULL, "per_thread", GM_Q_REAL, 1},
-    {NULL, "value", GM_Q_REAL, 1},
-    {NULL, "spread", GM_Q_REAL, 1},
-    {NULL, "documented", GM_Q_REAL, 1},
     {"inst", "warps", GM_Q_WARPS, 0},
     {"inst", "ilp", GM_Q_RATIO, 0},
     {"inst", "value", GM_Q_RATE, 0},
@@ -113,6 +103,16 @@ static const gm_mdata_rule throughput_rules[] = {
     {"global", "value", GM_Q_RATE, 0},
     {"launch", "value", GM_Q_DURATION_NS, 0},
     {"device", "value", GM_Q_WARPS_PER_SM, 0}, /* max_warps_per_sm */
+    {NULL, "bytes", GM_Q_REAL, 1},
+    {NULL, "ways", GM_Q_REAL, 1},
+    {NULL, "ilp", GM_Q_REAL, 1},
+    {NULL, "warps", GM_Q_REAL, 1},
+    {NULL, "blocks", GM_Q_REAL, 1},
+    {NULL, "threads", GM_Q_REAL, 1},
+    {NULL, "per_thread", GM_Q_REAL, 1},
+    {NULL, "value", GM_Q_REAL, 1},
+    {NULL, "spread", GM_Q_REAL, 1},
+    {NULL, "documented", GM_Q_REAL, 1},
 };
 
 gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_error *err)
