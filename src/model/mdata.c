@@ -488,6 +488,8 @@ static gm_status take_row(mdata_loader *ld, char *line, gm_error *err)
                        n > ld->md->n_cols ? ld->md->n_cols : n, ld->md->n_cols);
     gm_error sub;
     gm_status st = gm_mdata_add_row(ld->md, (const char *const *)fields, &sub);
+    if (st == GM_ERR_INVALID_ARG) /* a cell the writer refuses is malformed input here */
+        st = GM_ERR_PARSE;
     if (st != GM_OK)
         return gm_fail(err, st, "%s:%ld: %s", ld->name, ld->line_no, sub.msg);
     ld->md->line[ld->md->n_rows - 1] = ld->line_no;

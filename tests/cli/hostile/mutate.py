@@ -38,14 +38,14 @@ HOSTILE_NUMBERS = [
 
 
 def read(src, path):
-    with open(os.path.join(src, path), newline="") as f:
-        return f.read()
+    with open(os.path.join(src, path), "rb") as f:
+        return f.read().decode("utf-8", "surrogateescape")
 
 
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", newline="") as f:
-        f.write(text)
+    with open(path, "wb") as f:
+        f.write(text.encode("utf-8", "surrogateescape"))
 
 
 def split_mdata(text):
