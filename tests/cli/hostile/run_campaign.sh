@@ -37,10 +37,12 @@ python3 tests/cli/hostile/mutate.py campaign . "$tmp/in" "$n" "$seed" || exit 2
 
 # ulimit -v unless the binary cannot even start under it (a sanitizer build)
 limit_kb=2097152
-if (ulimit -v $limit_kb && "$gpuq" --version) >/dev/null 2>&1; then
+if sh -c 'ulimit -v "$1" && exec "$2" --version' sh "$limit_kb" "$gpuq" >/dev/null 2>&1; then
     vlimit="ulimit -v $limit_kb"
+    limit_note="ulimit -v $limit_kb"
 else
     vlimit=":"
+    limit_note="hard_rss_limit_mb=2048"
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=2048"
     export ASAN_OPTIONS
 fi
@@ -106,5 +108,5 @@ while read -r kind path; do
         cp -R "$path" "$keep" 2>/dev/null && echo "    input kept as $keep"
     fi
 done <"$tmp/in/cases.txt"
-echo "hostile campaign: $i cases (seed $seed, $n per source), $passed passed ($refused refused with a message), $failed failed"
+echo "hostile campaign: $i cases (seed $seed, $n per source, $limit_note), $passed passed ($refused refused with a message), $failed failed"
 [ "$failed" -eq 0 ]
