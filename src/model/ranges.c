@@ -123,8 +123,8 @@ gm_status gm_quantity_parse(gm_quantity q, const char *text, const char *where,
         return gm_fail(err, GM_ERR_RANGE, "%s: %s '%.40s' is beyond a double's range", where,
                        field, text);
     if (rc != 0)
-        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%.40s' is not a number (plain decimal only)", where, field,
-                       text);
+        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%.40s' is not a number (plain decimal only)",
+                       where, field, text);
     gm_status st = gm_quantity_check(q, v, where, field, err);
     if (st == GM_OK)
         *out = v;

@@ -31,8 +31,8 @@ static int setup(void)
 {
     if (root[0])
         return 0;
-    snprintf(root, sizeof root, "%s/gpuq-fuzz-machine-%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (long)getpid());
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(root, sizeof root, "%s/gpuq-fuzz-machine-%ld", tmp, (long)getpid());
     char dir[300];
     snprintf(dir, sizeof dir, "%s/gpu", root);
     if ((mkdir(root, 0700) != 0 && access(root, W_OK) != 0) ||
