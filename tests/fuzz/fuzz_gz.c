@@ -19,11 +19,18 @@
 
 static char path[300];
 
+static void cleanup(void)
+{
+    unlink(path);
+}
+
 static int write_input(const uint8_t *data, size_t size, int compress)
 {
-    if (!path[0])
+    if (!path[0]) {
         snprintf(path, sizeof path, "%s/gpuq-fuzz-%ld.csv.gz",
                  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
+        atexit(cleanup);
+    }
     if (compress) {
         gzFile gz = gzopen(path, "wb1");
         if (!gz)

@@ -27,6 +27,19 @@ static int write_file(const char *path, const uint8_t *data, size_t size)
     return fclose(f) == 0 && put == size ? 0 : -1;
 }
 
+static void cleanup(void)
+{
+    static const char *const files[] = {"sched.csv", "throughput.csv", "gatomics.csv"};
+    char path[400];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/gpu/%s", root, files[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/gpu", root);
+    rmdir(path);
+    rmdir(root);
+}
+
 static int setup(void)
 {
     if (root[0])
@@ -38,6 +51,7 @@ static int setup(void)
     if ((mkdir(root, 0700) != 0 && access(root, W_OK) != 0) ||
         (mkdir(dir, 0700) != 0 && access(dir, W_OK) != 0))
         return -1;
+    atexit(cleanup);
     setenv("GPUQ_TABLE_DIR", root, 1);
     gm_mdata_set_search_dirs(NULL, NULL);
     return 0;
