@@ -127,6 +127,11 @@ def named(src, out):
     write(out + "/counters_pipe_1e308.csv", set_counter(rec, "smsp__inst_executed_pipe_fma.sum", "1e308"))
     # a file with no line break: 2 MiB, twice the longest record a reader holds
     write(out + "/no_newline.csv", "a" * (2 << 20))
+    # the bottleneck section's optional sched data, out of range: an error,
+    # not silently the device maximum
+    gpu_folder(out, "bottleneck_bad_sched", "throughput", thr)
+    gpu_folder(out, "bottleneck_bad_sched", "sched",
+               set_cell(sched, "nslot", "x", "nan", {"name": "shm"}))
     # ncu: a wavefront count in cycles
     ncu = read(src, NCU[0]).split("\n")
     for i, l in enumerate(ncu):
