@@ -1,5 +1,5 @@
 /* The physical range of every quantity gpuq loads: one table
- * (src/model/ranges.c, docs/input-ranges.md) read by every loader, for
+ * (src/core/ranges.c, docs/input-ranges.md) read by every loader, for
  * counters files, ncu CSVs and machine data alike.  A value outside its
  * range is an input error naming the file, line and field; it never
  * reaches a report.

@@ -15,7 +15,7 @@
 
 #include "fuzz_input.h"
 #include "gpuq/mdata.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 
 static char path[300];
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "gpuq/gpudiag_data.h"
+#include "papers/waves/waves_data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

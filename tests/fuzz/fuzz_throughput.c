@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "gpuq/robertson.h"
-#include "gpuq/zhang_owens.h"
+#include "papers/gatomics/gatomics_model.h"
+#include "papers/bottleneck/bottleneck_model.h"
 
 static void check_curve(const gm_zo_curve *c)
 {
