@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include "csv_internal.h"
 #include <sys/types.h>
 
 #include "atomic_file.h"
+#include "csv_internal.h"
 #include "gzstream.h"
 #include "gpuq/ranges.h"
 #include "gpuq/mdata.h"
