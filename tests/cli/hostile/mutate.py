@@ -13,6 +13,7 @@ random.Random).  The sources are small, shipped, real files: counters
 recorded on an H100 and H200, an ncu export, and the H100's machine data.
 """
 import csv
+import gzip
 import io
 import os
 import random
@@ -127,6 +128,8 @@ def named(src, out):
     write(out + "/counters_pipe_1e308.csv", set_counter(rec, "smsp__inst_executed_pipe_fma.sum", "1e308"))
     # a file with no line break: 2 MiB, twice the longest record a reader holds
     write(out + "/no_newline.csv", "a" * (2 << 20))
+    with open(out + "/no_newline.csv.gz", "wb") as f:  # the gzip path: 2 KB that unpack to 2 MiB
+        f.write(gzip.compress(b"a" * (2 << 20)))
     # the bottleneck section's optional sched data, out of range: an error,
     # not silently the device maximum
     gpu_folder(out, "bottleneck_bad_sched", "throughput", thr)
