@@ -220,8 +220,12 @@ static void test_verdict_keeps_reason_when_not_modelled(void **state)
     expect_verdict(&r, "not modelled: model inputs missing");
     char tiny[8];
     r = result_with_U(0.97);
-    gm_verdict(&r, tiny, sizeof tiny); /* truncates, never overruns */
-    assert_string_equal(tiny, "shared-");
+    gm_verdict(&r, tiny, sizeof tiny); /* truncates with "...", never overruns */
+    assert_string_equal(tiny, "shar...");
+    r = result_with_U(1e20); /* no such U loads; the format stays whole anyway */
+    char v[192];
+    gm_verdict(&r, v, sizeof v);
+    assert_non_null(strstr(v, "(U = 1e+22%)"));
 }
 
 /* ---- building ---- */
