@@ -93,8 +93,9 @@ int main(int argc, char **argv)
         return GPUQ_EXIT_USAGE;
     }
     /* What a command printed on stdout may still sit in its buffer: a full
-     * disk or a closed pipe shows only now, and must not pass for success. */
-    if (cli_finish_stdout(name) != GPUQ_EXIT_OK && rc == GPUQ_EXIT_OK)
-        rc = GPUQ_EXIT_INPUT;
+     * disk or a closed pipe shows only now, and must not pass for success
+     * (a command that failed has said why already). */
+    if (rc == GPUQ_EXIT_OK)
+        rc = cli_finish_stdout(name);
     return rc;
 }
