@@ -8,6 +8,7 @@
  * the scheduling model (paper 003: N_slot of Eq. 3.3 from the sched data,
  * gpudiag.h) where the machine has that suite, else the device maximum. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,10 +135,22 @@ static void bn_release(void *state)
     free(s);
 }
 
-static double counter(const gm_launch_counters *k, const char *name)
+/* The table rows of bn_metrics, found once: gm_bn_launch_from_counters
+ * runs for every launch (and has no state to keep them in), and looking
+ * each name up there took a third of gpuq model's time on a million. */
+static int bn_rows[M_COUNT];
+static pthread_once_t bn_rows_once = PTHREAD_ONCE_INIT;
+
+static void find_rows(void)
 {
-    int row = gm_metric_find(name);
-    return row >= 0 ? k->metric[row] : NAN;
+    for (int i = 0; i < M_COUNT; i++)
+        bn_rows[i] = gm_metric_find(bn_metrics[i]);
+}
+
+static double counter(const gm_launch_counters *k, int i)
+{
+    pthread_once(&bn_rows_once, find_rows);
+    return bn_rows[i] >= 0 ? k->metric[bn_rows[i]] : NAN;
 }
 
 static double metric(const bn_state *s, const gm_launch_counters *k, int i)
@@ -191,37 +204,37 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
                                 int ideal_from_lsu, gm_zo_launch *l)
 {
     gm_zo_launch_init(l);
-    l->inst_total = counter(k, bn_metrics[M_INST]);
+    l->inst_total = counter(k, M_INST);
     for (int p = 0; p < GM_ZO_PIPES; p++)
-        l->inst[p] = counter(k, bn_metrics[M_PIPE0 + p]);
-    l->shared_wavefronts = counter(k, bn_metrics[M_SH_WF]);
+        l->inst[p] = counter(k, M_PIPE0 + p);
+    l->shared_wavefronts = counter(k, M_SH_WF);
     /* without conflicts: wavefronts less the conflict counter (it matched the
      * simulator's difference on every shared pattern, docs/bottleneck.md) */
-    l->shared_ideal = l->shared_wavefronts - counter(k, bn_metrics[M_SH_CONFLICTS]);
-    l->global_inst = counter(k, bn_metrics[M_G_LD]) + counter(k, bn_metrics[M_G_ST]);
+    l->shared_ideal = l->shared_wavefronts - counter(k, M_SH_CONFLICTS);
+    l->global_inst = counter(k, M_G_LD) + counter(k, M_G_ST);
     /* an ncu run without the conflict counter: the shared instructions stand in
      * for conflict-free wavefronts (validation of old recordings only) */
     if (!isfinite(l->shared_ideal) && ideal_from_lsu)
-        l->shared_ideal = counter(k, bn_metrics[M_PIPE0 + GM_ZO_LSU]) - l->global_inst;
-    l->global_sectors = counter(k, bn_metrics[M_G_SECT]);
+        l->shared_ideal = counter(k, M_PIPE0 + GM_ZO_LSU) - l->global_inst;
+    l->global_sectors = counter(k, M_G_SECT);
     /* gpuq profile has no SASS-instrumented sector count: the L1 hardware
      * counters of the same requests stand in (ncu CSV input has both) */
     if (isnan(l->global_sectors))
         l->global_sectors =
-            counter(k, bn_metrics[M_G_SECT_LD_HW]) + counter(k, bn_metrics[M_G_SECT_ST_HW]);
-    l->global_sectors_ideal = counter(k, bn_metrics[M_G_IDEAL]);
-    l->dram_read_bytes = counter(k, bn_metrics[M_DRAM_RD]);
-    l->dram_write_bytes = counter(k, bn_metrics[M_DRAM_WR]);
-    l->l2_write_bytes = 32 * counter(k, bn_metrics[M_L2_WR]);
+            counter(k, M_G_SECT_LD_HW) + counter(k, M_G_SECT_ST_HW);
+    l->global_sectors_ideal = counter(k, M_G_IDEAL);
+    l->dram_read_bytes = counter(k, M_DRAM_RD);
+    l->dram_write_bytes = counter(k, M_DRAM_WR);
+    l->l2_write_bytes = 32 * counter(k, M_L2_WR);
     /* L2 reads as the suite counts them: what the SMs request (L1-side
      * sectors), not the L2 tag count, which on H100 showed half of an
      * L2-resident kernel's .cg sectors (docs/bottleneck.md) */
-    l->l2_read_bytes = fmax(32 * counter(k, bn_metrics[M_L2_RD]),
+    l->l2_read_bytes = fmax(32 * counter(k, M_L2_RD),
                             32 * l->global_sectors - l->l2_write_bytes);
-    l->warps_per_sm = counter(k, bn_metrics[M_OCC]) / 100.0 * max_warps_per_sm;
+    l->warps_per_sm = counter(k, M_OCC) / 100.0 * max_warps_per_sm;
     l->blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
     l->threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
-    l->clock_ghz = counter(k, bn_metrics[M_ELAPSED]) / counter(k, bn_metrics[M_DURATION]);
+    l->clock_ghz = counter(k, M_ELAPSED) / counter(k, M_DURATION);
     /* summed rows: the clock is cycles per ns either way; the launch term is per launch */
     l->launches = k->summed > 1 ? k->summed : 1;
 }
