@@ -193,44 +193,41 @@ int cli_write_output(const char *cmd, const char *path, cli_writer writer, const
         cli_error(cmd, "cannot write %s (the name is too long)", path);
         return GPUQ_EXIT_INPUT;
     }
-    const char *target = in_place ? path : tmp;
     struct sigaction old[2];
     if (!in_place) {
         snprintf(pending_tmp, sizeof pending_tmp, "%s", tmp);
+        pending = 1; /* from before it exists: a signal in between finds none */
         guard(old);
     }
     FILE *out = in_place ? fopen(path, "w") : gm_fopen_maybe_gz(tmp, "w");
     if (!out) {
         int e = errno;
+        pending = 0;
         if (!in_place)
             unguard(old);
         cli_error(cmd, "cannot create %s (%s)", path, strerror(e));
         return GPUQ_EXIT_INPUT;
     }
-    pending = !in_place;
     errno = 0;
     st = writer(out, obj, &err);
     /* A stream error is reported with the stream's own reason (errno of the
      * failed write, flush or close), not the writer's summary of it. */
     int e = st == GM_ERR_IO ? (errno ? errno : EIO) : 0;
-    const char *what = target;
     if (st == GM_OK && (fflush(out) != 0 || ferror(out)))
         e = errno ? errno : EIO;
     if (fclose(out) != 0 && st == GM_OK && !e)
         e = errno ? errno : EIO;
     if (st == GM_OK && !e && !in_place && sync_file(tmp) != 0)
         e = errno;
-    if (st == GM_OK && !e && !in_place && rename(tmp, path) != 0) {
+    if (st == GM_OK && !e && !in_place && rename(tmp, path) != 0)
         e = errno;
-        what = path;
-    }
     if ((st != GM_OK || e) && !in_place)
         unlink(tmp);
     pending = 0;
     if (!in_place)
         unguard(old);
     if (e) {
-        cli_error(cmd, "cannot write %s (%s)", what, strerror(e));
+        cli_error(cmd, "cannot write %s (%s)", path, strerror(e));
         return GPUQ_EXIT_INPUT;
     }
     return st == GM_OK ? GPUQ_EXIT_OK : cli_fail(cmd, st, &err);
