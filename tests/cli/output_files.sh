@@ -122,6 +122,11 @@ for c in "diag --table s.csv -o old.txt" "model x.csv -o old.txt" \
         sh -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" $c" "$gpuq" &&
         same "gpuq $c past the file size limit" old.txt old.orig
 done
+run "diag --plot past the file size limit" 2 "cannot write figs/fu.svg" \
+    sh -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" diag --table s.csv --plot figs -o /dev/null" \
+    "$gpuq" && if ls figs | grep -q '\.tmp\.'; then
+        fail "diag --plot past the file size limit" "left $(ls figs)"
+    else ok; fi
 no_temp "failed writes"
 # and a complete write does replace it
 run "diag -o old.txt" 0 "" "$gpuq" diag --table s.csv -o old.txt &&
