@@ -45,9 +45,10 @@ echo "source: $recorded ($(grep -c '^[0-9]' "$recorded") launches)"
 printf '%10s %-5s %9s %9s %11s\n' launches fmt "wall s" "cpu s" "max RSS MB"
 for n in $sizes; do
     f=$work/scale-$n.counters.csv
-    [ -s "$f" ] || awk -v n="$n" '/^#/ || /^launch_id/ { print; next } { rows[m++] = $0 }
-        END { for (i = 0; i < n; i++) { r = rows[i % m]; sub(/^[0-9]+/, i, r); print r } }' \
-        "$recorded" >"$f"
+    # each row without its launch id, kept once; then n rows renumbered
+    [ -s "$f" ] || awk -v n="$n" '/^#/ || /^launch_id/ { print; next }
+        { rest[m++] = substr($0, index($0, ",")) }
+        END { for (i = 0; i < n; i++) print i rest[i % m] }' "$recorded" >"$f"
     for fmt in $formats; do
         /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$gpuq" model "$f" -f "$fmt" -o /dev/null
         awk -v n="$n" -v fmt="$fmt" '{ printf "%10s %-5s %9s %9.2f %11.1f\n", n, fmt, $1,

@@ -135,9 +135,8 @@ run "diag -o old.txt" 0 "" "$gpuq" diag --table s.csv -o old.txt &&
 # ---- SIGTERM and SIGINT during a report remove its temporary file.  The
 # report of 100,000 launches (JSON) takes long enough to be caught while
 # its temporary file exists.
-awk -v n=100000 '/^#/ || /^launch_id/ { print; next } { rows[m++] = $0 }
-    END { for (i = 0; i < n; i++) { r = rows[i % m]; sub(/^[0-9]+/, i, r); print r } }' \
-    "$recorded" >big.csv
+awk -v n=100000 '/^#/ || /^launch_id/ { print; next } { rest[m++] = substr($0, index($0, ",")) }
+    END { for (i = 0; i < n; i++) print i rest[i % m] }' "$recorded" >big.csv
 for sig in TERM INT; do
     rm -f big.json
     # a background job of sh starts with SIGINT ignored; perl (Debian's
