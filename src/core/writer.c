@@ -1,0 +1,136 @@
+/* The small output layer every writer shares (reports, counters files,
+ * tables): CSV field quoting, number formatting, JSON strings.  Keeping it
+ * here, below model, report and table code, is what keeps those modules
+ * from including each other. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer.h"
+
+int gm_csv_write_field(FILE *out, const char *text)
+{
+    if (!text)
+        text = "";
+    size_t len = strlen(text);
+    int needs_quotes = strpbrk(text, ",\"\r\n") != NULL ||
+                       (len > 0 && (isspace((unsigned char)text[0]) ||
+                                    isspace((unsigned char)text[len - 1])));
+    if (!needs_quotes)
+        return fputs(text, out) < 0 ? -1 : 0;
+    if (fputc('"', out) == EOF)
+        return -1;
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' && fputc('"', out) == EOF)
+            return -1;
+        if (fputc(*p, out) == EOF)
+            return -1;
+    }
+    return fputc('"', out) == EOF ? -1 : 0;
+}
+
+/* An integral v below limit in magnitude as printf's %g and %.0f print it
+ * (all digits, a sign, "-0" for negative zero): 1 when written.  Counters
+ * are mostly whole numbers, and snprintf costs most of a million-launch
+ * report. */
+static int fmt_integral(char *buf, size_t len, double v, double limit)
+{
+    if (!(fabs(v) < limit) || v != floor(v) || len < 24)
+        return 0;
+    char digits[24];
+    size_t n = 0;
+    unsigned long long u = (unsigned long long)fabs(v);
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    size_t k = 0;
+    if (signbit(v))
+        buf[k++] = '-';
+    while (n)
+        buf[k++] = digits[--n];
+    buf[k] = '\0';
+    return 1;
+}
+
+void gm_csv_format_double(char *buf, size_t len, double v)
+{
+    if (isnan(v)) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    /* %.15g prints a whole number of at most 15 digits exactly, and it
+     * reads back as itself */
+    if (fmt_integral(buf, len, v, 1e15))
+        return;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+void gm_json_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\r':
+            fputs("\\r", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+void gm_json_write_num(FILE *out, double v)
+{
+    char buf[40];
+    if (!isfinite(v)) {
+        fputs("null", out);
+        return;
+    }
+    gm_csv_format_double(buf, sizeof buf, v);
+    fputs(buf, out);
+}
+
+void gm_fmt_num(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3))
+        snprintf(buf, len, "%.3g", v);
+    else if (fmt_integral(buf, len, v, 1e6)) /* as %.0f, and %.4g below 1000 */
+        return;
+    else if (fabs(v) >= 1000)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.4g", v);
+}
+
+void gm_fmt_pct(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f%%", 100 * v);
+}
