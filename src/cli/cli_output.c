@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gi_pattern.h"
-#include "gpuq/gzstream.h"
+#include "inject/gi_pattern.h"
+#include "core/gzstream.h"
 
 int cli_take_once(const char *cmd, const char *option, const char **slot, const char *value)
 {
