@@ -39,6 +39,7 @@ typedef struct pass_env {
     const char *out;
     const char *status;
     const char *cubin_dir;
+    const char *out_tmp;      /* the collector writes <out><out_tmp>; NULL: <out> */
 } pass_env;
 
 typedef struct run_result {
@@ -127,7 +128,8 @@ typedef struct collector_status {
     int sm_count, cc_major, cc_minor;
     char error_kind[32];
     char error[512];
-    char output[PATH_MAX];  /* the counters file this process wrote */
+    char output[PATH_MAX];  /* the counters file this process wrote (its final name) */
+    char written[PATH_MAX + 64]; /* the name it wrote it under, renamed to output */
 } collector_status;
 
 /* Every process of a run writes <prefix>.<pid> (a launcher's workers too). */
@@ -156,6 +158,11 @@ void prof_read_status(const char *path, collector_status *s);
 /* Reads the status files <prefix>.<pid> of all the run's processes. */
 void prof_read_statuses(const char *prefix, status_set *set);
 void prof_status_set_free(status_set *set);
+/* The counters files of a run are written under a temporary name (the
+ * output + out_tmp, pass_env): each process's name as written and final. */
+void prof_untemp_names(status_set *set, const char *out_tmp);
+/* Renames written to final; 1 done, else 0 with the error printed. */
+int prof_keep_counters(const char *written, const char *final);
 /* The paths <prefix>.<digits> (malloc'ed list), sorted. */
 size_t prof_status_files(const char *prefix, char ***out);
 int prof_collector_failed(const collector_status *s);

@@ -99,6 +99,10 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
         setenv("CUDA_INJECTION64_PATH", collector, 1);
         setenv("GPUQ_PASS", pe->pass, 1);
         setenv("GPUQ_OUT", pe->out, 1);
+        if (pe->out_tmp)
+            setenv("GPUQ_OUT_TMP", pe->out_tmp, 1);
+        else
+            unsetenv("GPUQ_OUT_TMP");
         setenv("GPUQ_STATUS", pe->status, 1);
         setenv("GPUQ_COMMAND", command, 1);
         char t0[32];
@@ -306,6 +310,27 @@ void prof_read_statuses(const char *prefix, status_set *set)
         }
     }
     prof_free_list(files, n);
+}
+
+void prof_untemp_names(status_set *set, const char *out_tmp)
+{
+    size_t n = strlen(out_tmp);
+    for (size_t i = 0; i < set->n; i++) {
+        collector_status *p = &set->proc[i];
+        snprintf(p->written, sizeof p->written, "%s", p->output);
+        size_t len = strlen(p->output);
+        if (n && len > n && strcmp(p->output + len - n, out_tmp) == 0)
+            p->output[len - n] = '\0';
+    }
+}
+
+int prof_keep_counters(const char *written, const char *final)
+{
+    if (strcmp(written, final) == 0 || rename(written, final) == 0)
+        return 1;
+    cli_error(CMD, "cannot rename %s to %s (%s); the counters are in %s", written, final,
+              strerror(errno), written);
+    return 0;
 }
 
 void prof_status_set_free(status_set *set)

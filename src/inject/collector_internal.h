@@ -229,7 +229,8 @@ typedef struct gi_collector {
     gi_pass pass;
     int verbose;
     char out_path[GI_PATH_MAX];
-    char out_path_used[GI_PATH_MAX + 32];
+    char out_tmp[32];           /* GPUQ_OUT_TMP: written as <path><out_tmp>, gpuq renames */
+    char out_path_used[GI_PATH_MAX + 64];
     char status_path[GI_PATH_MAX];
     char cubin_dir[GI_PATH_MAX + 16];
     char command[512];

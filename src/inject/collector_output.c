@@ -174,15 +174,24 @@ static int claim(const char *path)
     return fd;
 }
 
+/* The file written for the output name path: path itself, or, with
+ * GPUQ_OUT_TMP, path<tmp> (gpuq renames it to path when the run is over,
+ * so that an earlier path survives a run that measures nothing). */
+static void written_name(const char *path, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s", path, g.out_tmp);
+}
+
 /* Opens the output for this process.  GPUQ_OUT may be a pattern
  * (gi_pattern.h: %p %h %i %q{VAR}), expanded here, in the process that
- * writes it; %i takes the first number whose file does not exist.  The
- * path is claimed with O_EXCL: when another process of the same run (a
- * child that also uses CUDA) got there first, this one writes PATH.<pid>
- * instead, so that no file is written by two processes. */
+ * writes it; %i takes the first number whose file does not exist (neither
+ * the output nor its temporary name).  The path is claimed with O_EXCL:
+ * when another process of the same run (a child that also uses CUDA) got
+ * there first, this one writes PATH.<pid> instead, so that no file is
+ * written by two processes. */
 static FILE *open_output(void)
 {
-    char path[GI_PATH_MAX];
+    char path[GI_PATH_MAX], file[sizeof g.out_path_used];
     int fd = -1;
     if (gi_pattern_is_pattern(g.out_path)) {
         char host[256] = "";
@@ -197,21 +206,28 @@ static FILE *open_output(void)
                 stand_down_locked(GI_ERROR_CONFIG, "output name: %s", err.msg);
                 return NULL;
             }
-            fd = seq ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : claim(path);
+            written_name(path, file, sizeof file);
+            if (seq && g.out_tmp[0] && access(path, F_OK) == 0) {
+                errno = EEXIST; /* taken by an earlier run's file */
+                continue;
+            }
+            fd = seq ? open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : claim(file);
             if (fd >= 0 || errno != EEXIST || !seq)
                 break;
         }
     } else {
         snprintf(path, sizeof path, "%s", g.out_path);
-        fd = claim(path);
+        written_name(path, file, sizeof file);
+        fd = claim(file);
     }
-    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", path);
+    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", file);
     if (fd < 0 && errno == EEXIST) {
-        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld", path, (long)getpid());
+        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld%s", path, (long)getpid(),
+                 g.out_tmp);
         fd = open(g.out_path_used, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0)
-            gi_note("'%s' is taken by another process of this run; process %ld writes '%s'",
-                    path, (long)getpid(), g.out_path_used);
+            gi_note("'%s' is taken by another process of this run; process %ld writes '%s.%ld'",
+                    path, (long)getpid(), path, (long)getpid());
     }
     if (fd < 0) {
         int e = errno;

@@ -1,7 +1,8 @@
 /* Plays the collector's side of gpuq profile's protocol, without CUDA, so
  * that the command's side is tested on any machine (protocol_check.sh):
  * each process expands GPUQ_OUT as the collector does (gi_pattern.h),
- * writes a counters file copied from a template, its status file
+ * writes a counters file copied from a template (under the name +
+ * GPUQ_OUT_TMP, as the collector), its status file
  * <GPUQ_STATUS>.<pid> and, on request, a graphs file <status>.graphs.
  *
  *   fake_collector PROCESSES TEMPLATE [graphs]
@@ -36,6 +37,11 @@ static int play(const char *template_path, int graphs)
         fprintf(stderr, "fake_collector: %s\n", err.msg);
         return 1;
     }
+    /* as the collector: written under the output name + GPUQ_OUT_TMP, which
+     * gpuq renames when the run is over */
+    const char *tmp = getenv("GPUQ_OUT_TMP");
+    size_t len = strlen(out);
+    snprintf(out + len, sizeof out - len, "%s", tmp ? tmp : "");
     FILE *in = fopen(template_path, "r"), *o = fopen(out, "w");
     if (!in || !o) {
         fprintf(stderr, "fake_collector: cannot copy %s to %s\n", template_path, out);

@@ -73,5 +73,10 @@ has "$work/z.err" "unknown %z"
 "$gpuq" profile -o "$work/r.%q{RANK" -- "$fake" 1 "$template" 2> "$work/q2.err"
 [ $? -eq 1 ] || fail "unclosed %q{: exit status not 1"
 
+# Every process's counters were written under a temporary name
+# (<name>.part.<gpuq pid>) and renamed: none is left.
+left=$(ls "$work" | grep '\.part\.[0-9]*$')
+[ -z "$left" ] || fail "temporary counters files left: $left"
+
 echo "protocol_check: $fails failure(s)"
 [ $fails -eq 0 ]
