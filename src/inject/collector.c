@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +52,11 @@ uint64_t gi_now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+pid_t gi_gettid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
 }
 
 void gi_call_done(gi_call call, uint64_t t0)

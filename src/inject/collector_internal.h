@@ -85,6 +85,8 @@ typedef enum gi_phase {
 } gi_phase;
 
 uint64_t gi_now_ns(void);
+/* The calling thread's kernel id (async-signal-safe). */
+pid_t gi_gettid(void);
 
 /* CUPTI and driver calls whose time GPUQ_DEBUG=1 reports at exit (count,
  * total and mean): where the cost of a profiled launch goes, call by call. */
@@ -321,7 +323,8 @@ void gi_preload_join(void);
 
 /* Launch tracking (collector_launch.c): the CUPTI callback, and whether
  * this thread is inside one of its launch callbacks (read by the fatal
- * signal handler: a thread-local of the initial-exec model, no allocation). */
+ * signal handler: async-signal-safe, a lock-free table of thread ids; the
+ * library has no thread-local storage, collector_launch.c says why). */
 void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const void *data);
 int gi_in_launch_callback(void);
