@@ -398,9 +398,43 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     return init_counter_data(dev);
 }
 
+/* Kernel replay saves the device memory in use before a profiled kernel
+ * and restores it before each further pass.  When more is in use than is
+ * free, the copy cannot stay on the GPU: it goes through the host, tens of
+ * GB per pass at PCIe speed, and in pinned host memory that may not exist.
+ * Measured on an H200 (141 GB, 128 GB host RAM, 2026-12-01): a JAX
+ * program, which preallocates 75% of the GPU, made no progress for 70 s
+ * inside its first replayed launch (plain run: 12 s).  So the bound is
+ * "more in use than free" (about half the GPU), checked before every
+ * replayed launch (cuMemGetInfo, microseconds against the milliseconds of a
+ * replay): above it the collector stops within that launch, saying why and
+ * what to change, and the program runs on unprofiled.  Returns 1 to go on. */
+static int replay_memory_ok(gi_device *dev)
+{
+    if (dev->replay != CUPTI_KernelReplay)
+        return 1;
+    size_t free_b = 0, total_b = 0;
+    if (cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS || total_b == 0)
+        return 1; /* unknown: CUPTI's replay as before */
+    size_t used = total_b - free_b;
+    if (used <= free_b)
+        return 1;
+    gi_stand_down(GI_ERROR_UNSUPPORTED,
+                  "device %d has %.1f of its %.1f GB in use, more than is free: kernel replay "
+                  "(%zu passes) would save and restore it through the host for every profiled "
+                  "kernel, minutes per launch (a JAX or TensorFlow program preallocates most of "
+                  "the GPU: set XLA_PYTHON_CLIENT_PREALLOCATE=false or "
+                  "XLA_PYTHON_CLIENT_MEM_FRACTION=.4; or collect one pass's metrics, "
+                  "GPUQ_METRICS in docs/profile.md)",
+                  dev->ordinal, (double)used / 1e9, (double)total_b / 1e9, dev->passes);
+    return 0;
+}
+
 int gi_range_begin(gi_device *dev, CUcontext ctx)
 {
     uint64_t t0 = gi_now_ns();
+    if (!replay_memory_ok(dev))
+        return 0;
     if (!enable_profiler(dev, ctx))
         return 0;
     if (dev->dirty) {
