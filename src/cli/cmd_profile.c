@@ -288,7 +288,8 @@ int cmd_profile(int argc, char **argv)
         char how[128];
         prof_describe_exit(&run1, how, sizeof how);
         cli_error(CMD, "warning: the program %s; the report covers the %zu launches measured "
-                  "before", how, set.count);
+                  "before (gpuq exits with the program's status, %d)", how, set.count,
+                  prof_program_status(&run1));
     }
     cli_error(CMD, "%zu launch%s profiled; counters saved in %s", set.count,
               set.count == 1 ? "" : "es", pattern ? counters : o.counters);
@@ -296,6 +297,12 @@ int cmd_profile(int argc, char **argv)
         rc = GPUQ_EXIT_INTERRUPTED;
 done_set:
     gm_counters_set_clear(&set);
+    /* A failing program's status is passed on (docs/profile.md, "Exit
+     * codes"): a CI job that wraps its tests in gpuq profile sees them
+     * fail.  gpuq's own codes are left for runs whose program succeeded,
+     * and an interrupted run keeps 130. */
+    if (!prof_interrupted_by && (run1.signaled || run1.code != 0))
+        rc = prof_program_status(&run1);
 done:
     prof_status_set_free(&procs);
     prof_prefetch_free(&prefetch);

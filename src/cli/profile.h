@@ -159,6 +159,9 @@ void prof_status_set_free(status_set *set);
 size_t prof_status_files(const char *prefix, char ***out);
 int prof_collector_failed(const collector_status *s);
 void prof_describe_exit(const run_result *r, char *buf, size_t len);
+/* The program's exit status as a shell gives it: its code, or 128 + the
+ * signal that killed it. */
+int prof_program_status(const run_result *r);
 void prof_remove_temp_dir(const char *dir);
 int prof_make_temp_dir(char *dir, size_t len);
 void prof_install_signal_handlers(struct sigaction *old_int, struct sigaction *old_term);

@@ -58,9 +58,11 @@ static void print_help(void)
            "GPU are counted, not profiled (profiling then could break the capture).  Processes\n"
            "that profile one GPU take turns (a lock file in GPUQ_LOCK_DIR, at most 10 s wait).\n"
            "\n"
-           "exit codes: 0 measured (a failing program is a warning), 1 usage, 2 missing\n"
-           "program or bad input, 3 nothing measured (collector, GPU or permission error),\n"
-           "130 interrupted (what was measured is still reported)\n",
+           "exit status: the program's when it failed (its code, or 128+N when signal N\n"
+           "killed it; what was measured is still reported, with a warning naming it);\n"
+           "else gpuq's own: 0 measured, 1 usage, 2 missing program or bad input, 3 nothing\n"
+           "measured (collector, GPU or permission error), 130 interrupted.  gpuq's own\n"
+           "errors always print a 'gpuq: profile:' line saying what failed\n",
            gm_model_names(), DEFAULT_COUNTERS);
 }
 

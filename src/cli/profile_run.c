@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -56,6 +57,7 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
     fflush(NULL);
     struct timespec forked;
     clock_gettime(CLOCK_MONOTONIC, &forked);
+    pid_t gpuq_pid = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         cli_error(CMD, "cannot start '%s' (fork: %s)", o->program[0], strerror(errno));
@@ -64,6 +66,17 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
     if (pid == 0) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        /* If gpuq itself is killed (SIGKILL, which it cannot forward), the
+         * program gets SIGTERM instead of running on with the GPU's
+         * counters held and nobody to read its results: the collector's
+         * signal path writes what it measured, and the program ends as a
+         * SIGTERM would end it.  The setting changes nothing else (it
+         * survives exec, is not inherited by the program's own children,
+         * and fires only when gpuq dies first); gpuq dead before it was
+         * set: end now. */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != gpuq_pid)
+            _exit(128 + SIGTERM);
         char command[512];
         join_words((const char *const *)o->program, " ", command, sizeof command);
         setenv("CUDA_INJECTION64_PATH", collector, 1);
@@ -279,6 +292,13 @@ void prof_describe_exit(const run_result *r, char *buf, size_t len)
     else
         snprintf(buf, len, "exited with status %d", r->code);
 }
+int prof_program_status(const run_result *r)
+{
+    if (r->signaled)
+        return 128 + r->sig;
+    return r->code;
+}
+
 /* Removes the temporary directory: the files this command and the collector
  * put there (status files, the sass file, cubins/<crc>.cubin). */
 void prof_remove_temp_dir(const char *dir)
@@ -342,4 +362,6 @@ void prof_install_signal_handlers(struct sigaction *old_int, struct sigaction *o
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, old_int);
     sigaction(SIGTERM, &sa, old_term);
+    /* A closed terminal: passed on as well (gpuq then ends as on SIGTERM). */
+    sigaction(SIGHUP, &sa, NULL);
 }
