@@ -55,7 +55,7 @@ int cmd_profile(int argc, char **argv)
     int rc = prof_check_program(o.program[0]);
     if (rc != GPUQ_EXIT_OK)
         return rc;
-    char collector[PATH_MAX], counters[PATH_MAX], tmpdir[PATH_MAX];
+    char collector[PATH_MAX], counters[sizeof(((collector_status *)0)->output)], tmpdir[PATH_MAX];
     if (!prof_find_collector(collector, sizeof collector))
         return GPUQ_EXIT_GPU;
     if (!prof_absolute_path(o.counters, counters, sizeof counters)) {

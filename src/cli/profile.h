@@ -18,6 +18,7 @@
 #include <limits.h>
 
 #include "cli.h"
+#include "gi_protocol.h"
 #include "gi_sass.h"
 #include "gpuq/counters.h"
 #include "gpuq/model.h"
@@ -115,19 +116,8 @@ typedef struct disasm_spec {
 } disasm_spec;
 
 /* What the collector reported (its status file, "key: value" lines). */
-typedef struct collector_status {
-    int present;
-    long pid;
-    long long launches_seen, profiled, rows, filtered, graphs;
-    long long captured, capture_skipped, graph_captured, graph_profiled, graph_nodes;
-    long long passes;
-    char replay[16];
-    char device_name[128];  /* the device it set up: "" until then */
-    int sm_count, cc_major, cc_minor;
-    char error_kind[32];
-    char error[512];
-    char output[PATH_MAX];  /* the counters file this process wrote */
-} collector_status;
+/* One process's status file (the protocol's definition, gi_protocol.h). */
+typedef gi_status collector_status;
 
 /* Every process of a run writes <prefix>.<pid> (a launcher's workers too). */
 typedef struct status_set {

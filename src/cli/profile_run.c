@@ -79,37 +79,37 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
             _exit(128 + SIGTERM);
         char command[512];
         join_words((const char *const *)o->program, " ", command, sizeof command);
-        setenv("CUDA_INJECTION64_PATH", collector, 1);
-        setenv("GPUQ_PASS", pe->pass, 1);
-        setenv("GPUQ_OUT", pe->out, 1);
-        setenv("GPUQ_STATUS", pe->status, 1);
-        setenv("GPUQ_COMMAND", command, 1);
+        setenv(GI_ENV(GI_ENV_INJECTION), collector, 1);
+        setenv(GI_ENV(GI_ENV_PASS), pe->pass, 1);
+        setenv(GI_ENV(GI_ENV_OUT), pe->out, 1);
+        setenv(GI_ENV(GI_ENV_STATUS), pe->status, 1);
+        setenv(GI_ENV(GI_ENV_COMMAND), command, 1);
         char t0[32];
         snprintf(t0, sizeof t0, "%lld", (long long)forked.tv_sec * 1000000000LL + forked.tv_nsec);
-        setenv("GPUQ_T0_NS", t0, 1);
+        setenv(GI_ENV(GI_ENV_T0_NS), t0, 1);
         /* Wall clock: an output file older than this is a left-over of an
          * earlier run, which the collector replaces. */
         struct timespec wall;
         clock_gettime(CLOCK_REALTIME, &wall);
         snprintf(t0, sizeof t0, "%lld", (long long)wall.tv_sec * 1000000000LL + wall.tv_nsec);
-        setenv("GPUQ_RUN_START_NS", t0, 1);
+        setenv(GI_ENV(GI_ENV_RUN_START_NS), t0, 1);
         if (pe->cubin_dir)
-            setenv("GPUQ_CUBIN_DIR", pe->cubin_dir, 1);
+            setenv(GI_ENV(GI_ENV_CUBIN_DIR), pe->cubin_dir, 1);
         else
-            unsetenv("GPUQ_CUBIN_DIR");
+            unsetenv(GI_ENV(GI_ENV_CUBIN_DIR));
         /* --section: the collector gathers those units' metrics only
          * (else every registered unit's, or GPUQ_SECTIONS as set). */
         if (o->r.n_sections > 0) {
             char list[1024];
             join_words(o->r.sections, ",", list, sizeof list);
-            setenv("GPUQ_SECTIONS", list, 1);
+            setenv(GI_ENV(GI_ENV_SECTIONS), list, 1);
         }
         if (o->regex)
-            setenv("GPUQ_KERNEL_REGEX", o->regex, 1);
+            setenv(GI_ENV(GI_ENV_KERNEL_REGEX), o->regex, 1);
         else
-            unsetenv("GPUQ_KERNEL_REGEX");
-        set_count_env("GPUQ_LAUNCH_SKIP", o->skip);
-        set_count_env("GPUQ_LAUNCH_COUNT", o->count);
+            unsetenv(GI_ENV(GI_ENV_KERNEL_REGEX));
+        set_count_env(GI_ENV(GI_ENV_LAUNCH_SKIP), o->skip);
+        set_count_env(GI_ENV(GI_ENV_LAUNCH_COUNT), o->count);
         execvp(o->program[0], o->program);
         fprintf(stderr, "gpuq: %s: cannot run '%s' (%s)\n", CMD, o->program[0], strerror(errno));
         _exit(127);
@@ -144,59 +144,7 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
 /* What the collector reported (its status file, "key: value" lines). */
 void prof_read_status(const char *path, collector_status *s)
 {
-    memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    s->present = 1;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *colon = strstr(line, ": ");
-        if (line[0] == '#' || !colon)
-            continue;
-        *colon = '\0';
-        const char *key = line, *value = colon + 2;
-        if (strcmp(key, "pid") == 0)
-            s->pid = atol(value);
-        else if (strcmp(key, "output") == 0)
-            snprintf(s->output, sizeof s->output, "%s", value);
-        else if (strcmp(key, "captured_launches") == 0)
-            s->captured = atoll(value);
-        else if (strcmp(key, "capture_skipped_launches") == 0)
-            s->capture_skipped = atoll(value);
-        else if (strcmp(key, "graph_captured") == 0)
-            s->graph_captured = atoll(value);
-        else if (strcmp(key, "graph_profiled") == 0)
-            s->graph_profiled = atoll(value);
-        else if (strcmp(key, "graph_nodes_profiled") == 0)
-            s->graph_nodes = atoll(value);
-        else if (strcmp(key, "launches_seen") == 0)
-            s->launches_seen = atoll(value);
-        else if (strcmp(key, "profiled_launches") == 0)
-            s->profiled = atoll(value);
-        else if (strcmp(key, "rows_written") == 0)
-            s->rows = atoll(value);
-        else if (strcmp(key, "filtered_out_launches") == 0)
-            s->filtered = atoll(value);
-        else if (strcmp(key, "graph_launches") == 0)
-            s->graphs = atoll(value);
-        else if (strcmp(key, "passes") == 0)
-            s->passes = atoll(value);
-        else if (strcmp(key, "replay") == 0)
-            snprintf(s->replay, sizeof s->replay, "%s", value);
-        else if (strcmp(key, "device_name") == 0)
-            snprintf(s->device_name, sizeof s->device_name, "%s", value);
-        else if (strcmp(key, "sm_count") == 0)
-            sscanf(value, "%d", &s->sm_count);
-        else if (strcmp(key, "compute_capability") == 0)
-            sscanf(value, "%d.%d", &s->cc_major, &s->cc_minor);
-        else if (strcmp(key, "error_kind") == 0)
-            snprintf(s->error_kind, sizeof s->error_kind, "%s", value);
-        else if (strcmp(key, "error") == 0)
-            snprintf(s->error, sizeof s->error, "%s", value);
-    }
-    fclose(f);
+    gi_status_read(path, s);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -37,6 +37,7 @@
 #include <cupti_target.h>
 
 #include "gi_filter.h"
+#include "gi_protocol.h"
 #include "gpuq/counters.h"
 
 #define GI_MAX_DEVICES 64
@@ -59,17 +60,8 @@ typedef enum gi_pass {
     GI_PASS_SASS          /* per-instruction execution counts through SASS metrics */
 } gi_pass;
 
-/* Why the collector stood down: goes to the status file for gpuq profile. */
-typedef enum gi_error_kind {
-    GI_ERROR_NONE = 0,
-    GI_ERROR_CONFIG,      /* bad GPUQ_* environment */
-    GI_ERROR_PERMISSION,  /* counters restricted to admin users */
-    GI_ERROR_BUSY,        /* another profiler holds the counters or the callback slot */
-    GI_ERROR_UNSUPPORTED, /* device, MIG, vGPU, ... */
-    GI_ERROR_CUPTI,       /* another CUPTI failure */
-    GI_ERROR_CUDA,        /* a driver call failed */
-    GI_ERROR_IO           /* cannot write the output */
-} gi_error_kind;
+/* gi_error_kind, why the collector stood down, is part of the protocol
+ * (gi_protocol.h). */
 
 /* Where the time of profiled launches goes (GPUQ_VERBOSE prints it at exit;
  * docs/profile.md quotes it). */
