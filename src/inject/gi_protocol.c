@@ -38,6 +38,8 @@ const gi_env_row gi_env_table[GI_ENV_COUNT] = {
     {GI_ENV_METRICS, "GPUQ_METRICS", GI_ENV_BY_USER, "the metrics to gather instead of the units'"},
     {GI_ENV_EXTRA_METRICS, "GPUQ_EXTRA_METRICS", GI_ENV_BY_USER,
      "metrics gathered besides the units'"},
+    {GI_ENV_GRAPH_NODES, "GPUQ_GRAPH_NODES", GI_ENV_BY_USER,
+     "1: profile the kernel nodes of CUDA graphs (off by default, collector_graph.c)"},
 };
 
 const char *gi_error_kind_name(gi_error_kind kind)

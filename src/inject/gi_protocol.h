@@ -40,6 +40,7 @@ typedef enum gi_env {
     GI_ENV_SASS_METRIC,
     GI_ENV_METRICS,
     GI_ENV_EXTRA_METRICS,
+    GI_ENV_GRAPH_NODES,
     GI_ENV_COUNT
 } gi_env;
 
