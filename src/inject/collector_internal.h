@@ -149,6 +149,8 @@ typedef struct gi_device {
      * when it is full, before unprofiled work, a context switch or a stream
      * capture, at context destruction, at exit and on a fatal signal. */
     size_t batch_max;                /* launches per window (GPUQ_BATCH; 1 after a mismatch) */
+    size_t batch_full;               /* what GPUQ_BATCH asked for (batch_max while checked) */
+    int duration_check;              /* collector_range.c, check_durations */
     size_t range_capacity;           /* ranges a window holds (GPUQ_BATCH) */
     gm_launch_counters *pending;     /* the open window's launches, batch_max of them */
     size_t n_pending;
