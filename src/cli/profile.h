@@ -30,6 +30,7 @@ typedef struct profile_opts {
     cli_report_opts r; /* --table --force -m -f --summary -o */
     const char *regex;
     long skip, count;
+    const char *nvtx_include; /* --nvtx-include NAME, or NULL */
     int no_split;
     int always_rerun;
     const char *counters;     /* may be a pattern (gi_pattern.h) */

@@ -36,6 +36,10 @@ static void print_help(void)
            "                           extended regex (searched anywhere; anchor with ^ $)\n"
            "  -s, --launch-skip N      skip the first N matching launches\n"
            "  -c, --launch-count N     profile at most N matching launches (0: no limit)\n"
+           "      --nvtx-include NAME  only launches inside an NVTX range named NAME: a\n"
+           "                           push/pop range on the launching thread, or a\n"
+           "                           start/end range; the others count for neither -s\n"
+           "                           nor -c (ranges opened before CUDA starts are not seen)\n"
            "\n"
            "model and report (every section whose machine data exists, as gpuq model):\n"
            CLI_REPORT_HELP
@@ -67,7 +71,7 @@ static void print_help(void)
 }
 
 
-enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN };
+enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE };
 
 /* 0 ok, 1 help shown, -1 usage error printed. */
 int prof_parse_options(int argc, char **argv, profile_opts *o)
@@ -76,6 +80,7 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         {"kernel-name", required_argument, NULL, 'k'},
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
+        {"nvtx-include", required_argument, NULL, OPT_NVTX_INCLUDE},
         CLI_REPORT_LONG_OPTIONS,
         {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
         {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
@@ -114,6 +119,13 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
             break;
         case OPT_KEEP:
             o->counters = optarg;
+            break;
+        case OPT_NVTX_INCLUDE:
+            if (!optarg[0] || strlen(optarg) >= 256) {
+                cli_usage_error(CMD, "--nvtx-include needs a range name of 1 to 255 characters");
+                return -1;
+            }
+            o->nvtx_include = optarg;
             break;
         default: /* a report option, or a usage error */
             if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)

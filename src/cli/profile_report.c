@@ -91,6 +91,10 @@ void prof_explain_nothing_measured(const profile_opts *o, const collector_status
     }
     if (prof_collector_failed(st))
         cli_error(CMD, "nothing was measured: the collector stopped (%s)", st->error);
+    else if (o->nvtx_include && st->launches_seen == 0 && st->nvtx_outside > 0)
+        cli_error(CMD, "nothing was measured: none of %lld launches ran inside an NVTX range "
+                  "named '%s' (ranges opened before CUDA initialized are not seen)",
+                  st->nvtx_outside, o->nvtx_include);
     else if (st->launches_seen == 0)
         cli_error(CMD, "nothing was measured: the program launched no kernel outside CUDA graphs "
                   "(%lld graph launches)", st->graphs);

@@ -108,6 +108,10 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
             setenv(GI_ENV(GI_ENV_KERNEL_REGEX), o->regex, 1);
         else
             unsetenv(GI_ENV(GI_ENV_KERNEL_REGEX));
+        if (o->nvtx_include)
+            setenv(GI_ENV(GI_ENV_NVTX_INCLUDE), o->nvtx_include, 1);
+        else
+            unsetenv(GI_ENV(GI_ENV_NVTX_INCLUDE));
         set_count_env(GI_ENV(GI_ENV_LAUNCH_SKIP), o->skip);
         set_count_env(GI_ENV(GI_ENV_LAUNCH_COUNT), o->count);
         execvp(o->program[0], o->program);
@@ -210,6 +214,7 @@ void prof_read_statuses(const char *prefix, status_set *set)
         t->graph_captured += s->graph_captured;
         t->graph_profiled += s->graph_profiled;
         t->graph_nodes += s->graph_nodes;
+        t->nvtx_outside += s->nvtx_outside;
         if (!t->passes)
             t->passes = s->passes;
         if (!t->replay[0])

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,11 +51,6 @@ uint64_t gi_now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-pid_t gi_gettid(void)
-{
-    return (pid_t)syscall(SYS_gettid);
 }
 
 void gi_call_done(gi_call call, uint64_t t0)
@@ -618,6 +612,8 @@ static int read_config(void)
     g.debug = v && v[0] && strcmp(v, "0") != 0;
     v = getenv(GI_ENV(GI_ENV_SASS_METRIC));
     snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_DEFAULT_METRIC);
+    v = getenv(GI_ENV(GI_ENV_NVTX_INCLUDE));
+    snprintf(g.nvtx_include, sizeof g.nvtx_include, "%s", v ? v : "");
     v = getenv(GI_ENV(GI_ENV_COMMAND));
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 
@@ -773,6 +769,8 @@ static void initialize_once(void)
             return;
         }
     }
+    if (g.nvtx_include[0] && !gi_nvtx_setup())
+        return;
     gi_call_done(GI_CALL_SUBSCRIBE, t0);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     preload_start();

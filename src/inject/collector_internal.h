@@ -37,6 +37,7 @@
 #include <cupti_target.h>
 
 #include "gi_filter.h"
+#include "gi_nvtx.h"
 #include "gi_protocol.h"
 #include "gpuq/counters.h"
 
@@ -247,6 +248,9 @@ typedef struct gi_collector {
     size_t n_kernel_names;
     volatile sig_atomic_t signal_seen;
     gi_filter filter;
+    char nvtx_include[256];     /* GPUQ_NVTX_INCLUDE: profile inside ranges of this name only */
+    gi_nvtx_open nvtx_open;     /* its open start/end ranges (g.lock) */
+    uint64_t nvtx_outside;      /* launches not profiled: outside the range */
     FILE *out;
     int out_failed;
     uint64_t next_launch_id;
@@ -322,6 +326,18 @@ void gi_preload_join(void);
 void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const void *data);
 int gi_in_launch_callback(void);
+/* This thread's NVTX push/pop state (NULL when out of memory). */
+gi_nvtx_thread *gi_thread_nvtx(void);
+
+/* The NVTX range filter (collector_nvtx.c): enables CUPTI's NVTX callbacks
+ * when GPUQ_NVTX_INCLUDE is set (1 on success); the callback; and whether
+ * the calling thread is inside the range now. */
+int gi_nvtx_setup(void);
+void gi_nvtx_on_callback(CUpti_CallbackId cbid, const void *data);
+int gi_nvtx_inside(void);
+/* The path of the libcupti mapped into this process (the collector's, or a
+ * copy the program loaded first, as the torch wheel does); 0 if none. */
+int gi_loaded_cupti(char *path, size_t len);
 /* The demangled name (malloc'ed; the mangled one when it does not demangle). */
 char *gi_demangle(const char *mangled);
 

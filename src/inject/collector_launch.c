@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector_graph.h"
@@ -308,6 +309,11 @@ static void count_skipped(void)
 }
 
 
+pid_t gi_gettid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
 /* Per-thread state of the launch callbacks, without thread-local storage
  * in this library: a library with TLS of the initial-exec model (ELF flag
  * STATIC_TLS) takes glibc's static TLS surplus when libcuda dlopen()s it,
@@ -322,6 +328,7 @@ typedef struct gi_thread_state {
     int depth;          /* nesting of the launch callbacks on this thread */
     int slot;           /* its entry in inside_tids while depth > 0, or -1 */
     pid_t tid;
+    gi_nvtx_thread nvtx;
     gi_launch launch;
 } gi_thread_state;
 
@@ -361,6 +368,12 @@ static gi_thread_state *thread_state(void)
         return NULL;
     }
     return ts;
+}
+
+gi_nvtx_thread *gi_thread_nvtx(void)
+{
+    gi_thread_state *ts = thread_state();
+    return ts ? &ts->nvtx : NULL;
 }
 
 /* The threads inside a launch callback, for the fatal-signal handler, which
@@ -466,6 +479,15 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, gi
     if (g.disabled)
         return;
 
+    if (g.nvtx_include[0] && !gi_nvtx_inside()) {
+        /* --nvtx-include: outside the range, neither profiled nor counted
+         * by -s/-c (as Nsight Compute's --nvtx-include) */
+        mark_unprofiled(dev);
+        pthread_mutex_lock(&g.lock);
+        g.nvtx_outside++;
+        pthread_mutex_unlock(&g.lock);
+        return;
+    }
     if (is_graph_launch(cbid)) {
         const cuGraphLaunch_params *gp = cb->functionParams;
         pthread_mutex_lock(&g.lock);
@@ -655,6 +677,10 @@ void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_
             }
             mark_outside(ts);
         }
+        return;
+    }
+    if (domain == CUPTI_CB_DOMAIN_NVTX) {
+        gi_nvtx_on_callback(cbid, data);
         return;
     }
     if (domain != CUPTI_CB_DOMAIN_RESOURCE)

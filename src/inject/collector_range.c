@@ -93,27 +93,6 @@ static void choose_batch(gi_device *dev)
     }
 }
 
-/* The libcupti the collector runs on (GPUQ_VERBOSE): a program may load
- * its own copy first (the torch wheel's), which the collector's
- * libcupti.so.13 then binds to. */
-static void loaded_cupti(char *path, size_t len)
-{
-    snprintf(path, len, "?");
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f)
-        return;
-    char line[4096 + 256];
-    while (fgets(line, sizeof line, f)) {
-        char *p = strchr(line, '/');
-        if (p && strstr(p, "/libcupti.so")) {
-            p[strcspn(p, "\n")] = '\0';
-            snprintf(path, len, "%s", p);
-            break;
-        }
-    }
-    fclose(f);
-}
-
 int gi_range_device_setup(gi_device *dev, CUcontext ctx)
 {
     if (!gi_device_chip_and_support(dev, CUPTI_PROFILER_RANGE_PROFILING))
@@ -182,7 +161,8 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     char cupti_path[512] = "";
     if (g.verbose) {
         cuptiGetVersion(&cupti_version);
-        loaded_cupti(cupti_path, sizeof cupti_path);
+        if (!gi_loaded_cupti(cupti_path, sizeof cupti_path))
+            snprintf(cupti_path, sizeof cupti_path, "?");
     }
     gi_verbose("device %d: chip %s, %zu metrics, %zu pass(es), %s replay, config image %zu bytes, "
                "CUPTI API %u (built with %d) from %s",

@@ -30,6 +30,7 @@ typedef enum gi_env {
     GI_ENV_KERNEL_REGEX,
     GI_ENV_LAUNCH_SKIP,
     GI_ENV_LAUNCH_COUNT,
+    GI_ENV_NVTX_INCLUDE,
     /* set by the user, read by the collector */
     GI_ENV_VERBOSE,
     GI_ENV_DEBUG,
@@ -88,6 +89,7 @@ typedef struct gi_status {
     long long launches_seen, profiled, rows, filtered, graphs;
     long long captured, capture_skipped, graph_captured, graph_profiled, graph_nodes;
     long long failed_launches, range_mismatches, cubins_saved;
+    long long nvtx_outside;       /* launches outside the --nvtx-include range */
     int drained;
     char error_kind[32];          /* gi_error_kind_name() */
     char error[512];
