@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gi_pattern.h"
-#include "gi_protocol.h"
+#include "inject/gi_pattern.h"
+#include "inject/gi_protocol.h"
 
 static int play(const char *template_path, int graphs)
 {

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "gi_nvtx.h"
+#include "inject/gi_nvtx.h"
 
 static void test_names_match_exactly(void **state)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "gi_protocol.h"
+#include "inject/gi_protocol.h"
 
 static void temp_path(char *path, size_t len, const char *what)
 {
