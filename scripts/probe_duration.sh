@@ -33,7 +33,7 @@ for c in default batch1 kernel toolkit-cupti; do
                    set -- LD_PRELOAD="$toolkit" ;;
     esac
     echo "== $c $*"
-    env "$@" GPUQ_VERBOSE=1 GPUQ_METRICS="$metrics" GPUQ_LOCK_DIR="$work" timeout -k 5 15 \
+    env "$@" GPUQ_VERBOSE=1 GPUQ_METRICS="$metrics" GPUQ_LOCK_DIR="$work" timeout -k 2 13 \
         "$build/gpuq" profile --no-opcode-split --keep-counters "$work/$c.csv" \
         -o "$work/$c.txt" -- "$py" "$src/tests/profile/torch_steps.py" --steps 2 --pad 0 \
         > "$work/$c.out" 2> "$work/$c.err"

@@ -321,9 +321,9 @@ pid_t gi_gettid(void)
  * torch, triton, pandas, sklearn, ...) that surplus is used up, dlopen fails
  * with "cannot allocate memory in static TLS block" and CUDA runs the
  * program without the collector.  So each thread's state lives on the heap,
- * found through a pthread key (freed when the thread ends), and
- * tests/inject/static_tls.sh fails the build's tests if STATIC_TLS comes
- * back. */
+ * found through a pthread key (freed when the thread ends), and the test
+ * inject_static_tls (tests/profile/static_tls.sh) fails if STATIC_TLS
+ * comes back. */
 typedef struct gi_thread_state {
     int depth;          /* nesting of the launch callbacks on this thread */
     int slot;           /* its entry in inside_tids while depth > 0, or -1 */
