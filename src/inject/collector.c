@@ -612,8 +612,6 @@ static int read_config(void)
     g.debug = v && v[0] && strcmp(v, "0") != 0;
     v = getenv(GI_ENV(GI_ENV_SASS_METRIC));
     snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_DEFAULT_METRIC);
-    v = getenv(GI_ENV(GI_ENV_NVTX_INCLUDE));
-    snprintf(g.nvtx_include, sizeof g.nvtx_include, "%s", v ? v : "");
     v = getenv(GI_ENV(GI_ENV_COMMAND));
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 
@@ -769,7 +767,7 @@ static void initialize_once(void)
             return;
         }
     }
-    if (g.nvtx_include[0] && !gi_nvtx_setup())
+    if (!gi_nvtx_setup())
         return;
     gi_call_done(GI_CALL_SUBSCRIBE, t0);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);

@@ -136,7 +136,7 @@ typedef struct gi_device {
     CUpti_ProfilerReplayMode replay;
     size_t n_metrics;
     const char *metric_names[GM_METRIC_MAX];
-    gm_metric_id metric_ids[GM_METRIC_MAX];
+    int metric_ids[GM_METRIC_MAX];   /* their rows of gm_metric_table */
     CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
     int window_open;                 /* Start called, Stop not yet */
     CUpti_RangeProfiler_Object *rp;
@@ -329,8 +329,9 @@ int gi_in_launch_callback(void);
 /* This thread's NVTX push/pop state (NULL when out of memory). */
 gi_nvtx_thread *gi_thread_nvtx(void);
 
-/* The NVTX range filter (collector_nvtx.c): enables CUPTI's NVTX callbacks
- * when GPUQ_NVTX_INCLUDE is set (1 on success); the callback; and whether
+/* The NVTX range filter (collector_nvtx.c): reads GPUQ_NVTX_INCLUDE and,
+ * when set, enables CUPTI's NVTX callbacks (0 when that fails, the
+ * collector stood down); the callback; and whether
  * the calling thread is inside the range now. */
 int gi_nvtx_setup(void);
 void gi_nvtx_on_callback(CUpti_CallbackId cbid, const void *data);

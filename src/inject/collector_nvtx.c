@@ -46,6 +46,10 @@ int gi_loaded_cupti(char *path, size_t len)
 
 int gi_nvtx_setup(void)
 {
+    const char *want = getenv(GI_ENV(GI_ENV_NVTX_INCLUDE));
+    snprintf(g.nvtx_include, sizeof g.nvtx_include, "%s", want ? want : "");
+    if (!g.nvtx_include[0])
+        return 1; /* no filter */
     const char *set = getenv("NVTX_INJECTION64_PATH");
     char path[GI_PATH_MAX];
     if (!gi_loaded_cupti(path, sizeof path)) {

@@ -66,10 +66,17 @@ static void describe_source(gi_device *dev)
  * device to kernel replay, a window of two to one launch per window. */
 enum { GI_DURATION_DONE = 0, GI_DURATION_SINGLE, GI_DURATION_PAIR };
 
+/* The duration's metric row (metrics by name, gpuq/metrics.h), -1 if none. */
+static int duration_row(void)
+{
+    return gm_metric_find("gpu__time_duration.sum");
+}
+
 static int collects_duration(const gi_device *dev)
 {
-    for (size_t m = 0; m < dev->n_metrics; m++)
-        if (dev->metric_ids[m] == GM_M_DURATION_NS)
+    int row = duration_row();
+    for (size_t m = 0; m < dev->n_metrics && row >= 0; m++)
+        if ((int)dev->metric_ids[m] == row)
             return 1;
     return 0;
 }
@@ -511,8 +518,9 @@ static void check_durations(gi_device *dev, size_t n)
     if (dev->duration_check == GI_DURATION_DONE || n == 0)
         return;
     size_t have = 0;
-    for (size_t i = 0; i < n; i++)
-        have += isfinite(dev->pending[i].metric[GM_M_DURATION_NS]) != 0;
+    int row = duration_row();
+    for (size_t i = 0; i < n && row >= 0; i++)
+        have += isfinite(dev->pending[i].metric[row]) != 0;
     uint32_t version = 0;
     cuptiGetVersion(&version);
     if (dev->duration_check == GI_DURATION_SINGLE) {
