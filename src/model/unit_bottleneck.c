@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuq/bottleneck_verdict.h"
 #include "gpuq/gpudiag.h"
 #include "gpuq/gpudiag_data.h"
 #include "gpuq/metrics.h"
@@ -90,6 +91,8 @@ typedef struct bn_result {
     double occ_warps;     /* warps per SM with registers and shared memory not binding */
     double speedup_occ;
     char occ_needs[96];   /* what the launch would change to reach occ_warps */
+    double nslot;         /* blocks per SM the launch can have (NaN: no sched data) */
+    gm_bnv v;             /* the physical check and the verdict (bottleneck_verdict.h) */
 } bn_result;
 
 static gm_status bn_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
@@ -155,7 +158,7 @@ static double reachable_warps(const bn_state *s, const gm_launch_counters *k, in
     double b = ceil((double)k->block[0] * k->block[1] * k->block[2] / 32);
     double G = (double)k->grid[0] * k->grid[1] * k->grid[2];
     double grid_cap = ceil(G / sm);
-    br->occ_warps = br->speedup_occ = NAN;
+    br->occ_warps = br->speedup_occ = br->nslot = NAN;
     snprintf(br->occ_needs, sizeof br->occ_needs, "-");
     gm_gd_relief rel;
     if (s->have_sched && k->regs_per_thread >= 0 && k->shared_bytes >= 0 &&
@@ -164,6 +167,7 @@ static double reachable_warps(const bn_state *s, const gm_launch_counters *k, in
         rel.nslot > 0) {
         char lim[48];
         gm_gd_limiter_text(rel.limiter, lim, sizeof lim);
+        br->nslot = rel.nslot;
         snprintf(br->more_from, sizeof br->more_from, "sched: N_slot %d x %.0f warps (%s)%s",
                  rel.nslot, b, lim, grid_cap < rel.nslot ? ", grid-capped" : "");
         if ((rel.limiter & (GM_GD_LIM_REGS | GM_GD_LIM_SMEM)) &&
@@ -226,6 +230,43 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
     l->launches = k->summed > 1 ? k->summed : 1;
 }
 
+/* The physical check and the verdict (bottleneck_verdict.h): the model's
+ * components, the same at the best rates the suite measured (the launch at
+ * the device's warps per SM, where every curve has levelled off), the
+ * warp states and what the launch could have. */
+static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_zo_launch *l,
+                      int max_warps, int sm, double more, bn_result *br)
+{
+    gm_bnv_input in;
+    gm_bnv_input_init(&in);
+    in.measured_ns = br->measured_ns;
+    gm_zo_launch best = *l;
+    best.warps_per_sm = max_warps;
+    gm_zo_result rb;
+    gm_error e2;
+    int have_best = gm_zo_predict(&s->mach, s->form, sm, &best, &rb, &e2) == GM_OK;
+    for (int p = 0; p < GM_ZO_PARTS; p++) {
+        in.comp_name[in.n_comp] = gm_zo_part_name(p);
+        in.comp_ns[in.n_comp] = br->r.t[p];
+        in.comp_best_ns[in.n_comp] = have_best ? rb.t[p] : NAN;
+        in.n_comp++;
+    }
+    in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
+    /* resident warp-cycles: warps per active cycle x active cycles, all SMs */
+    in.warp_cycles = counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 *
+                     max_warps * counter(k, "sm__cycles_active.sum");
+    for (int i = 0; i < GM_BNV_STALLS; i++)
+        in.stall[i] = counter(k, gm_bnv_stall_metric(i));
+    in.warps_per_sm = l->warps_per_sm;
+    in.reachable_warps = more;
+    in.reachable_from = br->more_from;
+    in.blocks = l->blocks;
+    in.blocks_per_wave = br->nslot > 0 ? br->nslot * sm : NAN;
+    in.sm_count = sm;
+    if (gm_bnv_decide(&in, &br->v, &e2) != GM_OK)
+        br->v.kind = GM_BNV_UNDECIDED;
+}
+
 static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
                           const gm_launch_counters *k, void *result, gm_error *err)
 {
@@ -259,8 +300,13 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     }
     br->ok = br->r.bottleneck >= 0;
     br->error = (br->r.predicted - br->measured_ns) / br->measured_ns;
+    bn_decide(s, k, &l, max_warps, sm, more, br);
     gm_zo_causes_text(br->r.causes, br->causes, sizeof br->causes);
-    if (br->ok) {
+    if (br->ok && br->v.kind != GM_BNV_UNIT && br->v.kind != GM_BNV_UNDECIDED) {
+        /* launch, latency or a model error: the largest component is not
+         * what holds the kernel up (bottleneck_verdict.h) */
+        snprintf(br->verdict, sizeof br->verdict, "%s", br->v.text);
+    } else if (br->ok) {
         static const char *const what[] = {"the instruction pipeline", "shared memory",
                                            "global memory"};
         int n = snprintf(br->verdict, sizeof br->verdict, "%s is the bottleneck (%.1f us",
@@ -290,10 +336,18 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     if (n < max) out[n++] = (gm_field){nm, GM_FIELD_NUM, ok ? (v) : NAN, NULL, (w), (h), 0}
 #define TXT(nm, t, w, h) \
     if (n < max) out[n++] = (gm_field){nm, GM_FIELD_TEXT, NAN, (t), (w), (h), 0}
-    TXT("bottleneck", ok ? gm_zo_part_name(r->bottleneck) : "-", 11, NULL);
-    NUM("predicted_us", r->predicted * us, 9, "pred us");
+    const gm_bnv *v = &b->v;
+    /* a model error leaves no prediction to show (bottleneck_verdict.h) */
+    int fits = ok && v->n_over == 0;
+    const char *named = !ok                       ? "-"
+                        : v->kind == GM_BNV_LAUNCH  ? "launch"
+                        : v->kind == GM_BNV_LATENCY ? "latency"
+                        : v->kind == GM_BNV_MISFIT  ? "misfit"
+                                                    : gm_zo_part_name(r->bottleneck);
+    TXT("bottleneck", named, 11, NULL);
+    NUM("predicted_us", fits ? r->predicted * us : NAN, 9, "pred us");
     NUM("measured_us", b->measured_ns * us, 9, "meas us");
-    NUM("error", b->error, 0, NULL);
+    NUM("error", fits ? b->error : NAN, 0, NULL);
     NUM("inst_us", r->t[GM_ZO_INST] * us, 8, "inst us");
     NUM("shared_us", r->t[GM_ZO_SHARED] * us, 8, "smem us");
     NUM("global_us", r->t[GM_ZO_GLOBAL] * us, 8, "glob us");
@@ -318,6 +372,20 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     TXT("occ_needs", b->occ_needs, 0, NULL);
     TXT("causes", ok ? b->causes : b->why, 0, NULL);
     TXT("form", r->form == GM_ZO_PAPER ? "paper" : "hopper", 0, NULL);
+    /* the physical check and the verdict (bottleneck_verdict.h) */
+    TXT("verdict", ok ? gm_bnv_kind_name(v->kind) : "-", 0, NULL);
+    TXT("model_error", ok ? v->model_error : "", 0, NULL);
+    NUM("spread_us", v->spread_ns * us, 0, NULL);
+    NUM("share", v->share, 0, NULL);
+    TXT("wait_on", ok && v->wait >= 0 ? gm_bnv_stall_name(v->wait) : "-", 0, NULL);
+    NUM("wait_share", v->wait_share, 0, NULL);
+    NUM("uncollected_share", v->uncollected, 0, NULL);
+    TXT("busiest", ok && v->busiest >= 0 ? gm_zo_part_name(v->busiest) : "-", 0, NULL);
+    NUM("busiest_use", v->busiest_use, 0, NULL);
+    NUM("need_warps", v->need_warps, 0, NULL);
+    NUM("need_ilp", v->need_ilp, 0, NULL);
+    NUM("wave_fill", v->wave_fill, 0, NULL);
+    TXT("fix", ok ? v->fix : "", 0, NULL);
 #undef NUM
 #undef TXT
     return n;
@@ -332,6 +400,15 @@ static void bn_verdict(const void *state, const void *result, gm_unit_verdict *o
     out->severity = b->ok && b->measured_ns > 0
                         ? fmin(1.0, b->r.t[b->r.bottleneck] / b->measured_ns)
                         : NAN;
+    /* launch bound: the launch holds it up whole; latency bound: the part
+     * no unit accounts for; a model error outranks every other verdict of
+     * the launch, since this section's numbers cannot be trusted for it */
+    if (b->ok && b->v.kind == GM_BNV_LAUNCH)
+        out->severity = 1;
+    else if (b->ok && b->v.kind == GM_BNV_LATENCY)
+        out->severity = isfinite(b->v.share) ? 1 - b->v.share : 1;
+    else if (b->ok && b->v.kind == GM_BNV_MISFIT)
+        out->severity = 1;
     const char *t = b->ok ? b->verdict : b->why;
     size_t len = strlen(t);
     if (len >= sizeof out->text)
