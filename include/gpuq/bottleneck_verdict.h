@@ -33,11 +33,13 @@ extern "C" {
 
 /* Run-to-run spread, (max - min) / median, of repeated launches of the same
  * kernel with the same counts in data/recorded/realkernels-corpus-
- * nvidia-h200.counters.csv (80 groups): at most 6.8% for kernels of 10 us
- * and longer, at most 384 ns below (durations come in steps of 32 ns).
- * test_bottleneck_verdict checks that these cover every group. */
+ * nvidia-h200.counters.csv (83 groups, 259 launches; same grid, block,
+ * instructions, DRAM bytes to 0.1%): at most 6.8% for kernels of 10 us and
+ * longer (reduce_kernel, 14 launches around 27.0 us), at most 608 ns below
+ * (computeDigitCumSum, 6 launches around 8.7 us; durations come in steps of
+ * 32 ns).  test_bottleneck_verdict checks that these cover every group. */
 #define GM_BNV_SPREAD_REL 0.07
-#define GM_BNV_SPREAD_NS 400.0
+#define GM_BNV_SPREAD_NS 640.0
 /* A component at or above this share of the measured time is the
  * bottleneck; below, the launch is latency bound.  On the 60 by-construction
  * kernels and 28 case-study launches of validation/bottleneck (H100), every
