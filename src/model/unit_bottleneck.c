@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuq/bottleneck_units.h"
 #include "gpuq/bottleneck_verdict.h"
 #include "gpuq/gpudiag.h"
 #include "gpuq/gpudiag_data.h"
@@ -93,6 +94,8 @@ typedef struct bn_result {
     char occ_needs[96];   /* what the launch would change to reach occ_warps */
     double nslot;         /* blocks per SM the launch can have (NaN: no sched data) */
     gm_bnv v;             /* the physical check and the verdict (bottleneck_verdict.h) */
+    gm_bu_comp bu[GM_BU_MAX]; /* Hopper's units (bottleneck_units.h; NaN: not collected) */
+    const char *named;    /* the verdict's component, when it names one */
 } bn_result;
 
 static gm_status bn_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
@@ -202,6 +205,13 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
     /* without conflicts: wavefronts less the conflict counter (it matched the
      * simulator's difference on every shared pattern, docs/bottleneck.md) */
     l->shared_ideal = l->shared_wavefronts - counter(k, bn_metrics[M_SH_CONFLICTS]);
+    /* wgmma reads its operands from shared memory: the tensor pipe's feed,
+     * not LSU traffic, so not the shared-memory component's (where counted) */
+    double gmma = gm_bu_gmma_wavefronts(k);
+    if (isfinite(gmma) && gmma > 0) {
+        l->shared_wavefronts = fmax(0, l->shared_wavefronts - gmma);
+        l->shared_ideal = fmin(l->shared_ideal, l->shared_wavefronts);
+    }
     l->global_inst = counter(k, bn_metrics[M_G_LD]) + counter(k, bn_metrics[M_G_ST]);
     /* an ncu run without the conflict counter: the shared instructions stand in
      * for conflict-free wavefronts (validation of old recordings only) */
@@ -245,12 +255,32 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
     gm_zo_result rb;
     gm_error e2;
     int have_best = gm_zo_predict(&s->mach, s->form, sm, &best, &rb, &e2) == GM_OK;
+    /* Hopper's units (hopper form, where collected): their rates are the
+     * units' own, so with L2 and DRAM timed the LSU curve's global time is
+     * not a component of the verdict (it stays in the fields) */
+    size_t n_bu = 0;
+    if (s->form == GM_ZO_HOPPER)
+        n_bu = gm_bu_times(&s->mach, k, l->clock_ghz, br->r.sms, br->bu);
+    else
+        gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu);
+    int memory_units = 0;
+    for (size_t i = 0; i < gm_bu_count(); i++)
+        memory_units += isfinite(br->bu[i].ns) &&
+                        (strcmp(br->bu[i].name, "l2") == 0 || strcmp(br->bu[i].name, "dram") == 0);
     for (int p = 0; p < GM_ZO_PARTS; p++) {
+        if (p == GM_ZO_GLOBAL && memory_units == 2)
+            continue;
         in.comp_name[in.n_comp] = gm_zo_part_name(p);
         in.comp_ns[in.n_comp] = br->r.t[p];
         in.comp_best_ns[in.n_comp] = have_best ? rb.t[p] : NAN;
         in.n_comp++;
     }
+    for (size_t i = 0; n_bu && i < gm_bu_count() && in.n_comp < GM_BNV_MAX_COMP; i++)
+        if (isfinite(br->bu[i].ns)) {
+            in.comp_name[in.n_comp] = br->bu[i].name;
+            in.comp_ns[in.n_comp] = in.comp_best_ns[in.n_comp] = br->bu[i].ns;
+            in.n_comp++;
+        }
     in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
     /* resident warp-cycles: warps per active cycle x active cycles, all SMs */
     in.warp_cycles = counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 *
@@ -265,6 +295,7 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
     in.sm_count = sm;
     if (gm_bnv_decide(&in, &br->v, &e2) != GM_OK)
         br->v.kind = GM_BNV_UNDECIDED;
+    br->named = br->v.comp >= 0 ? in.comp_name[br->v.comp] : NULL;
 }
 
 static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
@@ -275,6 +306,7 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     if (!s || !k || !br || !meta)
         return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: no state, launch or result");
     memset(br, 0, sizeof *br);
+    gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu); /* the units' names, times NaN */
     gm_zo_launch l;
     int max_warps = meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : s->mach.max_warps_per_sm;
     gm_bn_launch_from_counters(k, max_warps, 0, &l);
@@ -306,6 +338,13 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
         /* launch, latency or a model error: the largest component is not
          * what holds the kernel up (bottleneck_verdict.h) */
         snprintf(br->verdict, sizeof br->verdict, "%s", br->v.text);
+    } else if (br->ok && br->v.kind == GM_BNV_UNIT && br->named &&
+               gm_zo_part_name(br->r.bottleneck) != br->named) {
+        /* one of Hopper's units: its time is at its own best rate */
+        snprintf(br->verdict, sizeof br->verdict,
+                 "%s is the bottleneck (%.1f us of %.1f measured: %.0f%% of its best rate)",
+                 br->named, br->v.share * br->measured_ns / 1e3, br->measured_ns / 1e3,
+                 100 * br->v.share);
     } else if (br->ok) {
         static const char *const what[] = {"the instruction pipeline", "shared memory",
                                            "global memory"};
@@ -343,6 +382,7 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
                         : v->kind == GM_BNV_LAUNCH  ? "launch"
                         : v->kind == GM_BNV_LATENCY ? "latency"
                         : v->kind == GM_BNV_MISFIT  ? "misfit"
+                        : v->kind == GM_BNV_UNIT && b->named ? b->named
                                                     : gm_zo_part_name(r->bottleneck);
     TXT("bottleneck", named, 11, NULL);
     NUM("predicted_us", fits ? r->predicted * us : NAN, 9, "pred us");
@@ -386,6 +426,10 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     NUM("need_ilp", v->need_ilp, 0, NULL);
     NUM("wave_fill", v->wave_fill, 0, NULL);
     TXT("fix", ok ? v->fix : "", 0, NULL);
+    for (size_t i = 0; i < gm_bu_count(); i++) {
+        NUM(b->bu[i].field, b->bu[i].ns * us, 0, NULL);
+        NUM(b->bu[i].use_field, b->bu[i].ns / b->measured_ns, 0, NULL);
+    }
 #undef NUM
 #undef TXT
     return n;
@@ -400,6 +444,8 @@ static void bn_verdict(const void *state, const void *result, gm_unit_verdict *o
     out->severity = b->ok && b->measured_ns > 0
                         ? fmin(1.0, b->r.t[b->r.bottleneck] / b->measured_ns)
                         : NAN;
+    if (b->ok && b->v.kind == GM_BNV_UNIT)
+        out->severity = fmin(1.0, b->v.share);
     /* launch bound: the launch holds it up whole; latency bound: the part
      * no unit accounts for; a model error outranks every other verdict of
      * the launch, since this section's numbers cannot be trusted for it */
