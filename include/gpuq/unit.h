@@ -138,6 +138,11 @@ typedef struct gm_unit {
      * with the others; prepare finds them with gm_machine_suite, and falls
      * back when they are missing, saying so in its fields). */
     const char *const *optional_suites;
+
+    /* Optional: NULL-terminated metrics the unit reads where present but
+     * that the collector gathers only on request (GPUQ_EXTRA_METRICS=@NAME),
+     * because they would add replay passes to the default set. */
+    const char *const *opt_in_metrics;
 } gm_unit;
 
 /* The registry (src/model/units.c), in report order. */
@@ -148,6 +153,9 @@ const gm_unit *gm_unit_find(const char *name);
  * rows of gm_metric_table, each once; returns the count (<= max).  The
  * collector gathers exactly these. */
 size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *rows, size_t max);
+/* Appends unit u's opt-in metrics (gm_unit.opt_in_metrics) to rows[0 .. *n),
+ * each once, at most max; returns how many were added. */
+size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max);
 
 #ifdef __cplusplus
 }

@@ -505,4 +505,5 @@ const gm_unit gm_unit_bottleneck = {
     .text_notes = bn_text_notes,
     .json_extra = NULL,
     .optional_suites = bn_optional,
+    .opt_in_metrics = gm_bu_metrics,
 };

@@ -60,3 +60,19 @@ size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *ro
     }
     return n;
 }
+
+size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max)
+{
+    size_t added = 0;
+    for (size_t i = 0; u && u->opt_in_metrics && u->opt_in_metrics[i] && rows && n; i++) {
+        int row = gm_metric_find(u->opt_in_metrics[i]);
+        int seen = row < 0;
+        for (size_t j = 0; j < *n && !seen; j++)
+            seen = rows[j] == row;
+        if (!seen && *n < max) {
+            rows[(*n)++] = row;
+            added++;
+        }
+    }
+    return added;
+}
