@@ -17,6 +17,35 @@ function(gpuq_c_warnings target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:${GPUQ_C_WARNINGS}>)
 endfunction()
 
+# gpuq_suite_gpu_sources(<paper> [KERNELS <*.cu>...] CUDA <*_cuda.c>... NOCUDA <*_nocuda.c>...)
+# The one way a suite builds without CUDA.  A suite's code that needs CUDA is
+# its kernels (*.cu) and the C that calls the CUDA API (*_cuda.c); each
+# *_cuda.c (or the launchers of a *.cu) has a twin *_nocuda.c defining the
+# same functions, every one answering GM_ERR_UNSUPPORTED ("built without
+# CUDA").  Everything else, the suite's row included, is the same in both
+# builds.  KERNELS become the object library gpuq_<paper>_kernels (so that the
+# SASS tests can run cuobjdump on it), linked into gpuq_bench.
+function(gpuq_suite_gpu_sources paper)
+  cmake_parse_arguments(ARG "" "" "KERNELS;CUDA;NOCUDA" ${ARGN})
+  if(NOT ARG_NOCUDA)
+    message(FATAL_ERROR "gpuq_suite_gpu_sources(${paper}): NOCUDA twins missing")
+  endif()
+  if(GPUQ_HAVE_CUDA)
+    if(ARG_KERNELS)
+      add_library(gpuq_${paper}_kernels OBJECT ${ARG_KERNELS})
+      target_include_directories(gpuq_${paper}_kernels PRIVATE "${CMAKE_SOURCE_DIR}/include"
+                                 "${CMAKE_SOURCE_DIR}/src")
+      target_compile_options(gpuq_${paper}_kernels PRIVATE
+                             $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills>)
+      target_sources(gpuq_bench PRIVATE $<TARGET_OBJECTS:gpuq_${paper}_kernels>)
+    endif()
+    target_sources(gpuq_bench PRIVATE ${ARG_CUDA})
+    target_link_libraries(gpuq_bench PUBLIC CUDA::cudart)
+  else()
+    target_sources(gpuq_bench PRIVATE ${ARG_NOCUDA})
+  endif()
+endfunction()
+
 set(GPUQ_HAVE_CUDA OFF)
 if(GPUQ_WITH_CUDA STREQUAL "AUTO" OR GPUQ_WITH_CUDA)
   include(CheckLanguage)

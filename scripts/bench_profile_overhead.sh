@@ -68,7 +68,7 @@ fi
 [ -x "$gpuq" ] || { echo "bench_profile_overhead: '$gpuq' is not executable (build gpuq, or -g)" >&2; exit 2; }
 command -v ncu >/dev/null 2>&1 || { echo "bench_profile_overhead: ncu not found on PATH" >&2; exit 2; }
 
-# gm_metric_list_csv() in src/model/counters.c: the metrics gpuq collects.
+# gm_metric_list_csv() in src/core/counters.c: the metrics gpuq collects.
 metrics=smsp__sass_inst_executed_op_shared_atom.sum,smsp__inst_executed_op_shared_atom.sum,\
 smsp__inst_executed_op_shared_atom_dot_cas.sum,smsp__inst_executed_op_shared_atom_dot_alu.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,sm__cycles_active.sum,\

@@ -17,7 +17,7 @@ now() { date +%s.%N; }
   echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
   echo "== SASS: every suite's expectations (check_suite_sass.sh), then the atomic kernels in detail (check_sass.sh)"
   sh tests/bench/check_suite_sass.sh "$cuobjdump" "$gpuq"; echo "rc=$?"
-  sh tests/bench/check_sass.sh "$cuobjdump" "$obj"; echo "rc=$?"
+  sh tests/papers/atomics/check_sass.sh "$cuobjdump" "$obj"; echo "rc=$?"
   echo "== full: $gpuq calibrate --suite atomics -o $out/full"
   t0=$(now); "$gpuq" calibrate --suite atomics -o "$out/full"; rc=$?; t1=$(now)
   echo "rc=$rc wall=$(awk -v a=$t0 -v b=$t1 'BEGIN{printf "%.2f", b-a}') s cells=$(cells "$out/full/atomics.csv.gz")"

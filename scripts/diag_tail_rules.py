@@ -41,7 +41,7 @@ def load(path):
         elif k == "tail":
             tail.setdefault((n, int(num(r[3])), int(num(r[4]))), []).append(int(num(r[5])))
     curves = {}
-    for n, d in fu.items():  # as gpudiag_data.c: gaps filled linearly
+    for n, d in fu.items():  # as waves_data.c: gaps filled linearly
         f = [0.0] * max(d)
         for c, v in d.items():
             f[c - 1] = v

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Collects the SASS encodings that the Hopper opcode reader
-# (src/inject/gi_decode_sm90.c) is built from and tested against: every
+# (src/host/host_decode_sm90.c) is built from and tested against: every
 # instruction cuobjdump prints for the given binaries (sm_90 code), reduced
 # to examples per mnemonic (scripts/sass_reduce.py).
 #
@@ -8,7 +8,7 @@
 #   e.g.   scripts/sass_corpus.sh corpus.tsv build/gpuq build/examples/histogram/histogram \
 #            build/validation/validate_app build/tests/profile/atomics_app zoo.cubin
 #          (zoo.cubin: nvcc -arch=sm_90 -cubin -o zoo.cubin tests/profile/atoms_zoo.cu)
-# Then regenerate the opcode table with the snippet in gi_decode_sm90.c if new
+# Then regenerate the opcode table with the snippet in host_decode_sm90.c if new
 # opcodes appear, and rerun test_gi_decode.
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,12p' "$0" >&2; exit 1; }

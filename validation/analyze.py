@@ -71,7 +71,7 @@ BAR_U_MAX = 1.05
 # counter noise (O/N of a conflict-free CAS reads 2.0002).
 CHEAP_JOB_WAVEFRONTS = 2.01
 
-# Verdict thresholds, as in include/gpuq/model.h (GM_U_BOTTLENECK, GM_U_SIGNIFICANT).
+# Verdict thresholds, as in src/papers/atomics/atomics_model.h (GM_U_BOTTLENECK, GM_U_SIGNIFICANT).
 U_BOTTLENECK = 0.80
 U_SIGNIFICANT = 0.50
 
@@ -92,7 +92,7 @@ NCU_METRICS = {
     "sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum": "shared_pending",
     "sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum": "shared_inst",
     "sm__average_inst_latency_pipe_lsu_mem_shared_cmd_read.ratio": "shared_latency",
-    # The atomic-latency quantity (include/gpuq/atomic_latency.h, latency.py),
+    # The atomic-latency quantity (src/papers/atomics/atomics_latency.h, latency.py),
     # and the counter its derived denominator stands in for.
     "smsp__warps_issue_stalled_short_scoreboard.sum": "stall_short_scoreboard",
     "smsp__warps_issue_stalled_mio_throttle.sum": "stall_mio_throttle",
@@ -103,7 +103,7 @@ RAW_COLUMNS = list(NCU_METRICS.values())
 # kept as stall_<reason>.
 STALL_PREFIX = "smsp__warps_issue_stalled_"
 
-# Per-variant columns copied from gpuq model's CSV (src/model/report_csv.c: the
+# Per-variant columns copied from gpuq model's CSV (src/core/report_csv.c: the
 # atomics section's "atomics.<name>" columns, read under their plain names).
 VARIANT_COLUMNS = ("U", "B", "T", "n", "e", "c", "S", "N", "U_lo", "U_hi", "notes", "verdict", "L", "kind")
 TEXT_VARIANT_COLUMNS = ("notes", "verdict", "kind")

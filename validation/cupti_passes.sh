@@ -20,7 +20,7 @@ ISSUE="${S}_wait.sum,${S}_selected.sum"                 # what the shipped form 
 # Hardware metrics only: the SASS-instrumented ones take their own pass (collector_range.c).
 ATOMIC=$(grep -oE '/\* *(smsp|sm|l1tex|gpu)__[a-z0-9_.]+' "$HERE/../include/gpuq/metrics.h" |
          sed 's|/\* *||' | grep -v __sass_ | paste -sd, -)
-TABLE=$(grep -oE '^\s*\{"[a-z0-9]+__[a-z0-9_.]+"' "$HERE/../src/model/metrics.c" | sed 's/.*{"//; s/"//' |
+TABLE=$(grep -oE '^\s*\{"[a-z0-9]+__[a-z0-9_.]+"' "$HERE/../src/core/metrics.c" | sed 's/.*{"//; s/"//' |
         grep -v __sass_ | grep -v -e "${S}_short_scoreboard" -e "${S}_mio_throttle" -e "${S}_wait" \
         -e "${S}_selected" | paste -sd, -)
 run() { printf '%s\t' "$1"; "$MP" "$CHIP" "$2" 2>/dev/null | cut -f1 | tr -d '\n'; printf '\t(%s metrics)\n' "$(echo "$2" | tr ',' '\n' | wc -l)"; }

@@ -6,7 +6,7 @@ usage:
                     [--readme README.md --where "DEVICE, DATE"]
   latency.py stalls JOINED.csv             (stall reasons of chosen cases)
 
-L (include/gpuq/atomic_latency.h, src/model/atomic_latency.c; the same
+L (src/papers/atomics/atomics_latency.h, src/papers/atomics/atomics_latency.c; the same
 formula here, checked against the same launches in the tests), in its two
 forms:
 
@@ -49,8 +49,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import analyze as A  # noqa: E402
 
 U_SIGNIFICANT = A.U_SIGNIFICANT
-HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "gpuq",
-                      "atomic_latency.h")
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "papers", "atomics",
+                      "atomics_latency.h")
 DOC_BEGIN = "<!-- validation-latency:begin (written by validation/latency.py report --doc) -->"
 DOC_END = "<!-- validation-latency:end -->"
 
@@ -251,7 +251,7 @@ def gpuq_agreement(rows, variant, form, shipped):
     dl = max(abs(A.fnum(r[lk]) - r["L"]) for r in both)
     kinds = [r for r in fr if r.get(kk)]
     agree = sum(r[kk] == kind_row(r, shipped) for r in kinds)
-    return ("`gpuq model --model %s` (src/model/atomic_latency.c) and this script give the same L "
+    return ("`gpuq model --model %s` (src/papers/atomics/atomics_latency.c) and this script give the same L "
             "to within %.1e on %d cases, and the same kind on %d of %d." % (variant, dl, len(both), agree,
                                                                            len(kinds)))
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_passes.h"
+#include "host/host_passes.h"
 
 static int passes(const char *chip, char *list, size_t *out)
 {

@@ -34,7 +34,7 @@ GPUQ=$BUILD/gpuq
 [ -x "$GPUQ" ] || { echo "remodel.sh: no gpuq in $BUILD (build the gpuq target first)" >&2; exit 2; }
 [ -r "$TABLE" ] || { echo "remodel.sh: cannot read table $TABLE" >&2; exit 2; }
 
-# The variant names, as gpuq model itself lists them (one place: model.c).
+# The variant names, as gpuq model itself lists them (one place: atomics_model.c).
 VARIANTS=$("$GPUQ" model --help | sed -n 's/.*model variant: \([a-z0-9,-]*\).*/\1/p' | tr ',' ' ')
 [ -n "$VARIANTS" ] || { echo "remodel.sh: gpuq model --help lists no variants" >&2; exit 2; }
 

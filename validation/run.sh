@@ -51,7 +51,7 @@ GPUQ=$BUILD/gpuq
 NCU=${NCU:-$(command -v ncu || true)}
 [ -n "$NCU" ] || { [ -x /usr/local/cuda/bin/ncu ] && NCU=/usr/local/cuda/bin/ncu; } || true
 PY=${PYTHON:-python3}
-# The variant names as gpuq model lists them (src/model/model.c); the five
+# The variant names as gpuq model lists them (src/papers/atomics/atomics_model.c); the five
 # of the first recording when gpuq is not built yet.
 VARIANTS=(paper steady measured-n opcode default)
 if [ -x "$GPUQ" ]; then

@@ -10,7 +10,7 @@
 //               site j at c * sites + j, so neighbouring threads read
 //               neighbouring words (Fig. 10)
 // Bytes per matrix entry (Fig. 11a) come from the transaction simulator
-// (src/model/txsim.c) over every warp instruction's addresses, for 32-byte
+// (src/papers/bottleneck/bottleneck_txsim.c) over every warp instruction's addresses, for 32-byte
 // (Hopper), 16-byte and 4-byte (ideal) transactions.
 //
 //   spmv [--profile | --sim-only] [L]   (default L = 24: 331,776 sites, 995,328
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpuq/txsim.h"
+#include "papers/bottleneck/bottleneck_txsim.h"
 
 #define CK(x)                                                                          \
     do {                                                                               \

@@ -36,7 +36,7 @@
 #   GPUQ_PROFILE_ARGS  extra options for gpuq profile (e.g. "--table FILE") []
 #   GPUQ_COL_U, GPUQ_COL_E, GPUQ_COL_N, GPUQ_COL_ULO, GPUQ_COL_UHI: gpuq report columns
 #     to take, '|'-separated alternatives, matched case-insensitively
-#     [atomics.U|U|utilization, atomics.e|e, ...] (gpuq's report CSV, src/model/report_csv.c;
+#     [atomics.U|U|utilization, atomics.e|e, ...] (gpuq's report CSV, src/core/report_csv.c;
 #     the plain names are those of reports before v2)
 # Rows are appended as each process finishes; raw outputs stay in OUT.csv.raw/
 # (TAG.time.csv/.log, TAG.gpuq.csv/.log, TAG.counters.csv; TAG = kernel-image-threads).

@@ -2,7 +2,7 @@
  *
  * Layout on disk: one folder per GPU, one file per suite,
  *
- *   tables/nvidia-h200/atomics.csv.gz      the shared-atomic table (gpuq/table.h)
+ *   tables/nvidia-h200/atomics.csv.gz      the shared-atomic table (papers/atomics/atomics_table.h)
  *   tables/nvidia-h200/sched.csv           GPUDIAG parameters (paper 003)
  *   tables/nvidia-h200/throughput.csv      Zhang & Owens curves (paper 004)
  *   tables/nvidia-h200/gatomics.csv        Robertson's curves (paper 002)
@@ -23,7 +23,7 @@
  *   # method: one line: how it was measured
  *   # gpuq_version: 0.2.0
  *
- * The atomic table (gpuq/table.h) has its own body; every other suite writes
+ * The atomic table (papers/atomics/atomics_table.h) has its own body; every other suite writes
  * the generic body below: one CSV header row of column names, then rows of
  * text or numbers.  A suite decides its columns (docs/<suite>.md); one
  * loader, one writer and one fuzz harness serve them all.

@@ -1,5 +1,5 @@
 /* The metric table: every hardware counter any registered model reads, by
- * its CUPTI / Nsight Compute name.  One table (src/model/metrics.c), read by
+ * its CUPTI / Nsight Compute name.  One table (src/core/metrics.c), read by
  * the CUPTI collector (which gathers the union the selected models declare),
  * the ncu CSV importer and the counters file (v2 has one column per metric,
  * named by the metric).  A new metric is one row there; a model names the

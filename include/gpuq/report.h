@@ -15,10 +15,10 @@
 
 #include <stdio.h>
 #include "gpuq/counters.h"
-#include "gpuq/kernel_name.h"
-#include "gpuq/model.h"
+#include "core/kernel_name.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/status.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 #include "gpuq/unit.h"
 
 #ifdef __cplusplus

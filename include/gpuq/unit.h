@@ -1,19 +1,19 @@
 /* Models as registered units (design.md): each paper's model is one row of
- * the unit table (src/model/units.c).  A unit names the metrics and the
+ * the unit table (src/papers/units.c).  A unit names the metrics and the
  * machine data it needs, turns one launch's counters into its result, and
  * describes that result as a list of fields, from which one report writer
  * makes the text, CSV and JSON of its section.  Units are pure C: no CUDA,
  * no CUPTI, testable anywhere.
  *
  * Adding a model (docs/architecture.md has the worked example, the shared-
- * atomic unit in src/model/unit_atomics.c):
- *   1. its equations in a pure-C module named after the paper
- *      (src/model/<paper>.c, include/gpuq/<paper>.h), with CPU tests;
- *   2. src/model/unit_<name>.c: a `const gm_unit gm_unit_<name>` that
- *      fills the rows below;
- *   3. one row in gm_units[] (src/model/units.c), its metrics as rows of
- *      gm_metric_table (src/model/metrics.c) if new, and the file in
- *      src/model/CMakeLists.txt;
+ * atomic unit in src/papers/atomics/atomics_unit.c):
+ *   1. its equations in a pure-C module in the paper's folder
+ *      (src/papers/<name>/<name>_model.c and .h), with CPU tests;
+ *   2. src/papers/<name>/<name>_unit.c: a `const gm_unit gm_unit_<name>`
+ *      that fills the rows below;
+ *   3. one row in gm_units[] (src/papers/units.c), its metrics as rows of
+ *      gm_metric_table (src/core/metrics.c) if new, and the files in
+ *      src/papers/<name>/CMakeLists.txt;
  *   4. a section in docs/ with its validation.
  */
 #ifndef GPUQ_UNIT_H
@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-struct gm_table; /* gpuq/table.h: the shared-atomic table */
+struct gm_table; /* papers/atomics/atomics_table.h: the shared-atomic table */
 
 #define GM_MACHINE_MAX_FILES 16
 
@@ -145,7 +145,7 @@ typedef struct gm_unit {
     const char *const *opt_in_metrics;
 } gm_unit;
 
-/* The registry (src/model/units.c), in report order. */
+/* The registry (src/papers/units.c), in report order. */
 extern const gm_unit *const gm_units[];
 size_t gm_unit_count(void);
 const gm_unit *gm_unit_find(const char *name);

@@ -13,7 +13,7 @@
 #define GPUQ_CLI_H
 
 #include <stdio.h>
-#include "gpuq/kernel_name.h"
+#include "core/kernel_name.h"
 #include "gpuq/report.h"
 #include "gpuq/status.h"
 

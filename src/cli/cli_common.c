@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "gpuq/unit.h"
-#include "table_lookup.h"
+#include "papers/atomics/atomics_table_lookup.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -235,7 +235,7 @@ int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char 
         snprintf(override, sizeof override, "atomics=%s", r->table);
         overrides[0] = override;
     } else if (gpu_name[0]) {
-        /* The atomics table as gpuq profile finds it (table_lookup.c: the GPU
+        /* The atomics table as gpuq profile finds it (atomics_table_lookup.c: the GPU
          * folders, then tables of the old flat layout). */
         char path[PATH_MAX];
         if (cli_table_find(gpu_name, sm_count, path, sizeof path, NULL) == GM_OK) {

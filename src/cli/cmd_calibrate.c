@@ -1,4 +1,4 @@
-/* gpuq calibrate: runs the microbenchmark suites (src/bench/suites.c) on one
+/* gpuq calibrate: runs the microbenchmark suites (src/papers/suites.c) on one
  * GPU and writes their machine data into the GPU's folder, one file per
  * suite (include/gpuq/mdata.h).
  *
@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bench.h"
+#include "papers/atomics/atomics_bench.h"
 #include "cli.h"
-#include "suite.h"
-#include "suite_clock.h"
+#include "gpuq/suite.h"
+#include "core/suite_clock.h"
 
 #define CMD "calibrate"
 #define PROGRESS_LINE_SECONDS 5.0
@@ -407,7 +407,7 @@ static void iso_date_utc(char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* The SM clock now, by the probe the atomic suite uses (bench.h,
+/* The SM clock now, by the probe the atomic suite uses (atomics_bench.h,
  * gb_measure_sm_clock); 0 when it cannot be read, with one line why: the
  * suite's data stays valid without it, the header then says 0 = unknown. */
 static double probe_sm_clock(int device)

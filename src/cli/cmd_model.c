@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "gpuq/counters.h"
-#include "gpuq/model.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/report.h"
 #include "gpuq/unit.h"
 

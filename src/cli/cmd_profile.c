@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpuq/model.h"
-#include "gi_pattern.h"
+#include "papers/atomics/atomics_model.h"
+#include "inject/gi_pattern.h"
 #include "profile.h"
 
 int cmd_profile(int argc, char **argv)

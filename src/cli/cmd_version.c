@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "gpuq/counters.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 
 #ifndef GPUQ_BUILD_CUDA
 #define GPUQ_BUILD_CUDA "no"

@@ -18,9 +18,9 @@
 #include <limits.h>
 
 #include "cli.h"
-#include "gi_sass.h"
+#include "host/host_sass.h"
 #include "gpuq/counters.h"
-#include "gpuq/model.h"
+#include "papers/atomics/atomics_model.h"
 
 #define CMD "profile"
 #define DEFAULT_COUNTERS "gpuq-profile.counters.csv"
@@ -61,7 +61,7 @@ typedef struct run_result {
  *    code.  The collector names each profiled kernel in
  *    cubins-counters/kernels.txt at its first launch; as soon as a saved
  *    cubin holds that kernel's code, it is read: at once by the Hopper
- *    reader (gi_decode_sm90.c) when it knows every instruction, else by
+ *    reader (host_decode_sm90.c) when it knows every instruction, else by
  *    `nvdisasm -b` in the background (at most GPUQ_SPEC_MAX of them).  The
  *    split from the code uses the results, and reads what is missing. */
 typedef struct table_prefetch {

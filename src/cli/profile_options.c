@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gpuq/model.h"
-#include "gi_pattern.h"
+#include "papers/atomics/atomics_model.h"
+#include "inject/gi_pattern.h"
 #include "profile.h"
 
 #define INJECT_LIB "libgpuq_inject.so"

@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gi_decode_sm90.h"
-#include "gi_sass.h"
+#include "host/host_decode_sm90.h"
+#include "host/host_sass.h"
 #include "profile.h"
-#include "table_lookup.h"
+#include "papers/atomics/atomics_table_lookup.h"
 
 double prof_ms_since(const struct timespec *t0)
 {

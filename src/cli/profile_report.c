@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpuq/model.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/report.h"
 #include "profile.h"
-#include "table_lookup.h"
+#include "papers/atomics/atomics_table_lookup.h"
 
 /* The prefetched table when it is the one cli_table_resolve would give for
  * these counters (it is then handed over), else NULL. */

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gi_decode_sm90.h"
-#include "gi_sass.h"
+#include "host/host_decode_sm90.h"
+#include "host/host_sass.h"
 #include "profile.h"
 
 /* The distinct functions with executed records in cubins of this CRC, as

@@ -38,7 +38,7 @@
 #include "collector_range.h"
 #include "collector_sass.h"
 #include "gi_pattern.h"
-#include "gi_sass.h"
+#include "host/host_sass.h"
 
 gi_collector g_collector = {
     .lock = PTHREAD_MUTEX_INITIALIZER,

@@ -11,7 +11,7 @@
 
 #include "collector_internal.h"
 #include "gi_pattern.h"
-#include "gi_sass.h"
+#include "host/host_sass.h"
 
 #define g g_collector
 

@@ -2,7 +2,7 @@
  * (CUPTI SASS metric smsp__sass_inst_executed, one warp-level count per
  * instruction), and the cubins to find each instruction's opcode in.  The
  * ADD / CAS / POPC.INC split of the shared atomics is computed from both by
- * gpuq profile after the program ends (gi_sass.h). */
+ * gpuq profile after the program ends (host_sass.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

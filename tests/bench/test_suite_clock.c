@@ -1,5 +1,5 @@
 /* Unit tests of the SM clock calibrate writes into every suite's header
- * (src/bench/suite_clock.c): the before/after rule, and the rewrite of a
+ * (src/core/suite_clock.c): the before/after rule, and the rewrite of a
  * suite's file, which fills a missing clock and never overwrites the one a
  * suite measured itself.  No GPU: the readings are given as numbers. */
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "gpuq/mdata.h"
-#include "suite_clock.h"
+#include "core/suite_clock.h"
 
 /* cmocka 1.1 has no assert_double_equal: |got - want| <= tol, printing both. */
 static void check_near(double got, double want, double tol, const char *file, int line)

@@ -1,4 +1,4 @@
-/* Unit tests of the suite table (src/bench/suites.c, suite.h): every row is
+/* Unit tests of the suite table (src/papers/suites.c, suite.h): every row is
  * complete and usable by calibrate, names are unique, the lookup works, the
  * stated times add up to the 120 s that `gpuq calibrate` may take on an H100
  * or H200 (design.md), and every suite's settings are checked before it
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "suite.h"
+#include "gpuq/suite.h"
 
 /* Whole calibrate run (all suites) on an H100 or H200, issue budget. */
 #define ALL_SUITES_MAX_S 120.0

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "fuzz_input.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gi_pattern.h"
+#include "inject/gi_pattern.h"
 
 static int play(const char *template_path, int graphs)
 {

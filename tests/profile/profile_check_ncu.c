@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "csv_internal.h"
+#include "core/csv_internal.h"
 #include "gpuq/counters.h"
-#include "gpuq/table.h"
+#include "papers/atomics/atomics_table.h"
 
 #include "profile_check_util.h"
 

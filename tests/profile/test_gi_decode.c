@@ -1,4 +1,4 @@
-/* Unit tests of the Hopper opcode reader (src/inject/gi_decode_sm90.c)
+/* Unit tests of the Hopper opcode reader (src/host/host_decode_sm90.c)
  * against what nvdisasm/cuobjdump printed for the same encodings on an
  * H200: the corpus of every mnemonic seen, and whole functions of the
  * ATOMS zoo (tests/profile/atoms_zoo.cu) and atomics_app read both ways. */
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "gi_decode_sm90.h"
-#include "gi_sass.h"
+#include "host/host_decode_sm90.h"
+#include "host/host_sass.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "gi_filter.h"
+#include "inject/gi_filter.h"
 
 static void test_no_regex_profiles_every_launch(void **state)
 {

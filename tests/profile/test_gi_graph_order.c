@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "gi_graph_order.h"
+#include "inject/gi_graph_order.h"
 
 /* A graph as edges "i depends on j", at most 8 nodes. */
 typedef struct graph {

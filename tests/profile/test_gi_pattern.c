@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "gi_pattern.h"
+#include "inject/gi_pattern.h"
 
 static const char *table_env(const char *name, void *ctx)
 {

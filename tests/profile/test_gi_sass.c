@@ -16,7 +16,7 @@
 
 #include "test_files.h"
 
-#include "gi_sass.h"
+#include "host/host_sass.h"
 #include "gpuq/counters.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"

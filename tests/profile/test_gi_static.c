@@ -1,4 +1,4 @@
-/* Unit tests of the opcode split from the disassembly alone (gi_sass.h):
+/* Unit tests of the opcode split from the disassembly alone (host_sass.h):
  * which ATOMS classes a kernel's code holds (recorded cuobjdump text of
  * atomics_app, H200), when the hardware counters then settle the split
  * (checked against the recorded counters, whose split is known by
@@ -19,7 +19,7 @@
 
 #include "test_files.h"
 
-#include "gi_sass.h"
+#include "host/host_sass.h"
 #include "gpuq/counters.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Unit tests of validation/latency.py (no GPU): L in both forms against the
-same five H100 launches the C module's test reads (tests/model/data), the
+same five H100 launches the C module's test reads (tests/papers/atomics/data), the
 issue term by hand, the fallback without wait and selected, the verdict
 kind, the data-chosen threshold, the mixed-series bar, the stall parse of
 ncu's long layout, and the PC-sampling table."""
@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "validation"))
 import analyze  # noqa: E402
 import latency  # noqa: E402
 
-RAW = os.path.join(HERE, "..", "model", "data", "ncu_raw_latency_h100.csv")
+RAW = os.path.join(HERE, "..", "papers", "atomics", "data", "ncu_raw_latency_h100.csv")
 
 
 def raw_rows():
@@ -50,7 +50,7 @@ def row(group, name, u, l_counters, u_true=math.nan, truth="construction", **ext
 
 class LatencyTest(unittest.TestCase):
     def test_same_L_as_the_c_module(self):
-        # The values test_atomic_latency.c expects for the same launches:
+        # The values test_atomics_latency.c expects for the same launches:
         # the shipped form, then the two-counter form.
         rows = raw_rows()
         self.assertTrue(all(not math.isnan(r["stall_wait"]) for r in rows))

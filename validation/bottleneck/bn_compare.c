@@ -24,10 +24,10 @@
 
 #include "gpuq/counters.h"
 #include "gpuq/metrics.h"
-#include "gpuq/txsim.h"
+#include "papers/bottleneck/bottleneck_txsim.h"
 #include "gpuq/unit.h"
-#include "gpuq/unit_bottleneck.h"
-#include "gpuq/zhang_owens.h"
+#include "papers/bottleneck/bottleneck_unit.h"
+#include "papers/bottleneck/bottleneck_model.h"
 #include "patterns.h"
 
 extern const gm_unit gm_unit_bottleneck;

@@ -24,7 +24,7 @@ NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 mkdir -p "$OUTDIR"
 [ -x "$CASES" ] || { echo "run.sh: no gatomics_cases in $BUILD" >&2; exit 2; }
 "$CASES" --times --reps 7 > "$OUTDIR/times.csv" || { echo "run.sh: timing run failed" >&2; exit 2; }
-# The unit's metrics (include/gpuq/robertson.h) and diagnostics kept where
+# The unit's metrics (src/papers/gatomics/gatomics_model.h) and diagnostics kept where
 # this GPU has them (ncu stops at a metric it does not know).
 UNIT="lts__t_sectors_srcunit_tex_op_atom.sum,lts__t_sectors_srcunit_tex_op_red.sum,lts__d_atomic_input_cycles_active.sum,lts__d_atomic_input_cycles_active.max,lts__cycles_elapsed.avg,gpu__time_duration.sum"
 "$NCU" --query-metrics > "$OUTDIR/ncu-query.txt" 2>&1 || true

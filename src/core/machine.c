@@ -1,0 +1,202 @@
+/* The machine data of one GPU for a report (gpuq/unit.h): every suite the
+ * report's units need, found by GPU name and SM count (gm_mdata_find) or
+ * given explicitly ("suite=path", --table).  A suite not found is one line
+ * in m->missing naming the sections skipped and the command that measures
+ * it; the other units still report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "papers/atomics/atomics_table.h"
+#include "gpuq/unit.h"
+
+const gm_mdata *gm_machine_suite(const gm_machine *m, const char *suite)
+{
+    if (!m || !suite)
+        return NULL;
+    for (size_t i = 0; i < m->n_files; i++)
+        if (strcmp(m->files[i].suite, suite) == 0)
+            return m->files[i].md;
+    return NULL;
+}
+
+static int suite_loaded(const gm_machine *m, const char *suite)
+{
+    if (strcmp(suite, "atomics") == 0)
+        return m->atomics != NULL;
+    return gm_machine_suite(m, suite) != NULL;
+}
+
+int gm_machine_has(const gm_machine *m, const char *const *suites)
+{
+    if (!m)
+        return 0;
+    for (size_t i = 0; suites && suites[i]; i++)
+        if (!suite_loaded(m, suites[i]))
+            return 0;
+    return 1;
+}
+
+void gm_machine_free(gm_machine *m)
+{
+    if (!m)
+        return;
+    gm_table_free(m->atomics);
+    for (size_t i = 0; i < m->n_files; i++)
+        gm_mdata_free(m->files[i].md);
+    memset(m, 0, sizeof *m);
+}
+
+/* The path an override gives for suite ("atomics=tables/x.csv.gz"), or NULL. */
+static const char *override_for(const char *const *overrides, const char *suite)
+{
+    size_t len = strlen(suite);
+    for (size_t i = 0; overrides && overrides[i]; i++)
+        if (strncmp(overrides[i], suite, len) == 0 && overrides[i][len] == '=')
+            return overrides[i] + len + 1;
+    return NULL;
+}
+
+/* "atomics: no machine data for NVIDIA X (132 SMs): section atomics skipped;
+ * measure it with 'gpuq calibrate --suite atomics'".  A suite that units
+ * only use where present names them as falling back instead. */
+static void note_missing(gm_machine *m, const char *suite, const char *why)
+{
+    if (m->n_missing >= GM_MACHINE_MAX_FILES)
+        return;
+    char sections[2][96] = {"", ""}; /* [0] need it, [1] use it where present */
+    size_t used[2] = {0, 0};
+    for (size_t u = 0; gm_units[u]; u++) {
+        for (int opt = 0; opt < 2; opt++) {
+            const char *const *s = opt ? gm_units[u]->optional_suites : gm_units[u]->suites;
+            int needs = 0;
+            for (size_t i = 0; s && s[i] && !needs; i++)
+                needs = strcmp(s[i], suite) == 0;
+            if (!needs)
+                continue;
+            int w = snprintf(sections[opt] + used[opt], sizeof sections[opt] - used[opt], "%s%s",
+                             used[opt] ? ", " : "", gm_units[u]->name);
+            if (w > 0 && (size_t)w < sizeof sections[opt] - used[opt])
+                used[opt] += (size_t)w;
+        }
+    }
+    if (!used[0] && used[1])
+        snprintf(m->missing[m->n_missing++], sizeof m->missing[0],
+                 "%s: %s: section%s %s used a fallback (named in its fields); measure "
+                 "it with 'gpuq calibrate --suite %s'",
+                 suite, why, strchr(sections[1], ',') ? "s" : "", sections[1], suite);
+    else
+        snprintf(m->missing[m->n_missing++], sizeof m->missing[0],
+                 "%s: %s: section%s %s skipped; measure it with 'gpuq calibrate --suite %s'",
+                 suite, why, strchr(sections[0], ',') ? "s" : "",
+                 sections[0][0] ? sections[0] : "(none)", suite);
+}
+
+static gm_status check_gpu(const char *suite, const char *path, const char *file_gpu,
+                           int file_sms, const char *gpu_name, int sm_count, gm_error *err)
+{
+    if (!gpu_name[0] || (strcmp(file_gpu, gpu_name) == 0 &&
+                         (sm_count == 0 || file_sms == sm_count)))
+        return GM_OK;
+    return gm_fail(err, GM_ERR_MISMATCH,
+                   "%s data %s was measured on %s with %d SMs, the counters come from %s with "
+                   "%d SMs (pass --force to use it anyway, or run 'gpuq calibrate --suite %s' "
+                   "on that GPU)",
+                   suite, path, file_gpu, file_sms, gpu_name, sm_count, suite);
+}
+
+static gm_status load_one(gm_machine *m, const char *suite, const char *path, int explicit_path,
+                          int force, gm_error *err)
+{
+    gm_status st;
+    if (strcmp(suite, "atomics") == 0) {
+        gm_table *t = NULL;
+        if ((st = gm_table_load(path, &t, err)) != GM_OK)
+            return st;
+        if (explicit_path && !force &&
+            (st = check_gpu(suite, path, t->meta.gpu_name, t->meta.sm_count, m->gpu_name,
+                            m->sm_count, err)) != GM_OK) {
+            gm_table_free(t);
+            return st;
+        }
+        m->atomics = t;
+        snprintf(m->atomics_path, sizeof m->atomics_path, "%s", path);
+        return GM_OK;
+    }
+    if (m->n_files >= GM_MACHINE_MAX_FILES)
+        return gm_fail(err, GM_ERR_RANGE, "machine data: more than %d suites",
+                       GM_MACHINE_MAX_FILES);
+    gm_mdata *md = NULL;
+    if ((st = gm_mdata_load(path, &md, err)) != GM_OK)
+        return st;
+    if (strcmp(md->meta.suite, suite) != 0) {
+        st = gm_fail(err, GM_ERR_MISMATCH, "%s holds suite '%s', not '%s'", path, md->meta.suite,
+                     suite);
+        gm_mdata_free(md);
+        return st;
+    }
+    if (explicit_path && !force &&
+        (st = check_gpu(suite, path, md->meta.gpu_name, md->meta.sm_count, m->gpu_name,
+                        m->sm_count, err)) != GM_OK) {
+        gm_mdata_free(md);
+        return st;
+    }
+    snprintf(m->files[m->n_files].suite, sizeof m->files[0].suite, "%s", suite);
+    snprintf(m->files[m->n_files].path, sizeof m->files[0].path, "%s", path);
+    m->files[m->n_files++].md = md;
+    return GM_OK;
+}
+
+gm_status gm_machine_load(gm_machine *m, const char *gpu_name, int sm_count,
+                          const char *const *suites, const char *const *overrides, int force,
+                          gm_error *err)
+{
+    if (!m)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "machine data: nothing to fill");
+    memset(m, 0, sizeof *m);
+    snprintf(m->gpu_name, sizeof m->gpu_name, "%s", gpu_name ? gpu_name : "");
+    m->sm_count = sm_count;
+    for (size_t i = 0; overrides && overrides[i]; i++) {
+        const char *eq = strchr(overrides[i], '=');
+        if (!eq || eq == overrides[i] || !eq[1])
+            return gm_fail(err, GM_ERR_INVALID_ARG,
+                           "machine data: '%s' is not SUITE=PATH", overrides[i]);
+    }
+    for (size_t s = 0; suites && suites[s]; s++) {
+        const char *suite = suites[s];
+        if (suite_loaded(m, suite))
+            continue; /* named twice */
+        const char *given = override_for(overrides, suite);
+        gm_status st;
+        if (given) {
+            if ((st = load_one(m, suite, given, 1, force, err)) != GM_OK) {
+                gm_machine_free(m);
+                return st;
+            }
+            continue;
+        }
+        if (!m->gpu_name[0]) {
+            note_missing(m, suite,
+                         "the counters do not name their GPU, so no machine data can be chosen "
+                         "(pass it explicitly, e.g. --table FILE)");
+            continue;
+        }
+        char path[4096], file[64], why[200];
+        snprintf(file, sizeof file, "%s.csv", suite);
+        gm_error ferr = {{0}};
+        if (gm_mdata_find(m->gpu_name, sm_count, suite, file, path, sizeof path, &ferr) != GM_OK) {
+            if (sm_count > 0)
+                snprintf(why, sizeof why, "no machine data for %.120s with %d SMs", m->gpu_name,
+                         sm_count);
+            else
+                snprintf(why, sizeof why, "no machine data for %.120s", m->gpu_name);
+            note_missing(m, suite, why);
+            continue;
+        }
+        if ((st = load_one(m, suite, path, 0, force, err)) != GM_OK) {
+            gm_machine_free(m);
+            return st;
+        }
+    }
+    return GM_OK;
+}

@@ -1,0 +1,106 @@
+/* The small output layer every writer shares (reports, counters files,
+ * tables): CSV field quoting, number formatting, JSON strings.  Keeping it
+ * here, below model, report and table code, is what keeps those modules
+ * from including each other. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer.h"
+
+int gm_csv_write_field(FILE *out, const char *text)
+{
+    if (!text)
+        text = "";
+    size_t len = strlen(text);
+    int needs_quotes = strpbrk(text, ",\"\r\n") != NULL ||
+                       (len > 0 && (isspace((unsigned char)text[0]) ||
+                                    isspace((unsigned char)text[len - 1])));
+    if (!needs_quotes)
+        return fputs(text, out) < 0 ? -1 : 0;
+    if (fputc('"', out) == EOF)
+        return -1;
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' && fputc('"', out) == EOF)
+            return -1;
+        if (fputc(*p, out) == EOF)
+            return -1;
+    }
+    return fputc('"', out) == EOF ? -1 : 0;
+}
+
+void gm_csv_format_double(char *buf, size_t len, double v)
+{
+    if (isnan(v)) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+void gm_json_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\r':
+            fputs("\\r", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+void gm_json_write_num(FILE *out, double v)
+{
+    char buf[40];
+    if (!isfinite(v)) {
+        fputs("null", out);
+        return;
+    }
+    gm_csv_format_double(buf, sizeof buf, v);
+    fputs(buf, out);
+}
+
+void gm_fmt_num(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3))
+        snprintf(buf, len, "%.3g", v);
+    else if (fabs(v) >= 1000)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.4g", v);
+}
+
+void gm_fmt_pct(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f%%", 100 * v);
+}

@@ -1,0 +1,38 @@
+/* Host launchers of the suite "throughput" (bottleneck_kernels.cu), C
+ * linkage; each returns a cudaError_t (0 = success) and the time of one
+ * launch (or of `iters` empty launches) in ms, from device events.  Without
+ * CUDA, bottleneck_kernels_nocuda.c: every call returns TP_ERR_NO_CUDA. */
+#ifndef GPUQ_THROUGHPUT_KERNELS_H
+#define GPUQ_THROUGHPUT_KERNELS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Timed instructions; TP_ISSUE is 2 FFMA + 1 LOP3 chains (the issue rate),
+ * TP_EMPTY `iters` empty launches back to back. */
+enum { TP_FFMA, TP_IMAD, TP_LOP3, TP_DFMA, TP_HFMA2, TP_MUFU, TP_ISSUE, TP_EMPTY, TP_OPS };
+#define TP_UNROLL 64 /* timed instructions per loop iteration and chain */
+#define TP_ERR_NO_CUDA (-1) /* no cudaError_t: the build has no CUDA */
+
+int tp_clock_mhz(double *mhz);
+/* ilp: 1 or 4 independent chains (TP_ISSUE: always its 3) */
+int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms);
+/* Copy of `bytes`-wide elements between two shared regions, thread stride
+ * `stride` elements, 16 loads and 16 stores per iteration (8 x 2 copies). */
+int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms);
+int tp_global_run(int store, int bytes, void *buf, long long mask_elems, int blocks, int threads,
+                  int per_thread, int *sink, float *ms);
+/* Selects `device` and reads its SM count and warps per SM. */
+int tp_device_info(int device, int *sm_count, int *max_warps);
+int tp_malloc(void **p, size_t n);
+int tp_memset(void *p, size_t n);
+void tp_free(void *p);
+const char *tp_error_string(int st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* bottleneck_kernels.h without CUDA: every launcher says so, so that the
+ * suite's own code (bottleneck_suite.c) is the same in both builds. */
+#include "bottleneck_kernels.h"
+
+int tp_clock_mhz(double *mhz)
+{
+    *mhz = 0;
+    return TP_ERR_NO_CUDA;
+}
+int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms)
+{
+    (void)op, (void)ilp, (void)blocks, (void)threads, (void)iters;
+    *ms = 0;
+    return TP_ERR_NO_CUDA;
+}
+int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms)
+{
+    (void)bytes, (void)stride, (void)blocks, (void)threads, (void)iters;
+    *ms = 0;
+    return TP_ERR_NO_CUDA;
+}
+int tp_global_run(int store, int bytes, void *buf, long long mask_elems, int blocks, int threads,
+                  int per_thread, int *sink, float *ms)
+{
+    (void)store, (void)bytes, (void)buf, (void)mask_elems, (void)blocks, (void)threads;
+    (void)per_thread, (void)sink;
+    *ms = 0;
+    return TP_ERR_NO_CUDA;
+}
+int tp_device_info(int device, int *sm_count, int *max_warps)
+{
+    (void)device;
+    *sm_count = *max_warps = 0;
+    return TP_ERR_NO_CUDA;
+}
+int tp_malloc(void **p, size_t n)
+{
+    (void)n;
+    *p = NULL;
+    return TP_ERR_NO_CUDA;
+}
+int tp_memset(void *p, size_t n)
+{
+    (void)p, (void)n;
+    return TP_ERR_NO_CUDA;
+}
+void tp_free(void *p) { (void)p; }
+const char *tp_error_string(int st)
+{
+    return st == TP_ERR_NO_CUDA ? "gpuq was built without CUDA (no nvcc)" : "unknown error";
+}

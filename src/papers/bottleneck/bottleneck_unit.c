@@ -1,0 +1,509 @@
+/* The bottleneck unit (paper 004, Zhang & Owens): per launch, the time of
+ * the instruction pipeline, shared memory and global memory from the
+ * counters and the suite "throughput"; the largest is the bottleneck, the
+ * others hidden under it; the paper's causes; what-if speedups.  The
+ * equations are in bottleneck_model.c.  Variants: "hopper" (default: pipes
+ * overlap, issue rate, launch cost) and "paper" (Sec. 4.1's linear sum).
+ * The more-warps what-if takes the warps per SM the launch could reach from
+ * the scheduling model (paper 003: N_slot of Eq. 3.3 from the sched data,
+ * waves_model.h) where the machine has that suite, else the device maximum. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "papers/waves/waves_model.h"
+#include "papers/waves/waves_data.h"
+#include "gpuq/metrics.h"
+#include "gpuq/unit.h"
+#include "bottleneck_unit.h"
+#include "bottleneck_model.h"
+#include "bottleneck_units.h"
+#include "bottleneck_verdict.h"
+
+/* Metric names, in the order of enum m_* below. */
+static const char *const bn_metrics[] = {
+    "smsp__inst_executed.sum",
+    "smsp__inst_executed_pipe_fma.sum",
+    "smsp__inst_executed_pipe_fmaheavy.sum",
+    "smsp__inst_executed_pipe_alu.sum",
+    "smsp__inst_executed_pipe_fp64.sum",
+    "smsp__inst_executed_pipe_fp16.sum",
+    "smsp__inst_executed_pipe_xu.sum",
+    "smsp__inst_executed_pipe_lsu.sum",
+    "smsp__inst_executed_pipe_cbu.sum",
+    "smsp__inst_executed_pipe_adu.sum",
+    "smsp__inst_executed_pipe_uniform.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+    "smsp__inst_executed_op_global_ld.sum",
+    "smsp__inst_executed_op_global_st.sum",
+    "smsp__sass_sectors_mem_global.sum",
+    "smsp__sass_sectors_mem_global_ideal.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "lts__t_sectors_op_read.sum",
+    "lts__t_sectors_op_write.sum",
+    "sm__cycles_elapsed.avg",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "gpu__time_duration.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    NULL,
+};
+enum {
+    M_INST = 0,
+    M_PIPE0, /* GM_ZO_PIPES rows, gm_zo_pipe order */
+    M_SH_WF = M_PIPE0 + GM_ZO_PIPES,
+    M_SH_CONFLICTS,
+    M_G_LD,
+    M_G_ST,
+    M_G_SECT,
+    M_G_IDEAL,
+    M_DRAM_RD,
+    M_DRAM_WR,
+    M_L2_RD,
+    M_L2_WR,
+    M_ELAPSED,
+    M_OCC,
+    M_DURATION,
+    M_G_SECT_LD_HW,
+    M_G_SECT_ST_HW,
+    M_COUNT
+};
+
+typedef struct bn_state {
+    gm_zo_machine mach;
+    gm_zo_form form;
+    int row[M_COUNT];
+    int have_sched;     /* sched data with state-buffer parameters was found */
+    gm_gd_params sched; /* its hopper form (the one docs/diag.md shows the data needs) */
+} bn_state;
+
+typedef struct bn_result {
+    int ok;
+    char why[600];
+    gm_zo_result r;
+    gm_zo_whatif w;
+    double measured_ns, error;
+    char causes[160];
+    char verdict[192];
+    char more_from[96];   /* where more_warps came from */
+    double occ_warps;     /* warps per SM with registers and shared memory not binding */
+    double speedup_occ;
+    char occ_needs[96];   /* what the launch would change to reach occ_warps */
+    double nslot;         /* blocks per SM the launch can have (NaN: no sched data) */
+    gm_bnv v;             /* the physical check and the verdict (bottleneck_verdict.h) */
+    gm_bu_comp bu[GM_BU_MAX]; /* Hopper's units (bottleneck_units.h; NaN: not collected) */
+    const char *named;    /* the verdict's component, when it names one */
+} bn_result;
+
+static gm_status bn_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
+{
+    const gm_mdata *md = gm_machine_suite(m, "throughput");
+    if (!md)
+        return gm_fail(err, GM_ERR_MISSING, "bottleneck: no throughput data");
+    gm_zo_form form = GM_ZO_HOPPER;
+    if (variant && strcmp(variant, "paper") == 0)
+        form = GM_ZO_PAPER;
+    else if (variant && strcmp(variant, "hopper") != 0)
+        return gm_fail(err, GM_ERR_INVALID_ARG,
+                       "unknown model variant 'bottleneck:%s' (known: hopper, paper)", variant);
+    bn_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return gm_fail(err, GM_ERR_NOMEM, "bottleneck: out of memory");
+    gm_status st = gm_zo_machine_from_mdata(md, &s->mach, err);
+    if (st != GM_OK) {
+        free(s);
+        return st;
+    }
+    s->form = form;
+    /* optional: without it, more warps means the device maximum */
+    const gm_mdata *sd = gm_machine_suite(m, "sched");
+    gm_gd_data *gd = sd ? calloc(1, sizeof *gd) : NULL;
+    if (gd && gm_gd_data_load(sd, gd, NULL) == GM_OK && gd->have_params) {
+        s->sched = gd->form[GM_GD_FORM_HOPPER];
+        s->have_sched = 1;
+    }
+    free(gd);
+    for (int i = 0; i < M_COUNT; i++)
+        s->row[i] = gm_metric_find(bn_metrics[i]);
+    *state = s;
+    return GM_OK;
+}
+
+static void bn_release(void *state)
+{
+    bn_state *s = state;
+    if (s)
+        gm_zo_machine_free(&s->mach);
+    free(s);
+}
+
+static double counter(const gm_launch_counters *k, const char *name)
+{
+    int row = gm_metric_find(name);
+    return row >= 0 ? k->metric[row] : NAN;
+}
+
+static double metric(const bn_state *s, const gm_launch_counters *k, int i)
+{
+    return s->row[i] >= 0 ? k->metric[s->row[i]] : NAN;
+}
+
+/* The warps per SM the launch could reach (the more-warps what-if) and,
+ * where registers or shared memory hold N_slot down, the warps without
+ * that limit and what the launch would change to get them.  Either is
+ * capped by the blocks the grid gives each SM. */
+static double reachable_warps(const bn_state *s, const gm_launch_counters *k, int max_warps,
+                              int sm, bn_result *br)
+{
+    double b = ceil((double)k->block[0] * k->block[1] * k->block[2] / 32);
+    double G = (double)k->grid[0] * k->grid[1] * k->grid[2];
+    double grid_cap = ceil(G / sm);
+    br->occ_warps = br->speedup_occ = br->nslot = NAN;
+    snprintf(br->occ_needs, sizeof br->occ_needs, "-");
+    gm_gd_relief rel;
+    if (s->have_sched && k->regs_per_thread >= 0 && k->shared_bytes >= 0 &&
+        gm_gd_relief_of(&s->sched, (int)b, k->shared_bytes, k->regs_per_thread, &rel, NULL) ==
+            GM_OK &&
+        rel.nslot > 0) {
+        char lim[48];
+        gm_gd_limiter_text(rel.limiter, lim, sizeof lim);
+        br->nslot = rel.nslot;
+        snprintf(br->more_from, sizeof br->more_from, "sched: N_slot %d x %.0f warps (%s)%s",
+                 rel.nslot, b, lim, grid_cap < rel.nslot ? ", grid-capped" : "");
+        if ((rel.limiter & (GM_GD_LIM_REGS | GM_GD_LIM_SMEM)) &&
+            fmin(rel.nslot_free, grid_cap) > fmin(rel.nslot, grid_cap)) {
+            br->occ_warps = b * fmin(rel.nslot_free, grid_cap);
+            int n = 0;
+            if (k->regs_per_thread > rel.regs_max)
+                n = snprintf(br->occ_needs, sizeof br->occ_needs, "registers <= %ld per thread",
+                             rel.regs_max);
+            if (k->shared_bytes > rel.smem_max && n >= 0 && (size_t)n < sizeof br->occ_needs)
+                snprintf(br->occ_needs + n, sizeof br->occ_needs - (size_t)n,
+                         "%sshared <= %ld B per block", n ? ", " : "", rel.smem_max);
+        }
+        return b * fmin(rel.nslot, grid_cap);
+    }
+    snprintf(br->more_from, sizeof br->more_from, "device maximum (%s)",
+             s->have_sched ? "launch resources unknown" : "no sched data");
+    return fmin(max_warps, b * grid_cap);
+}
+
+/* A launch's counters as the model's launch (paper 004, Sec. 3: dynamic
+ * instruction and transaction counts, warps per SM, launch shape).  One
+ * mapping for the report and for validation/bottleneck/bn_compare.c. */
+void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_sm,
+                                int ideal_from_lsu, gm_zo_launch *l)
+{
+    gm_zo_launch_init(l);
+    l->inst_total = counter(k, bn_metrics[M_INST]);
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        l->inst[p] = counter(k, bn_metrics[M_PIPE0 + p]);
+    l->shared_wavefronts = counter(k, bn_metrics[M_SH_WF]);
+    /* without conflicts: wavefronts less the conflict counter (it matched the
+     * simulator's difference on every shared pattern, docs/bottleneck.md) */
+    l->shared_ideal = l->shared_wavefronts - counter(k, bn_metrics[M_SH_CONFLICTS]);
+    /* wgmma reads its operands from shared memory: the tensor pipe's feed,
+     * not LSU traffic, so not the shared-memory component's (where counted) */
+    double gmma = gm_bu_gmma_wavefronts(k);
+    if (isfinite(gmma) && gmma > 0) {
+        l->shared_wavefronts = fmax(0, l->shared_wavefronts - gmma);
+        l->shared_ideal = fmin(l->shared_ideal, l->shared_wavefronts);
+    }
+    l->global_inst = counter(k, bn_metrics[M_G_LD]) + counter(k, bn_metrics[M_G_ST]);
+    /* an ncu run without the conflict counter: the shared instructions stand in
+     * for conflict-free wavefronts (validation of old recordings only) */
+    if (!isfinite(l->shared_ideal) && ideal_from_lsu)
+        l->shared_ideal = counter(k, bn_metrics[M_PIPE0 + GM_ZO_LSU]) - l->global_inst;
+    l->global_sectors = counter(k, bn_metrics[M_G_SECT]);
+    /* gpuq profile has no SASS-instrumented sector count: the L1 hardware
+     * counters of the same requests stand in (ncu CSV input has both) */
+    if (isnan(l->global_sectors))
+        l->global_sectors =
+            counter(k, bn_metrics[M_G_SECT_LD_HW]) + counter(k, bn_metrics[M_G_SECT_ST_HW]);
+    l->global_sectors_ideal = counter(k, bn_metrics[M_G_IDEAL]);
+    l->dram_read_bytes = counter(k, bn_metrics[M_DRAM_RD]);
+    l->dram_write_bytes = counter(k, bn_metrics[M_DRAM_WR]);
+    l->l2_write_bytes = 32 * counter(k, bn_metrics[M_L2_WR]);
+    /* L2 reads as the suite counts them: what the SMs request (L1-side
+     * sectors), not the L2 tag count, which on H100 showed half of an
+     * L2-resident kernel's .cg sectors (docs/bottleneck.md) */
+    l->l2_read_bytes = fmax(32 * counter(k, bn_metrics[M_L2_RD]),
+                            32 * l->global_sectors - l->l2_write_bytes);
+    l->warps_per_sm = counter(k, bn_metrics[M_OCC]) / 100.0 * max_warps_per_sm;
+    l->blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
+    l->threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
+    l->clock_ghz = counter(k, bn_metrics[M_ELAPSED]) / counter(k, bn_metrics[M_DURATION]);
+    /* summed rows: the clock is cycles per ns either way; the launch term is per launch */
+    l->launches = k->summed > 1 ? k->summed : 1;
+}
+
+/* The physical check and the verdict (bottleneck_verdict.h): the model's
+ * components, the same at the best rates the suite measured (the launch at
+ * the device's warps per SM, where every curve has levelled off), the
+ * warp states and what the launch could have. */
+static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_zo_launch *l,
+                      int max_warps, int sm, double more, bn_result *br)
+{
+    gm_bnv_input in;
+    gm_bnv_input_init(&in);
+    in.measured_ns = br->measured_ns;
+    gm_zo_launch best = *l;
+    best.warps_per_sm = max_warps;
+    gm_zo_result rb;
+    gm_error e2;
+    int have_best = gm_zo_predict(&s->mach, s->form, sm, &best, &rb, &e2) == GM_OK;
+    /* Hopper's units (hopper form, where collected): their rates are the
+     * units' own, so with L2 and DRAM timed the LSU curve's global time is
+     * not a component of the verdict (it stays in the fields) */
+    size_t n_bu = 0;
+    if (s->form == GM_ZO_HOPPER)
+        n_bu = gm_bu_times(&s->mach, k, l->clock_ghz, br->r.sms, br->bu);
+    else
+        gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu);
+    int memory_units = 0;
+    for (size_t i = 0; i < gm_bu_count(); i++)
+        memory_units += isfinite(br->bu[i].ns) &&
+                        (strcmp(br->bu[i].name, "l2") == 0 || strcmp(br->bu[i].name, "dram") == 0);
+    for (int p = 0; p < GM_ZO_PARTS; p++) {
+        if (p == GM_ZO_GLOBAL && memory_units == 2)
+            continue;
+        in.comp_name[in.n_comp] = gm_zo_part_name(p);
+        in.comp_ns[in.n_comp] = br->r.t[p];
+        in.comp_best_ns[in.n_comp] = have_best ? rb.t[p] : NAN;
+        in.n_comp++;
+    }
+    for (size_t i = 0; n_bu && i < gm_bu_count() && in.n_comp < GM_BNV_MAX_COMP; i++)
+        if (isfinite(br->bu[i].ns)) {
+            in.comp_name[in.n_comp] = br->bu[i].name;
+            in.comp_ns[in.n_comp] = in.comp_best_ns[in.n_comp] = br->bu[i].ns;
+            in.n_comp++;
+        }
+    in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
+    /* resident warp-cycles: warps per active cycle x active cycles, all SMs */
+    in.warp_cycles = counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 *
+                     max_warps * counter(k, "sm__cycles_active.sum");
+    for (int i = 0; i < GM_BNV_STALLS; i++)
+        in.stall[i] = counter(k, gm_bnv_stall_metric(i));
+    in.warps_per_sm = l->warps_per_sm;
+    in.reachable_warps = more;
+    in.reachable_from = br->more_from;
+    in.blocks = l->blocks;
+    in.blocks_per_wave = br->nslot > 0 ? br->nslot * sm : NAN;
+    in.sm_count = sm;
+    if (gm_bnv_decide(&in, &br->v, &e2) != GM_OK)
+        br->v.kind = GM_BNV_UNDECIDED;
+    br->named = br->v.comp >= 0 ? in.comp_name[br->v.comp] : NULL;
+}
+
+static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
+                          const gm_launch_counters *k, void *result, gm_error *err)
+{
+    const bn_state *s = state;
+    bn_result *br = result;
+    if (!s || !k || !br || !meta)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: no state, launch or result");
+    memset(br, 0, sizeof *br);
+    gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu); /* the units' names, times NaN */
+    gm_zo_launch l;
+    int max_warps = meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : s->mach.max_warps_per_sm;
+    gm_bn_launch_from_counters(k, max_warps, 0, &l);
+    br->measured_ns = metric(s, k, M_DURATION);
+    int sm = meta->sm_count > 0 ? meta->sm_count : s->mach.sm_count;
+    gm_error e2;
+    if (!isfinite(l.inst_total) || !(l.blocks > 0)) {
+        snprintf(br->why, sizeof br->why, "not modelled: instruction counters missing");
+        return GM_OK;
+    }
+    double more = reachable_warps(s, k, max_warps, sm, br);
+    if (gm_zo_predict(&s->mach, s->form, sm, &l, &br->r, &e2) != GM_OK ||
+        gm_zo_whatif_all(&s->mach, s->form, sm, &l, more, &br->w, &e2) != GM_OK) {
+        snprintf(br->why, sizeof br->why, "not modelled: %s", e2.msg);
+        return GM_OK;
+    }
+    if (isfinite(br->occ_warps)) {
+        gm_zo_launch c = l;
+        gm_zo_result ro;
+        c.warps_per_sm = br->occ_warps;
+        if (gm_zo_predict(&s->mach, s->form, sm, &c, &ro, &e2) == GM_OK)
+            br->speedup_occ = br->r.predicted / ro.predicted;
+    }
+    br->ok = br->r.bottleneck >= 0;
+    br->error = (br->r.predicted - br->measured_ns) / br->measured_ns;
+    bn_decide(s, k, &l, max_warps, sm, more, br);
+    gm_zo_causes_text(br->r.causes, br->causes, sizeof br->causes);
+    if (br->ok && br->v.kind != GM_BNV_UNIT && br->v.kind != GM_BNV_UNDECIDED) {
+        /* launch, latency or a model error: the largest component is not
+         * what holds the kernel up (bottleneck_verdict.h) */
+        snprintf(br->verdict, sizeof br->verdict, "%s", br->v.text);
+    } else if (br->ok && br->v.kind == GM_BNV_UNIT && br->named &&
+               gm_zo_part_name(br->r.bottleneck) != br->named) {
+        /* one of Hopper's units: its time is at its own best rate */
+        snprintf(br->verdict, sizeof br->verdict,
+                 "%s is the bottleneck (%.1f us of %.1f measured: %.0f%% of its best rate)",
+                 br->named, br->v.share * br->measured_ns / 1e3, br->measured_ns / 1e3,
+                 100 * br->v.share);
+    } else if (br->ok) {
+        static const char *const what[] = {"the instruction pipeline", "shared memory",
+                                           "global memory"};
+        int n = snprintf(br->verdict, sizeof br->verdict, "%s is the bottleneck (%.1f us",
+                         what[br->r.bottleneck], br->r.predicted / 1e3);
+        if (isfinite(br->measured_ns) && n > 0 && (size_t)n < sizeof br->verdict)
+            n += snprintf(br->verdict + n, sizeof br->verdict - (size_t)n, " of %.1f measured",
+                          br->measured_ns / 1e3);
+        if (n > 0 && (size_t)n < sizeof br->verdict)
+            snprintf(br->verdict + n, sizeof br->verdict - (size_t)n, ")%s%s", br->causes[0] ? ": " : "",
+                     br->causes);
+    } else {
+        snprintf(br->why, sizeof br->why, "not modelled: no component could be timed");
+    }
+    (void)err;
+    return GM_OK;
+}
+
+static size_t bn_fields(const void *state, const void *result, gm_field *out, size_t max)
+{
+    (void)state;
+    const bn_result *b = result;
+    const gm_zo_result *r = &b->r;
+    size_t n = 0;
+    double us = 1e-3;
+    int ok = b->ok;
+#define NUM(nm, v, w, h) \
+    if (n < max) out[n++] = (gm_field){nm, GM_FIELD_NUM, ok ? (v) : NAN, NULL, (w), (h), 0}
+#define TXT(nm, t, w, h) \
+    if (n < max) out[n++] = (gm_field){nm, GM_FIELD_TEXT, NAN, (t), (w), (h), 0}
+    const gm_bnv *v = &b->v;
+    /* a model error leaves no prediction to show (bottleneck_verdict.h) */
+    int fits = ok && v->n_over == 0;
+    const char *named = !ok                       ? "-"
+                        : v->kind == GM_BNV_LAUNCH  ? "launch"
+                        : v->kind == GM_BNV_LATENCY ? "latency"
+                        : v->kind == GM_BNV_MISFIT  ? "misfit"
+                        : v->kind == GM_BNV_UNIT && b->named ? b->named
+                                                    : gm_zo_part_name(r->bottleneck);
+    TXT("bottleneck", named, 11, NULL);
+    NUM("predicted_us", fits ? r->predicted * us : NAN, 9, "pred us");
+    NUM("measured_us", b->measured_ns * us, 9, "meas us");
+    NUM("error", fits ? b->error : NAN, 0, NULL);
+    NUM("inst_us", r->t[GM_ZO_INST] * us, 8, "inst us");
+    NUM("shared_us", r->t[GM_ZO_SHARED] * us, 8, "smem us");
+    NUM("global_us", r->t[GM_ZO_GLOBAL] * us, 8, "glob us");
+    NUM("issue_us", r->t_issue * us, 0, NULL);
+    NUM("launch_us", r->t_launch * us, 0, NULL);
+    static const char *const pipe_field[GM_ZO_PIPES] = {
+        "fma_us", "fmaheavy_us", "alu_us", "fp64_us", "fp16_us",
+        "xu_us",  "lsu_us",      "cbu_us", "adu_us",  "uniform_us"};
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        NUM(pipe_field[p], r->t_pipe[p] * us, 0, NULL);
+    NUM("warps_per_sm", r->warps, 6, "warps");
+    NUM("global_gbps", r->global_bw, 0, NULL);
+    TXT("next", ok && r->next >= 0 ? gm_zo_part_name(r->next) : "-", 0, NULL);
+    NUM("speedup_next", r->speedup_next, 0, NULL);
+    NUM("speedup_no_conflicts", b->w.speedup_no_conflicts, 7, "x noBC");
+    NUM("speedup_coalesced", b->w.speedup_coalesced, 7, "x coal");
+    NUM("more_warps", b->w.more_warps, 0, NULL);
+    NUM("speedup_more_warps", b->w.speedup_more_warps, 7, "x warps");
+    TXT("more_warps_from", b->more_from, 0, NULL);
+    NUM("occ_free_warps", b->occ_warps, 0, NULL);
+    NUM("speedup_occ_free", b->speedup_occ, 0, NULL);
+    TXT("occ_needs", b->occ_needs, 0, NULL);
+    TXT("causes", ok ? b->causes : b->why, 0, NULL);
+    TXT("form", r->form == GM_ZO_PAPER ? "paper" : "hopper", 0, NULL);
+    /* the physical check and the verdict (bottleneck_verdict.h) */
+    TXT("verdict", ok ? gm_bnv_kind_name(v->kind) : "-", 0, NULL);
+    TXT("model_error", ok ? v->model_error : "", 0, NULL);
+    NUM("spread_us", v->spread_ns * us, 0, NULL);
+    NUM("share", v->share, 0, NULL);
+    TXT("wait_on", ok && v->wait >= 0 ? gm_bnv_stall_name(v->wait) : "-", 0, NULL);
+    NUM("wait_share", v->wait_share, 0, NULL);
+    NUM("uncollected_share", v->uncollected, 0, NULL);
+    TXT("busiest", ok && v->busiest >= 0 ? gm_zo_part_name(v->busiest) : "-", 0, NULL);
+    NUM("busiest_use", v->busiest_use, 0, NULL);
+    NUM("need_warps", v->need_warps, 0, NULL);
+    NUM("need_ilp", v->need_ilp, 0, NULL);
+    NUM("wave_fill", v->wave_fill, 0, NULL);
+    TXT("fix", ok ? v->fix : "", 0, NULL);
+    for (size_t i = 0; i < gm_bu_count(); i++) {
+        NUM(b->bu[i].field, b->bu[i].ns * us, 0, NULL);
+        NUM(b->bu[i].use_field, b->bu[i].ns / b->measured_ns, 0, NULL);
+    }
+#undef NUM
+#undef TXT
+    return n;
+}
+
+static void bn_verdict(const void *state, const void *result, gm_unit_verdict *out)
+{
+    (void)state;
+    const bn_result *b = result;
+    /* Severity: the bottleneck's share of the measured time (it is the
+     * component the launch waits on; 1 when the model accounts for it all). */
+    out->severity = b->ok && b->measured_ns > 0
+                        ? fmin(1.0, b->r.t[b->r.bottleneck] / b->measured_ns)
+                        : NAN;
+    if (b->ok && b->v.kind == GM_BNV_UNIT)
+        out->severity = fmin(1.0, b->v.share);
+    /* launch bound: the launch holds it up whole; latency bound: the part
+     * no unit accounts for; a model error outranks every other verdict of
+     * the launch, since this section's numbers cannot be trusted for it */
+    if (b->ok && b->v.kind == GM_BNV_LAUNCH)
+        out->severity = 1;
+    else if (b->ok && b->v.kind == GM_BNV_LATENCY)
+        out->severity = isfinite(b->v.share) ? 1 - b->v.share : 1;
+    else if (b->ok && b->v.kind == GM_BNV_MISFIT)
+        out->severity = 1;
+    const char *t = b->ok ? b->verdict : b->why;
+    size_t len = strlen(t);
+    if (len >= sizeof out->text)
+        len = sizeof out->text - 1;
+    memcpy(out->text, t, len);
+    out->text[len] = '\0';
+}
+
+static void bn_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+{
+    (void)results;
+    (void)n;
+    const bn_state *s = state;
+    fprintf(out, "  - %s form: %s; predicted = the largest component (full overlap, Sec. 3)\n",
+            s->form == GM_ZO_PAPER ? "paper" : "hopper",
+            s->form == GM_ZO_PAPER ? "instruction time = sum over pipes of N / X(w) (Sec. 4.1)"
+                                   : "instruction time = slowest pipe or the issue rate, plus "
+                                     "one empty launch");
+    if (s->have_sched)
+        fprintf(out, "  - x noBC: without bank conflicts; x coal: perfectly coalesced; x warps: at "
+                     "the warps per SM the launch can reach, N_slot x warps per block (sched "
+                     "data, Eq. 3.3 of paper 003), capped by the grid's blocks per SM\n");
+    else
+        fprintf(out, "  - x noBC: without bank conflicts; x coal: perfectly coalesced; x warps: at "
+                     "%d warps per SM (the device maximum: no sched data), capped by the grid's "
+                     "blocks per SM\n",
+                s->mach.max_warps_per_sm);
+}
+
+static const char *const bn_suites[] = {"throughput", NULL};
+static const char *const bn_optional[] = {"sched", NULL};
+
+const gm_unit gm_unit_bottleneck = {
+    .name = "bottleneck",
+    .title = "bottleneck",
+    .paper = "Zhang & Owens, throughput model of the instruction pipeline, shared and global "
+             "memory (paper 004, Sec. 3-4)",
+    .metrics = bn_metrics,
+    .suites = bn_suites,
+    .variants = "hopper,paper",
+    .result_size = sizeof(bn_result),
+    .prepare = bn_prepare,
+    .release = bn_release,
+    .apply = bn_apply,
+    .free_result = NULL,
+    .fields = bn_fields,
+    .verdict = bn_verdict,
+    .text_notes = bn_text_notes,
+    .json_extra = NULL,
+    .optional_suites = bn_optional,
+    .opt_in_metrics = gm_bu_metrics,
+};

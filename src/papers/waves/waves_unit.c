@@ -1,0 +1,245 @@
+/* The "blocks and waves" unit (paper 003, GPUDIAG): per launch, N_slot from
+ * the sched machine data and the launch's block size, registers and shared
+ * memory (Eq. 3.3), what limits it, the waves G / (n_mp N_slot), the last
+ * wave's fill, and Eq. 3.2's time at other grid and block sizes, scaled by
+ * the launch's measured time.  The equations are in waves_model.c; the machine
+ * data is read by waves_data.c.
+ *
+ * Variants: "hopper" (default: 1 KiB reserved shared memory per block and
+ * four register-file partitions, which explain every measured point on the
+ * H100), "paper" (Eq. 3.3 as printed) and "refill" (hopper's N_slot, and the
+ * what-if times with the busiest SM's share of a partial wave when the
+ * block scheduler refills slots in random order, waves_refill.h, with the
+ * FFMA kernel's mixing from its per-block logs; docs/diag.md).  The time predictions assume the
+ * kernel's fu(c) is that of a throughput-bound FFMA stream (the measured
+ * FFMA curve): a kernel whose warps wait on memory gains less from more
+ * warps than they say. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waves_data.h"
+#include "waves_refill.h"
+#include "gpuq/metrics.h"
+#include "gpuq/unit.h"
+
+static const char *const wv_metrics[] = {"gpu__time_duration.sum", NULL};
+static const char *const wv_suites[] = {"sched", NULL};
+
+typedef struct wv_state {
+    gm_gd_form form;
+    int refill;              /* what-ifs with the random refill (variant "refill") */
+    gm_gd_data data;
+    const gm_gd_op *fu;      /* the curve the time predictions use */
+    int max_b;               /* warps per block the launch limit allows */
+    int row_dur;
+    char source[160];
+} wv_state;
+
+typedef struct wv_result {
+    double G, b, regs, smem, nslot, occ, waves, tail, T_us;
+    double t_2G, t_halfG, t_2b, t_halfb; /* us, Eq. 3.2 scaled by T_us */
+    char limiter[48], verdict[192];
+    double severity;
+} wv_result;
+
+static gm_status wv_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
+{
+    if (!state)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state");
+    gm_gd_form form = GM_GD_FORM_HOPPER;
+    int refill = variant && strcmp(variant, "refill") == 0;
+    if (variant && !refill && gm_gd_form_parse(variant, &form) != GM_OK)
+        return gm_fail(err, GM_ERR_INVALID_ARG,
+                       "unknown model variant 'waves:%s' (known: hopper, paper, refill)", variant);
+    const gm_mdata *md = m ? gm_machine_suite(m, "sched") : NULL;
+    if (!md)
+        return gm_fail(err, GM_ERR_MISSING, "waves: no machine data (gpuq calibrate --suite sched)");
+    wv_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return gm_fail(err, GM_ERR_NOMEM, "waves: out of memory");
+    gm_status st = gm_gd_data_load(md, &s->data, err);
+    if (st == GM_OK && !s->data.have_params)
+        st = gm_fail(err, GM_ERR_MISSING, "waves: the sched machine data has no state-buffer "
+                                          "parameters (gpuq calibrate --suite sched)");
+    if (st != GM_OK) {
+        free(s);
+        return st;
+    }
+    s->form = form;
+    s->refill = refill;
+    s->fu = gm_gd_data_op(&s->data, "ffma");
+    double ltb = gm_gd_data_param(md, "L_T_B", NULL, NULL);
+    s->max_b = ltb > 0 ? (int)ltb / 32 : s->data.form[form].N2;
+    s->row_dur = gm_metric_find(wv_metrics[0]);
+    snprintf(s->source, sizeof s->source, "%.60s, %.40s", md->meta.gpu_name, md->meta.date);
+    *state = s;
+    return GM_OK;
+}
+
+static void wv_release(void *state) { free(state); }
+
+/* Eq. 3.2 at (G, b) relative to the launch's own (G0, b0), times T. */
+static double scaled(const wv_state *s, double T, long G0, int b0, int N0, long G, int b, long smem,
+                     long regs)
+{
+    const gm_gd_params *p = &s->data.form[s->form];
+    if (!s->fu || !(T > 0) || G < 1 || b < 1 || b > s->max_b)
+        return NAN;
+    int N = gm_gd_nslot(p, b, smem, regs, NULL);
+    if (N <= 0 || N0 <= 0)
+        return NAN;
+    double t0, t1;
+    if (s->refill) {
+        const double *mx = s->fu->mix;
+        t0 = gm_gd_time_refill(&s->fu->fu, G0, b0, N0, p->n_mp, gm_gd_refill_mix_at(mx[0], mx[1], b0));
+        t1 = gm_gd_time_refill(&s->fu->fu, G, b, N, p->n_mp, gm_gd_refill_mix_at(mx[0], mx[1], b));
+    } else {
+        t0 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G0, p->n_mp), b0, N0);
+        t1 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G, p->n_mp), b, N);
+    }
+    return t0 > 0 ? T * t1 / t0 : NAN;
+}
+
+static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
+                          const gm_launch_counters *k, void *result, gm_error *err)
+{
+    (void)meta;
+    const wv_state *s = state;
+    wv_result *r = result;
+    if (!s || !k || !r)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state, launch or result");
+    memset(r, 0, sizeof *r);
+    const gm_gd_params *p = &s->data.form[s->form];
+    double threads = (double)k->block[0] * (k->block[1] ? k->block[1] : 1) *
+                     (k->block[2] ? k->block[2] : 1);
+    double G = (double)k->grid[0] * (k->grid[1] ? k->grid[1] : 1) * (k->grid[2] ? k->grid[2] : 1);
+    int b = (int)ceil(threads / p->w);
+    r->G = G;
+    r->b = b;
+    r->regs = k->regs_per_thread >= 0 ? k->regs_per_thread : NAN;
+    r->smem = k->shared_bytes >= 0 ? k->shared_bytes : NAN;
+    r->T_us = s->row_dur >= 0 ? k->metric[s->row_dur] * 1e-3 : NAN;
+    r->nslot = r->occ = r->waves = r->tail = NAN;
+    r->t_2G = r->t_halfG = r->t_2b = r->t_halfb = NAN;
+    r->severity = NAN;
+    if (b < 1 || G < 1 || k->regs_per_thread < 0 || k->shared_bytes < 0) {
+        snprintf(r->verdict, sizeof r->verdict, "blocks and waves not modelled: the launch's %s",
+                 b < 1 || G < 1 ? "grid or block size is unknown"
+                 : k->regs_per_thread < 0 ? "register count is unknown"
+                                          : "shared-memory size is unknown");
+        snprintf(r->limiter, sizeof r->limiter, "-");
+        return GM_OK;
+    }
+    unsigned lim = 0;
+    int N = gm_gd_nslot(p, b, k->shared_bytes, k->regs_per_thread, &lim);
+    r->nslot = N;
+    gm_gd_limiter_text(lim, r->limiter, sizeof r->limiter);
+    if (N <= 0) {
+        snprintf(r->verdict, sizeof r->verdict, "one block does not fit on an SM (N_slot = 0)");
+        return GM_OK;
+    }
+    double per_wave = (double)p->n_mp * N;
+    r->occ = (double)N * b / p->N2;
+    long Gl = (long)G;
+    /* a wave is N_slot blocks on each of the n_mp SMs */
+    r->waves = gm_gd_waves(Gl, p->n_mp * N, &r->tail);
+    /* what the rounding up to whole waves costs: slots left empty */
+    r->severity = 1.0 - r->waves / ceil(r->waves);
+    long regs = k->regs_per_thread;
+    r->t_2G = scaled(s, r->T_us, Gl, b, N, 2 * Gl, b, k->shared_bytes, regs);
+    r->t_halfG = Gl >= 2 ? scaled(s, r->T_us, Gl, b, N, Gl / 2, b, k->shared_bytes, regs) : NAN;
+    /* the same threads in half as many blocks twice as large, and the reverse */
+    r->t_2b = Gl >= 2 ? scaled(s, r->T_us, Gl, b, N, Gl / 2, 2 * b, k->shared_bytes, regs) : NAN;
+    r->t_halfb = b >= 2 ? scaled(s, r->T_us, Gl, b, N, 2 * Gl, b / 2, k->shared_bytes, regs) : NAN;
+    if (r->waves < 1)
+        snprintf(r->verdict, sizeof r->verdict,
+                 "%.0f %s %.2g%% of one wave (%.0f blocks: N_slot %d x %d SMs, %s)", G,
+                 G == 1 ? "block fills" : "blocks fill", 100 * r->waves, per_wave, N, p->n_mp,
+                 r->limiter);
+    else
+        snprintf(r->verdict, sizeof r->verdict,
+                 "%.2f waves of %.0f blocks (N_slot %d, %s); the last wave %.0f%% full", r->waves,
+                 per_wave, N, r->limiter, 100 * r->tail);
+    return GM_OK;
+}
+
+static size_t wv_fields(const void *state, const void *result, gm_field *out, size_t max)
+{
+    (void)state;
+    const wv_result *r = result;
+    size_t n = 0;
+#define NUM(nm, v, w, h) \
+    if (n < max) out[n++] = (gm_field){nm, GM_FIELD_NUM, (v), NULL, (w), (h), 0}
+#define PCT(nm, v, w, h) \
+    if (n < max) out[n++] = (gm_field){nm, GM_FIELD_PCT, (v), NULL, (w), (h), 0}
+#define TXT(nm, t, w, h) \
+    if (n < max) out[n++] = (gm_field){nm, GM_FIELD_TEXT, NAN, (t), (w), (h), 0}
+    NUM("G", r->G, 8, "blocks");
+    NUM("b", r->b, 3, "b");
+    NUM("regs", r->regs, 4, "regs");
+    NUM("smem", r->smem, 6, "smem");
+    NUM("N_slot", r->nslot, 6, "N_slot");
+    TXT("limiter", r->limiter, 14, "limited by");
+    PCT("occupancy", r->occ, 5, "occ");
+    NUM("waves", r->waves, 6, "waves");
+    PCT("tail", r->tail, 5, "tail");
+    NUM("T_us", r->T_us, 0, NULL);
+    NUM("T_2G_us", r->t_2G, 0, NULL);
+    NUM("T_halfG_us", r->t_halfG, 0, NULL);
+    NUM("T_2b_halfG_us", r->t_2b, 0, NULL);
+    NUM("T_halfb_2G_us", r->t_halfb, 0, NULL);
+    TXT("verdict", r->verdict, 0, NULL);
+#undef NUM
+#undef PCT
+#undef TXT
+    return n;
+}
+
+static void wv_verdict(const void *state, const void *result, gm_unit_verdict *out)
+{
+    (void)state;
+    const wv_result *r = result;
+    out->severity = r->severity;
+    snprintf(out->text, sizeof out->text, "%s", r->verdict);
+}
+
+static void wv_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+{
+    (void)results, (void)n;
+    const wv_state *s = state;
+    const gm_gd_params *p = &s->data.form[s->form];
+    fprintf(out, "  machine data: sched (%s): n_mp %d, N1 %d, N2 %d, S %ld (s_min %ld), R %ld "
+                 "(r_min %ld)\n",
+            s->source, p->n_mp, p->N1, p->N2, p->S, p->s_min, p->R, p->r_min);
+    if (s->form == GM_GD_FORM_HOPPER)
+        fprintf(out, "  model: hopper: Eq. 3.3 with %ld bytes reserved per block and %d register-"
+                     "file partitions of whole warps\n", p->s_res, p->r_parts);
+    else
+        fprintf(out, "  model: paper: Eq. 3.3 as printed\n");
+    if (s->refill && s->fu)
+        fprintf(out, "  - T_2G_us etc.: the busiest SM's share of a partial wave under a random "
+                     "refill, FFMA mixing %.2f at b = 1, %.2f at b = 32 (per-block logs; NaN: "
+                     "none, Eq. 3.2)\n", s->fu->mix[0], s->fu->mix[1]);
+    fprintf(out, "  - waves = G / (n_mp N_slot); T_2G_us etc.: Eq. 3.2 with the measured FFMA "
+                 "fu(c), scaled by this launch's time\n");
+}
+
+const gm_unit gm_unit_waves = {
+    .name = "waves",
+    .title = "blocks and waves",
+    .paper = "Kim, GPUDIAG (paper 003)",
+    .metrics = wv_metrics,
+    .suites = wv_suites,
+    .variants = "hopper,paper,refill",
+    .result_size = sizeof(wv_result),
+    .prepare = wv_prepare,
+    .release = wv_release,
+    .apply = wv_apply,
+    .free_result = NULL,
+    .fields = wv_fields,
+    .verdict = wv_verdict,
+    .text_notes = wv_text_notes,
+    .json_extra = NULL,
+};

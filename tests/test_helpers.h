@@ -1,0 +1,141 @@
+/* Set-up the model tests repeated: the header of a machine-data file they
+ * build, and the shipped table and recorded counters several tests read.
+ * Header-only (static inline), so that a test takes it by including it;
+ * include <cmocka.h> first. */
+#ifndef GPUQ_TESTS_MODEL_TEST_HELPERS_H
+#define GPUQ_TESTS_MODEL_TEST_HELPERS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuq/counters.h"
+#include "papers/waves/waves_model.h"
+#include "gpuq/mdata.h"
+#include "gpuq/metrics.h"
+#include "papers/atomics/atomics_table.h"
+#include "gpuq/unit.h"
+
+#define TH_H100 "NVIDIA H100 80GB HBM3"
+
+/* A machine-data header of suite on a Hopper GPU (cc 9.0) named gpu with
+ * sm_count SMs, dated date; every other field zero, for the test to set. */
+static inline gm_mdata_meta th_meta(const char *suite, const char *gpu, int sm_count,
+                                    const char *date)
+{
+    gm_mdata_meta m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.suite, sizeof m.suite, "%s", suite);
+    snprintf(m.gpu_name, sizeof m.gpu_name, "%s", gpu);
+    m.cc_major = 9;
+    m.sm_count = sm_count;
+    snprintf(m.date, sizeof m.date, "%s", date);
+    return m;
+}
+
+/* The registered unit `name`, checked: it exists, has this title, and
+ * every metric it declares is a row of gpuq's table. */
+static inline const gm_unit *th_unit(const char *name, const char *title)
+{
+    const gm_unit *u = gm_unit_find(name);
+    assert_non_null(u);
+    assert_string_equal(u->title, title);
+    for (size_t i = 0; u->metrics[i]; i++)
+        assert_true(gm_metric_find(u->metrics[i]) >= 0);
+    return u;
+}
+
+/* A machine whose only machine data is md, suite's file (owned by m). */
+static inline void th_machine_with(gm_machine *m, const char *suite, gm_mdata *md)
+{
+    memset(m, 0, sizeof *m);
+    m->n_files = 1;
+    snprintf(m->files[0].suite, sizeof m->files[0].suite, "%s", suite);
+    m->files[0].md = md;
+}
+
+/* A machine with only the atomics table at path (relative to the source
+ * tree) loaded. */
+static inline void th_atomics_machine(gm_machine *m, const char *path)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", GPUQ_SOURCE_DIR, path);
+    memset(m, 0, sizeof *m);
+    assert_int_equal(gm_table_load(full, &m->atomics, NULL), GM_OK);
+}
+
+/* The histogram's recorded counters on the H200 (data/recorded/), which the
+ * shipped H200 table's tests run the atomics unit on. */
+static inline void th_recorded_h200(gm_counters_set *set)
+{
+    assert_int_equal(
+        gm_counters_load(GPUQ_SOURCE_DIR
+                         "/data/recorded/histogram-hist-uniform-4m-nvidia-h200.counters.csv",
+                         set, NULL),
+        GM_OK);
+    assert_true(set->count > 0);
+}
+
+/* One row of a sched machine-data file (columns of src/papers/waves/waves_suite.h:
+ * kind, name, x, y, z, value, doc, extra, note). */
+static inline void th_sched_row(gm_mdata *md, const char *kind, const char *name, const char *x,
+                                const char *y, const char *z, const char *value,
+                                const char *doc, const char *extra)
+{
+    const char *row[9] = {kind, name, x, y, z, value, doc, extra, ""};
+    assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
+}
+
+/* An N_slot point made by Eq. 3.3 from p, as the suite records it: the
+ * co-resident total over n_mp SMs, the occupancy API's value (here Eq. 3.3's
+ * own) beside it.  Nothing when one block does not fit. */
+static inline void th_nslot_row(gm_mdata *md, const gm_gd_params *p, const char *name, int b,
+                                long s, int r)
+{
+    int N = gm_gd_nslot(p, b, s, r, NULL);
+    if (N <= 0)
+        return;
+    char bs[16], ss[32], rs[16], ns[16], ts[32];
+    snprintf(bs, sizeof bs, "%d", b);
+    snprintf(ss, sizeof ss, "%ld", s);
+    snprintf(rs, sizeof rs, "%d", r);
+    snprintf(ns, sizeof ns, "%d", N);
+    snprintf(ts, sizeof ts, "%d", N * p->n_mp);
+    th_sched_row(md, "nslot", name, bs, ss, rs, ns, ns, ts);
+}
+
+/* A sched machine-data file (paper 003) under meta with the raw rows the
+ * loader derives an H100-like GPU from: L_T_B 1024, T(G) doubling past 132
+ * blocks (Eq. 3.8), and N_slot points made by Eq. 3.3 (hopper form) from
+ * N1 32, N2 64, S 233472 (s_min 128, 1024 reserved per block), R 65536
+ * (r_min 256, 4 partitions) on 132 SMs: warp slots at b = 1..32, shared
+ * memory around every edge, registers at b = 1..32. */
+static inline gm_mdata *th_sched_h100(const gm_mdata_meta *meta)
+{
+    static const char *const cols[9] = {"kind", "name", "x", "y", "z",
+                                        "value", "doc", "extra", "note"};
+    gm_mdata *md = gm_mdata_new(meta, 9, cols);
+    assert_non_null(md);
+    th_sched_row(md, "param", "L_T_B", "", "", "", "1024", "", "");
+    th_sched_row(md, "nmp", "ffma", "1", "32", "", "100", "", "");
+    th_sched_row(md, "nmp", "ffma", "132", "32", "", "101", "", "");
+    th_sched_row(md, "nmp", "ffma", "133", "32", "", "200", "", "");
+    gm_gd_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
+                       .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
+                       .form = GM_GD_FORM_HOPPER};
+    for (int b = 1; b <= 32; b++)
+        th_nslot_row(md, &hp, "wsb", b, 0, 16);
+    for (int k = 1; k <= 32; k++) {
+        long edge = 233472 / k - 1024;
+        long ss[4] = {edge, edge - 64, edge - 200, edge + 1};
+        for (int j = 0; j < 4; j++)
+            if (ss[j] >= 1 && ss[j] <= 232448)
+                th_nslot_row(md, &hp, "shm", 1, ss[j], 16);
+    }
+    static const int rs[] = {24, 32, 33, 40, 41, 48, 57, 64, 65, 72, 97, 128, 129, 168, 200, 255};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+        for (int b = 1; b <= 32; b *= 2)
+            th_nslot_row(md, &hp, "rf", b, 0, rs[i]);
+    return md;
+}
+
+#endif
