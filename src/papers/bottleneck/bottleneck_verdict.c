@@ -11,9 +11,9 @@ static const struct {
     const char *metric, *name, *words;
 } stalls[GM_BNV_STALLS] = {
     {"smsp__warps_issue_stalled_long_scoreboard.sum", "long scoreboard",
-     "memory (global, local, texture results)"},
+     "global, local or texture memory"},
     {"smsp__warps_issue_stalled_short_scoreboard.sum", "short scoreboard",
-     "MIO results (shared memory, special math)"},
+     "shared-memory or special-math results"},
     {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction"},
     {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers"},
     {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results"},
@@ -100,8 +100,8 @@ static void warp_states(const gm_bnv_input *in, gm_bnv *o)
     o->uncollected = fmax(0, 1 - known / in->warp_cycles);
     if (o->wait >= 0) {
         o->wait_share = in->stall[o->wait] / in->warp_cycles;
-        snprintf(o->wait_text, sizeof o->wait_text, "%s %.0f%% (%s)", stalls[o->wait].name,
-                 100 * o->wait_share, stalls[o->wait].words);
+        snprintf(o->wait_text, sizeof o->wait_text, "%s (%s, %.0f%%)", stalls[o->wait].words,
+                 stalls[o->wait].name, 100 * o->wait_share);
     }
     /* states the collection left out can hold more than the top collected
      * one (long scoreboard and barrier are opt-in): say so, not guess */
@@ -200,8 +200,9 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
     if (isfinite(in->launch_ns) && in->launch_ns > 0 && T <= in->launch_ns + o->spread_ns) {
         o->kind = GM_BNV_LAUNCH;
         snprintf(o->text, sizeof o->text,
-                 "launch bound: %.1f us, no longer than an empty launch back to back (%.1f us)",
-                 T / 1e3, in->launch_ns / 1e3);
+                 "launch bound: %.1f us, at most an empty launch back to back (%.1f us) and "
+                 "the spread (%.1f us)",
+                 T / 1e3, in->launch_ns / 1e3, o->spread_ns / 1e3);
         snprintf(o->fix, sizeof o->fix,
                  "fusing it into a neighbour or a CUDA graph saves up to %.1f us per launch",
                  in->launch_ns / 1e3);

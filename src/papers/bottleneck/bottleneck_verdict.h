@@ -121,7 +121,8 @@ typedef struct gm_bnv {
     double need_ilp;      /* independent operations per warp, at the warps the launch can have */
     double wave_fill;     /* blocks / blocks_per_wave when under one wave, else NaN */
     char model_error[128];/* "global 128.2 us > 93.6 us measured (1.37x)", "" none */
-    char wait_text[160];  /* "short scoreboard 31% (MIO results), ..." */
+    char wait_text[160];  /* "a dependent fixed-latency instruction (wait, 21%)" and the
+                             share in states not collected where that is larger */
     char fix[192];        /* what would help (latency, launch), "" none */
     char text[192];       /* the one-line verdict ("" for UNIT: the unit writes it) */
 } gm_bnv;

@@ -119,8 +119,8 @@ static void launch_bound(void **state)
     in.sm_count = 132;
     decide(&in, &v);
     assert_int_equal(v.kind, GM_BNV_LAUNCH);
-    assert_string_equal(v.text,
-                        "launch bound: 1.8 us, no longer than an empty launch back to back (4.4 us)");
+    assert_string_equal(v.text, "launch bound: 1.8 us, at most an empty launch back to back "
+                                "(4.4 us) and the spread (0.6 us)");
     assert_string_equal(v.model_error, "global 107.5 us > 1.8 us measured (58.94x)");
     assert_string_equal(v.fix, "fusing it into a neighbour or a CUDA graph saves up to 4.4 us per "
                                "launch; grid under one wave: 1 of 1056 block slots (0%), 1 of 132 SMs");
@@ -165,8 +165,8 @@ static void latency_bound(void **state)
     near(v.wait_share, 0.3, 1e-15);
     near(v.uncollected, 0.5, 1e-15);
     assert_string_equal(v.text, "latency bound: no unit above 60% (instruction 30%); warps wait "
-                                "on short scoreboard 30% (MIO results (shared memory, special "
-                                "math)); 50% in states not collected");
+                                "on shared-memory or special-math results (short scoreboard, "
+                                "30%); 50% in states not collected");
     assert_int_equal(v.busiest, 0);
     near(v.busiest_use, 0.2, 1e-15);
     near(v.need_warps, 40, 1e-12);
