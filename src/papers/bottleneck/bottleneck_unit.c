@@ -482,6 +482,15 @@ static void bn_text_notes(FILE *out, const void *state, const void *const *resul
                      "%d warps per SM (the device maximum: no sched data), capped by the grid's "
                      "blocks per SM\n",
                 s->mach.max_warps_per_sm);
+    /* the verdicts (bottleneck_verdict.h), with the numbers they use */
+    fprintf(out, "  - misfit: a component above the measured time by more than max(%.0f%%, %.2f us) "
+                 "(the spread of repeated launches) is a model error, named in the verdict, and "
+                 "leaves no prediction; ",
+            100 * GM_BNV_SPREAD_REL, GM_BNV_SPREAD_NS / 1e3);
+    if (s->mach.launch_ns > 0)
+        fprintf(out, "launch: no longer than an empty launch (%.2f us) and that spread; ",
+                s->mach.launch_ns / 1e3);
+    fprintf(out, "latency: no component at %.0f%% of the measured time\n", 100 * GM_BNV_BUSY_SHARE);
 }
 
 static const char *const bn_suites[] = {"throughput", NULL};
