@@ -104,7 +104,8 @@ const gm_metric_desc gm_metric_table[] = {
      "warp-cycles selected to issue (one per issued warp-instruction)", GM_SUM_ADD},
     /* ---- bottleneck, Hopper's units (bottleneck_units.h: tensor pipe, TMA,
      *      L2, DRAM, pipe activity) and the latency verdict's warp states
-     *      (bottleneck_verdict.h); opt-in, GPUQ_EXTRA_METRICS=@bottleneck;
+     *      (bottleneck_verdict.h); ten in the unit's default set (no pass
+     *      more on GH100), the rest opt-in, GPUQ_EXTRA_METRICS=@bottleneck;
      *      every name checked on GH100 with ncu --query-metrics ---- */
     {"sm__pipe_tensor_cycles_active.max", "tensor_active_max",
      "cycles the busiest SM's tensor pipe was active (HMMA, HGMMA, QGMMA, IMMA)", GM_SUM_ADD},

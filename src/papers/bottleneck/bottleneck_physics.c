@@ -42,23 +42,18 @@ static const bu_row units[] = {
 };
 #define N_UNITS (sizeof units / sizeof units[0])
 
-/* Everything the rows read and what the verdict's warp states add, for the
- * opt-in collection (GPUQ_EXTRA_METRICS=@bottleneck). */
+/* What the rows and the verdict's warp states read beyond the unit's own
+ * metrics (bottleneck_unit.c: the tensor pipe, L2 sectors, wgmma
+ * wavefronts, long scoreboard, issue, alu activity and TMA bytes, which fit
+ * the default set's 6 passes on GH100): the opt-in collection
+ * (GPUQ_EXTRA_METRICS=@bottleneck), 11 passes with the default set. */
 const char *const gm_bu_metrics[] = {
-    "sm__pipe_tensor_cycles_active.max",
-    "sm__pipe_tensor_cycles_active.sum",
     "sm__pipe_tensor_op_hmma_cycles_active.sum",
     "sm__inst_executed_pipe_tensor_op_gmma.sum",
     "sm__inst_executed_pipe_tensor_op_hmma.sum",
     "sm__pipe_tma_cycles_active.max",
     "sm__pipe_tma_cycles_active.sum",
-    "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
-    "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum",
-    "lts__t_sectors.sum",
-    "lts__t_sectors_lookup_hit.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
     "smsp__warps_issue_stalled_gmma.sum",
-    "smsp__warps_issue_stalled_long_scoreboard.sum",
     "smsp__warps_issue_stalled_barrier.sum",
     "smsp__warps_issue_stalled_branch_resolving.sum",
     "smsp__warps_issue_stalled_no_instruction.sum",
@@ -66,8 +61,6 @@ const char *const gm_bu_metrics[] = {
     "smsp__warps_issue_stalled_lg_throttle.sum",
     "smsp__warps_issue_stalled_membar.sum",
     "sm__pipe_fma_cycles_active.sum",
-    "sm__pipe_alu_cycles_active.sum",
-    "sm__inst_issued.sum",
     NULL,
 };
 

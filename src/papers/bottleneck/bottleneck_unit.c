@@ -49,6 +49,19 @@ static const char *const bn_metrics[] = {
     "gpu__time_duration.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    /* Hopper's units (bottleneck_units.h) that fit the default set's passes
+     * (6 on GH100 with or without them: validation/metric_passes); the rest
+     * are opt-in (gm_bu_metrics).  Read by name, not by the enum below. */
+    "sm__pipe_tensor_cycles_active.max",
+    "sm__pipe_tensor_cycles_active.sum",
+    "lts__t_sectors.sum",
+    "lts__t_sectors_lookup_hit.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+    "smsp__warps_issue_stalled_long_scoreboard.sum",
+    "sm__inst_issued.sum",
+    "sm__pipe_alu_cycles_active.sum",
+    "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+    "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum",
     NULL,
 };
 enum {

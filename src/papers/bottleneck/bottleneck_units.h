@@ -12,9 +12,11 @@
  *            stores), not over the rate LSU loads reach at the launch's
  *            warps: TMA and wide loads keep more bytes in flight than that
  *            curve assumes.
- * A unit appears only where its counters were collected (they are opt-in:
- * GPUQ_EXTRA_METRICS=@bottleneck, docs/bottleneck.md); a launch without them
- * has the three parts of today.  Each unit's time is also its time at its
+ * A unit appears only where its counters were collected (the tensor pipe,
+ * L2 and DRAM with the default set, which they fit without a pass more on
+ * GH100; TMA busy cycles, fma activity and the other warp states opt-in:
+ * GPUQ_EXTRA_METRICS=@bottleneck, docs/bottleneck.md); a launch recorded
+ * without them has the three parts of before.  Each unit's time is also its time at its
  * best rate, so time / measured is the share of that rate the kernel used.
  * Pure C. */
 #ifndef GPUQ_BOTTLENECK_UNITS_H
@@ -52,7 +54,8 @@ size_t gm_bu_times(const gm_zo_machine *m, const gm_launch_counters *k, double c
  * when not collected. */
 double gm_bu_gmma_wavefronts(const gm_launch_counters *k);
 
-/* The counters the rows read (NULL-terminated): the unit's opt-in list. */
+/* The counters read beyond the unit's default metrics (NULL-terminated): its
+ * opt-in list. */
 extern const char *const gm_bu_metrics[];
 
 #ifdef __cplusplus
