@@ -124,6 +124,15 @@ static void add_named_rows(const char *list, const char *var, int *rows, size_t 
         p = list_item(p, name, sizeof name);
         if (!name[0])
             continue;
+        if (name[0] == '@') {
+            /* @UNIT: that unit's opt-in metrics (gm_unit.opt_in_metrics) */
+            const gm_unit *u = gm_unit_find(name + 1);
+            if (!u || !u->opt_in_metrics)
+                gi_note("%s: '%s' names no unit with opt-in metrics: skipped", var, name);
+            else
+                gm_unit_opt_in_rows(u, rows, n, max);
+            continue;
+        }
         int row = gm_metric_find(name);
         int seen = 0;
         for (size_t j = 0; j < *n && !seen; j++)
