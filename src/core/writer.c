@@ -147,8 +147,12 @@ void gm_fmt_num(char *buf, size_t len, double v)
 
 void gm_fmt_pct(char *buf, size_t len, double v)
 {
+    /* Like gm_fmt_num: a percentage beyond a million reads 1.2e+06%, never
+     * a number cut off by the buffer; inf says so. */
     if (isnan(v))
         snprintf(buf, len, "-");
+    else if (!isfinite(v) || fabs(100 * v) >= 1e6)
+        snprintf(buf, len, "%.3g%%", 100 * v);
     else
         snprintf(buf, len, "%.0f%%", 100 * v);
 }

@@ -38,6 +38,7 @@
 #include "core/csv_internal.h"
 #include "core/gzstream.h"
 #include "gpuq/report.h"
+#include "papers/atomics/atomics_table.h"
 
 #define BEFORE_DIR GPUQ_SOURCE_DIR "/tests/data/report-before"
 #define EC755CE_DIR BEFORE_DIR "/ec755ce"
@@ -134,8 +135,9 @@ static void regenerate(const char *counters, const char *table, const char *vari
     }
     gm_machine m;
     memset(&m, 0, sizeof m);
-    m.atomics = cache[t].table; /* borrowed: the machine is not freed */
-    snprintf(m.atomics_path, sizeof m.atomics_path, "%s", table);
+    /* borrowed: the machine is not freed */
+    assert_int_equal(gm_machine_adopt(&m, "atomics", table, NULL, cache[t].table, NULL, NULL),
+                     GM_OK);
     const char *const variants[] = {variant, NULL};
     gm_report_options opt = {.summary = summary, .variants = variants};
     gm_report_file file = {.set = &set, .path = counters};

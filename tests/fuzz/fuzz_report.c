@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static gm_machine machine;
     if (!table) {
         table = small_table();
-        machine.atomics = table;
+        if (gm_machine_adopt(&machine, "atomics", "small table", NULL, table, NULL, NULL) != GM_OK)
+            abort();
     }
     /* Four writers on every launch: a few hundred launches take seconds
      * under the sanitizers, past libFuzzer's timeout (html_large checks the

@@ -268,7 +268,8 @@
     return g;
   }
 
-  function waves(si, k, fig) {
+  /* Whole rounds (the waves of a launch) and how full the last one is. */
+  function rounds(si, k, fig) {
     var w = fieldOf(si, k, fig.fields[0]);
     if (!isNum(w) || w <= 0) return null;
     var n = Math.ceil(w - 1e-9), last = w - (n - 1), box = 22, gap = 3, MAXBOX = 24;
@@ -290,7 +291,7 @@
     return g;
   }
 
-  var FIGURES = { gauge: gauge, parts: parts, waves: waves };
+  var FIGURES = { gauge: gauge, parts: parts, rounds: rounds };
 
   /* ---------------------------------------------------------------- detail */
   function cellsTable(si, cells) {
