@@ -15,11 +15,6 @@
 #include "gpuq/metrics.h"
 #include "report_rank.h"
 
-int report_duration_row(void)
-{
-    return gm_metric_find("gpu__time_duration.sum");
-}
-
 static const char *launch_name(const gm_launch_counters *k)
 {
     return k->kernel ? k->kernel : "(unnamed kernel)";
@@ -139,9 +134,9 @@ gm_status report_rank_make(const gm_report *rep, const report_rows *rows, report
      * without counters), and the time of the others still counts. */
     for (size_t g = 0; g < n; g++)
         rk->time_ns[g] = NAN;
-    int dur = report_duration_row();
-    for (size_t k = 0; dur >= 0 && k < rep->n_launches; k++) {
-        double d = rep->launches[k]->metric[dur];
+    const int dur = gm_metric_find("gpu__time_duration.sum");
+    for (size_t k = 0; k < rep->n_launches; k++) {
+        double d = dur < 0 ? NAN : rep->launches[k]->metric[dur];
         if (isnan(d))
             continue;
         size_t g = rk->row_of_launch[k];

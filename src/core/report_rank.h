@@ -32,10 +32,6 @@ gm_status report_rank_make(const gm_report *rep, const report_rows *rows, report
                            gm_error *err);
 void report_rank_free(report_rank *rk);
 
-/* The metric row of a launch's GPU time (gpu__time_duration.sum), -1 when
- * the metric table has none. */
-int report_duration_row(void);
-
 /* The row's mean time per timed launch (NaN none) and share of the GPU time
  * (NaN when no launch has a duration). */
 double report_rank_mean_ns(const report_rank *rk, size_t row);

@@ -541,36 +541,44 @@ static int read_path(const char *var, char *dst, int required)
 
 static int read_config(void)
 {
-    const char *v = getenv("GPUQ_VERBOSE");
+    const char *v = getenv(GI_ENV(GI_ENV_VERBOSE));
     g.verbose = v && v[0] ? atoi(v) : 0;
     /* The status path first, so that a configuration error is recorded.
      * One status file per process (<GPUQ_STATUS>.<pid>): a job of several
      * processes (a launcher and its workers) gives one each. */
-    if (!read_path("GPUQ_STATUS", g.status_path, 0))
+    if (!read_path(GI_ENV(GI_ENV_STATUS), g.status_path, 0))
         return 0;
     if (g.status_path[0]) {
         size_t n = strlen(g.status_path);
         snprintf(g.status_path + n, sizeof g.status_path - n, ".%ld", (long)g.pid);
     }
-    if (!read_path("GPUQ_OUT", g.out_path, 1))
+    if (!read_path(GI_ENV(GI_ENV_OUT), g.out_path, 1))
         return 0;
     gm_error perr = {{0}};
     if (gi_pattern_check(g.out_path, &perr) != GM_OK) {
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT: %s", perr.msg);
         return 0;
     }
-    v = getenv("GPUQ_RUN_START_NS");
+    /* gpuq profile renames the file when the run is over, so that an
+     * earlier file of that name stays until something replaces it. */
+    v = getenv(GI_ENV(GI_ENV_OUT_TMP));
+    if (v && strlen(v) >= sizeof g.out_tmp) {
+        gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT_TMP='%s' is too long", v);
+        return 0;
+    }
+    snprintf(g.out_tmp, sizeof g.out_tmp, "%s", v && !strchr(v, '/') ? v : "");
+    v = getenv(GI_ENV(GI_ENV_RUN_START_NS));
     g.run_start_ns = v ? strtoull(v, NULL, 10) : 0;
     /* The per-GPU lock of the counters pass (gi_device.lock_fd). */
-    v = getenv("GPUQ_LOCK_DIR");
+    v = getenv(GI_ENV(GI_ENV_LOCK_DIR));
     if (!v || !v[0])
         v = getenv("TMPDIR");
     snprintf(g.lock_dir, sizeof g.lock_dir, "%s", v && v[0] ? v : "/tmp");
-    v = getenv("GPUQ_LOCK_WAIT_S");
+    v = getenv(GI_ENV(GI_ENV_LOCK_WAIT_S));
     g.lock_wait_s = v && v[0] ? atoi(v) : GI_LOCK_WAIT_MAX_S;
     if (g.lock_wait_s < 0 || g.lock_wait_s > GI_LOCK_WAIT_MAX_S)
         g.lock_wait_s = GI_LOCK_WAIT_MAX_S;
-    v = getenv("GPUQ_PASS");
+    v = getenv(GI_ENV(GI_ENV_PASS));
     if (!v || !v[0] || strcmp(v, "counters") == 0) {
         g.pass = GI_PASS_COUNTERS;
     } else if (strcmp(v, "sass") == 0) {
@@ -579,11 +587,11 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_PASS='%s' is neither 'counters' nor 'sass'", v);
         return 0;
     }
-    if (!read_path("GPUQ_CUBIN_DIR", g.cubin_dir, 0))
+    if (!read_path(GI_ENV(GI_ENV_CUBIN_DIR), g.cubin_dir, 0))
         return 0;
     if (g.pass == GI_PASS_SASS && !g.cubin_dir[0])
         snprintf(g.cubin_dir, sizeof g.cubin_dir, "%s.cubins", g.out_path);
-    v = getenv("GPUQ_REPLAY");
+    v = getenv(GI_ENV(GI_ENV_REPLAY));
     if (!v || !v[0] || strcmp(v, "auto") == 0)
         g.forced_replay = 0;
     else if (strcmp(v, "user") == 0)
@@ -594,11 +602,11 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_REPLAY='%s' is not auto, user or kernel", v);
         return 0;
     }
-    v = getenv("GPUQ_BATCH");
+    v = getenv(GI_ENV(GI_ENV_BATCH));
     if (v && v[0]) {
         gm_error berr = {{0}};
         uint64_t batch = 0;
-        if (gi_parse_count("GPUQ_BATCH", v, 1, &batch, &berr) != GM_OK || batch < 1 ||
+        if (gi_parse_count(GI_ENV(GI_ENV_BATCH), v, 1, &batch, &berr) != GM_OK || batch < 1 ||
             batch > GI_MAX_BATCH) {
             gi_stand_down(GI_ERROR_CONFIG, "GPUQ_BATCH='%s' is not a count of 1 to %d", v,
                           GI_MAX_BATCH);
@@ -608,18 +616,19 @@ static int read_config(void)
     } else {
         g.batch = GI_DEFAULT_BATCH;
     }
-    v = getenv("GPUQ_DEBUG");
+    v = getenv(GI_ENV(GI_ENV_DEBUG));
     g.debug = v && v[0] && strcmp(v, "0") != 0;
-    v = getenv("GPUQ_SASS_METRIC");
+    v = getenv(GI_ENV(GI_ENV_SASS_METRIC));
     snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_DEFAULT_METRIC);
-    v = getenv("GPUQ_COMMAND");
+    v = getenv(GI_ENV(GI_ENV_COMMAND));
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 
     gm_error err = {{0}};
     uint64_t skip = 0, count = 0;
-    if (gi_parse_count("GPUQ_LAUNCH_SKIP", getenv("GPUQ_LAUNCH_SKIP"), 0, &skip, &err) != GM_OK ||
-        gi_parse_count("GPUQ_LAUNCH_COUNT", getenv("GPUQ_LAUNCH_COUNT"), 0, &count, &err) != GM_OK ||
-        gi_filter_init(&g.filter, getenv("GPUQ_KERNEL_REGEX"), skip, count, &err) != GM_OK) {
+    const char *skip_var = GI_ENV(GI_ENV_LAUNCH_SKIP), *count_var = GI_ENV(GI_ENV_LAUNCH_COUNT);
+    if (gi_parse_count(skip_var, getenv(skip_var), 0, &skip, &err) != GM_OK ||
+        gi_parse_count(count_var, getenv(count_var), 0, &count, &err) != GM_OK ||
+        gi_filter_init(&g.filter, getenv(GI_ENV(GI_ENV_KERNEL_REGEX)), skip, count, &err) != GM_OK) {
         gi_stand_down(GI_ERROR_CONFIG, "%s", err.msg);
         return 0;
     }
@@ -725,7 +734,7 @@ static void initialize_once(void)
         g.devices[i].ordinal = i;
         g.devices[i].lock_fd = -1;
     }
-    const char *t0_env = getenv("GPUQ_T0_NS");
+    const char *t0_env = getenv(GI_ENV(GI_ENV_T0_NS));
     if (t0_env)
         g.t0_ns = strtoull(t0_env, NULL, 10);
     if (!read_config())
@@ -766,6 +775,8 @@ static void initialize_once(void)
             return;
         }
     }
+    if (!gi_nvtx_setup())
+        return;
     gi_call_done(GI_CALL_SUBSCRIBE, t0);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     preload_start();

@@ -19,8 +19,8 @@
 #include "core/gzstream.h"
 #include "gpuq/mdata.h"
 #include "gpuq/metrics.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/ranges.h"
-#include "papers/atomics/atomics_model.h" /* GM_M_*: the rows of paper 000's metrics */
 
 static void decimal_numbers_only(void **state)
 {

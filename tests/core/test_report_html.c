@@ -15,9 +15,8 @@
 
 #include "core/report_html.h"
 #include "gpuq/metrics.h"
-#include "gpuq/report.h"
 #include "papers/atomics/atomics_model.h"
-#include "papers/atomics/atomics_table.h"
+#include "gpuq/report.h"
 #include "core/writer.h"
 
 #define TABLE GPUQ_SOURCE_DIR "/tests/data/tables/test_gpu.csv"

@@ -15,9 +15,8 @@
 #include "core/csv_internal.h"
 #include "core/report_rank.h"
 #include "gpuq/metrics.h"
-#include "gpuq/report.h"
 #include "papers/atomics/atomics_model.h"
-#include "papers/atomics/atomics_table.h"
+#include "gpuq/report.h"
 
 #define TABLE GPUQ_SOURCE_DIR "/tests/data/tables/test_gpu.csv"
 
