@@ -130,7 +130,7 @@ int cmd_profile(int argc, char **argv)
     }
     /* the file as written; without a status that names it (a crash before
      * the collector wrote one), the name it was given */
-    char written[PATH_MAX + 64];
+    char written[sizeof counters + 64];
     snprintf(written, sizeof written, "%s%s", counters, out_tmp);
     if (main_proc && main_proc->output[0]) {
         snprintf(counters, sizeof counters, "%s", main_proc->output);

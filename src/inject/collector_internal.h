@@ -117,6 +117,8 @@ typedef enum gi_call {
 
 /* Adds the time since t0 (gi_now_ns) to call's total. */
 void gi_call_done(gi_call call, uint64_t t0);
+/* GPUQ_DEBUG=1: the timeline and the time of each CUPTI call, at the drain. */
+void gi_debug_report(uint64_t drain_end_ns);
 
 typedef struct gi_device {
     pthread_mutex_t lock;

@@ -82,7 +82,7 @@ typedef struct gi_status {
     int present;                  /* the file was there (set by gi_status_read) */
     long pid;
     char pass[16];                /* counters or sass */
-    char output[GI_STATUS_PATH_MAX + 32]; /* the counters file this process wrote */
+    char output[GI_STATUS_PATH_MAX + 64]; /* the counters file this process wrote */
     char device_name[128];        /* the device it set up: "" until then */
     int sm_count, cc_major, cc_minor;
     char replay[16];              /* user, kernel or none */
