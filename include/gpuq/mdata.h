@@ -38,6 +38,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "gpuq/ranges.h"
 #include "gpuq/status.h"
 
 #ifdef __cplusplus
@@ -80,6 +81,8 @@ typedef struct gm_mdata {
     char **cols;   /* column names (owned) */
     char **text;   /* n_rows * n_cols cells, row-major (owned) */
     double *num;   /* n_rows * n_cols */
+    long *line;    /* n_rows: each row's line in its file (0: built in memory) */
+    char source[256]; /* the file it was loaded from, for messages ("" in memory) */
 } gm_mdata;
 
 gm_mdata *gm_mdata_new(const gm_mdata_meta *meta, size_t n_cols, const char *const *cols);
@@ -94,6 +97,25 @@ gm_status gm_mdata_add_values(gm_mdata *md, const char *const *texts, const doub
 int gm_mdata_col(const gm_mdata *md, const char *name);
 const char *gm_mdata_text(const gm_mdata *md, size_t row, int col);
 double gm_mdata_num(const gm_mdata *md, size_t row, int col);
+
+/* One rule of a suite's cell check: in the rows whose key column holds
+ * `key` (NULL: every row), the cell of `column` must be a number of
+ * quantity q (gpuq/ranges.h); `optional` lets it be empty or "nan" (not
+ * measured).  A column the file lacks is skipped (the suite's reader says
+ * which columns it needs). */
+typedef struct gm_mdata_rule {
+    const char *key;
+    const char *column;
+    gm_quantity q;
+    int optional;
+} gm_mdata_rule;
+
+/* Checks every row against the rules: GM_ERR_RANGE / GM_ERR_PARSE with
+ * "FILE:LINE: SUITE row 'KEY', column 'COL': ..." for the first cell
+ * outside its range.  The suite readers call it first, so that what they
+ * cast and multiply is in range. */
+gm_status gm_mdata_check(const gm_mdata *md, const char *key_column, const gm_mdata_rule *rules,
+                         size_t n_rules, gm_error *err);
 
 /* Loads and validates (plain or .gz).  Every problem is reported with its
  * line number; the loader survives any input (fuzzed: tests/fuzz/). */

@@ -12,6 +12,7 @@
 #define GPUQ_METRICS_H
 
 #include <stddef.h>
+#include "gpuq/ranges.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,9 @@ typedef struct gm_metric_desc {
     const char *column;  /* short name: report column (and counters v1 column) ("cycles_sum") */
     const char *meaning; /* one line for --help and docs */
     gm_metric_sum sum;   /* 0 (add) unless the metric is an average */
+    gm_quantity quantity; /* its physical range on load (gpuq/ranges.h) */
+    const char *unit;    /* ncu's base unit of it ("inst", "cycle", "" none); an
+                            import in another unit ("Kcycle" for wavefronts) is refused */
 } gm_metric_desc;
 
 /* The table and its length (<= GM_METRIC_MAX). */

@@ -1,10 +1,12 @@
 /* The report: one header, one section per registered unit whose inputs
  * exist (gpuq/unit.h), and one verdict line per kernel that sums the
- * sections up (the section whose verdict is most severe speaks).  Three
- * writers share one structure: text for people (report_text.c), CSV
- * (report_csv.c: columns "<unit>.<field>") and JSON ("gpuq report v2",
- * report_json.c) for machines; JSON carries the raw counters too, so a
- * report can be recomputed offline.
+ * sections up (the section whose verdict is most severe speaks).  Every
+ * report opens with the kernels ranked by GPU time, each with its verdict
+ * (report_rank.c).  Four writers share one structure: text for people
+ * (report_text.c), CSV (report_csv.c: columns "<unit>.<field>") and JSON
+ * ("gpuq report v2", report_json.c) for machines, and one self-contained
+ * HTML page (report_html.c) to look at in a browser; JSON carries the raw
+ * counters too, so a report can be recomputed offline.
  *
  * Several counters files (one per process of a multi-process job) make one
  * report: every row says which file, and which process (the pid of the
@@ -27,6 +29,7 @@ typedef enum gm_format {
     GM_FORMAT_TEXT = 0,
     GM_FORMAT_CSV,
     GM_FORMAT_JSON,
+    GM_FORMAT_HTML, /* one self-contained page (report_html.c) */
     GM_FORMAT_COUNT
 } gm_format;
 

@@ -104,7 +104,7 @@ enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY, CLI_OPT_SECTION, CL
     "      --kernel-name-base function|demangled|mangled\n"                                  \
     "                        kernel names in text, as ncu's (default: function); CSV and\n"   \
     "                        JSON carry all three\n"                                          \
-    "  -f, --format F        text (default), csv or json\n"                                   \
+    "  -f, --format F        text (default), csv, json, or html (one self-contained page)\n" \
     "      --summary         one row per kernel name (per process): launches summed\n"        \
     "  -o, --output PATH     write the report there instead of stdout\n"
 

@@ -164,7 +164,7 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
     case 'f':
         if (gm_format_parse(arg, &r->format) == GM_OK)
             return 0;
-        cli_usage_error(cmd, "--format must be text, csv or json, not '%s'", arg);
+        cli_usage_error(cmd, "--format must be text, csv, json or html, not '%s'", arg);
         return -1;
     case ':':
         cli_usage_error(cmd, "option '%s' needs a value", given);

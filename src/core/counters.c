@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "csv_internal.h"
+#include "gzstream.h"
 #include "gpuq/counters.h"
 
 /* ------------------------------------------------------------------------
@@ -448,19 +449,28 @@ static gm_status field_int(const char *text, const char *where, const char *col,
     return GM_OK;
 }
 
-/* Empty = NaN (not collected); otherwise a finite count >= 0. */
-static gm_status field_count(const char *text, const char *where, const char *col, double *out,
-                             gm_error *err)
+/* Empty = NaN (not collected); otherwise a plain decimal number inside the
+ * quantity's physical range (gpuq/ranges.h: a count is a whole number
+ * below 2^63, a percentage at most 100, a duration under a day). */
+static gm_status field_count(const char *text, const char *where, const char *col,
+                             gm_quantity q, double *out, gm_error *err)
 {
     if (*text == '\0') {
         *out = NAN;
         return GM_OK;
     }
-    if (gm_csv_parse_double(text, out) != 0)
-        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%s' is not a number", where, col, text);
-    if (*out < 0)
+    double v;
+    int rc = gm_number_parse(text, &v);
+    if (rc != 0)
+        return gm_fail(err, rc == -2 ? GM_ERR_RANGE : GM_ERR_PARSE,
+                       "%s: %s '%.40s' is not a number (%s)", where, col, text,
+                       rc == -2 ? "beyond a double's range" : "plain decimal only");
+    if (v < 0)
         return gm_fail(err, GM_ERR_RANGE, "%s: %s %s is negative", where, col, text);
-    return GM_OK;
+    gm_status st = gm_quantity_check(q, v, where, col, err);
+    if (st == GM_OK)
+        *out = v;
+    return st;
 }
 
 static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_launch_counters *k,
@@ -507,7 +517,8 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
         if (row < 0)
             continue; /* a metric this gpuq does not know */
         const char *label = ld->version == 1 ? v1_columns[c] : gm_metric_table[row].name;
-        if ((st = field_count(f[N_LEAD + c], where, label, &k->metric[row], err)) != GM_OK)
+        if ((st = field_count(f[N_LEAD + c], where, label, gm_metric_table[row].quantity,
+                              &k->metric[row], err)) != GM_OK)
             return st;
     }
     const size_t s0 = N_LEAD + ld->n_metric_cols;
@@ -526,7 +537,9 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
         if (!*text)
             return gm_fail(err, GM_ERR_MISSING, "%s: %s empty while split_valid is 1", where,
                            split_columns[1 + p]);
-        if ((st = field_count(text, where, split_columns[1 + p], parts[p], err)) != GM_OK)
+        /* GM_Q_MEAN: a split apportioned from the counters may be fractional */
+        if ((st = field_count(text, where, split_columns[1 + p], GM_Q_MEAN, parts[p], err)) !=
+            GM_OK)
             return st;
     }
     return GM_OK;
@@ -658,9 +671,10 @@ gm_status gm_counters_load(const char *path, gm_counters_set *out, gm_error *err
     if (!path || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "counters file: no path or output set");
     gm_counters_set_init(out);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return gm_fail(err, GM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    FILE *in = NULL;
+    gm_status ost = gm_open_input(path, "counters file", &in, err);
+    if (ost != GM_OK)
+        return ost;
     counters_loader ld;
     memset(&ld, 0, sizeof ld);
     gm_csv_reader_init(&ld.rd, in, path);

@@ -169,8 +169,8 @@ static gm_status load_one(gm_machine *m, const char *suite, const char *path, in
     if ((st = gm_mdata_load(path, &md, err)) != GM_OK)
         return st;
     if (strcmp(md->meta.suite, suite) != 0) {
-        st = gm_fail(err, GM_ERR_MISMATCH, "%s holds suite '%s', not '%s'", path, md->meta.suite,
-                     suite);
+        st = gm_fail(err, GM_ERR_MISMATCH, "%s: not %s machine data (it holds suite '%s')", path,
+                     suite, md->meta.suite);
         gm_mdata_free(md);
         return st;
     }

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "gpuq/metrics.h"
-#include "report_internal.h"
+#include "report_rank.h"
 
-static const char *const format_names[GM_FORMAT_COUNT] = {"text", "csv", "json"};
+static const char *const format_names[GM_FORMAT_COUNT] = {"text", "csv", "json", "html"};
 
 gm_status gm_format_parse(const char *name, gm_format *out)
 {
@@ -548,6 +548,18 @@ void report_process_label(const gm_report *rep, size_t file, char *buf, size_t l
     snprintf(buf, len, "%s", slash ? slash + 1 : path[0] ? path : "-");
 }
 
+void report_field_text(const gm_field *f, char *buf, size_t len)
+{
+    if (f->flags & GM_FIELD_TEXT_DASH)
+        snprintf(buf, len, "-");
+    else if (f->kind == GM_FIELD_PCT)
+        gm_fmt_pct(buf, len, f->num);
+    else if (f->kind == GM_FIELD_NUM)
+        gm_fmt_num(buf, len, f->num);
+    else
+        snprintf(buf, len, "%s", f->text ? f->text : "");
+}
+
 void report_counter_stats(const gm_report *rep, size_t *metrics, int *passes)
 {
     size_t n = 0;
@@ -573,6 +585,12 @@ gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_err
     gm_status st = report_rows_make(rep, &rows, err);
     if (st != GM_OK)
         return st;
+    report_rank rank;
+    if ((st = report_rank_make(rep, &rows, &rank, err)) != GM_OK) {
+        report_rows_free(rep, &rows);
+        return st;
+    }
+    rows.rank = &rank;
     switch (fmt) {
     case GM_FORMAT_TEXT:
         report_write_text(out, rep, &rows);
@@ -580,10 +598,14 @@ gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_err
     case GM_FORMAT_CSV:
         report_write_csv(out, rep, &rows);
         break;
+    case GM_FORMAT_HTML:
+        report_write_html(out, rep, &rows);
+        break;
     default:
         report_write_json(out, rep, &rows);
         break;
     }
+    report_rank_free(&rank);
     report_rows_free(rep, &rows);
     if (fflush(out) != 0 || ferror(out))
         return gm_fail(err, GM_ERR_IO, "report: write failed");

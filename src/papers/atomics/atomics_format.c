@@ -18,9 +18,10 @@
  * the cells.  0 when the file looks like a table and has both. */
 static int read_table_identity(const char *path, char *name, size_t name_len, int *sm_count)
 {
-    FILE *in = gm_fopen_maybe_gz(path, "r");
-    if (!in)
-        return -1;
+    FILE *in = NULL;
+    gm_error err;
+    if (gm_open_input(path, "table file", &in, &err) != GM_OK)
+        return -1; /* the searched folder's stray FIFO or device is not a table */
     char line[512];
     int have_magic = 0, have_name = 0, have_count = 0;
     while (fgets(line, sizeof line, in) && line[0] == '#') {

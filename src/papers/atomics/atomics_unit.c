@@ -52,6 +52,8 @@ void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
         return;
     size_t used = 0;
     double U = r->avg.U;
+    char pct[32]; /* the report's own percentage format: never 300 digits */
+    gm_fmt_pct(pct, sizeof pct, U);
     if (r->notes & GM_NOTE_NO_ATOMICS) {
         VERDICT_ADD("no shared-memory atomics (U = 0)");
     } else if (isnan(U)) {
@@ -59,13 +61,17 @@ void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
         VERDICT_ADD("%s", r->verdict[0] ? r->verdict : "not modelled: model inputs missing");
         return;
     } else if (U >= GM_U_BOTTLENECK) {
-        VERDICT_ADD("shared-memory atomics are the bottleneck (U = %.0f%%)", 100 * U);
+        VERDICT_ADD("shared-memory atomics are the bottleneck (U = %s)", pct);
     } else if (U >= GM_U_SIGNIFICANT) {
-        VERDICT_ADD("shared-memory atomics are a significant load (U = %.0f%%)", 100 * U);
+        VERDICT_ADD("shared-memory atomics are a significant load (U = %s)", pct);
     } else {
-        VERDICT_ADD("shared-memory atomics are not the bottleneck (U = %.0f%%)", 100 * U);
+        VERDICT_ADD("shared-memory atomics are not the bottleneck (U = %s)", pct);
     }
     verdict_notes(r, buf, len, used < len ? used : len - 1);
+    /* A verdict that outgrew its buffer says so instead of ending mid-word. */
+    size_t n = strlen(buf);
+    if (n + 1 >= len && len > 4)
+        memcpy(buf + len - 4, "...", 4);
 }
 #undef VERDICT_ADD
 

@@ -105,11 +105,19 @@ static gm_status bn_prepare(const gm_machine *m, const char *variant, void **sta
     /* optional: without it, more warps means the device maximum */
     const gm_mdata *sd = gm_machine_suite(m, "sched");
     gm_gd_data *gd = sd ? calloc(1, sizeof *gd) : NULL;
-    if (gd && gm_gd_data_load(sd, gd, NULL) == GM_OK && gd->have_params) {
+    gm_status gst = gd ? gm_gd_data_load(sd, gd, err) : GM_ERR_MISSING;
+    if (gst == GM_OK && gd->have_params) {
         s->sched = gd->form[GM_GD_FORM_HOPPER];
         s->have_sched = 1;
     }
     free(gd);
+    if (gst == GM_ERR_RANGE || gst == GM_ERR_PARSE) {
+        /* sched data too short for N_slot is optional; sched data out of
+         * range is an input error, never silently replaced */
+        gm_zo_machine_free(&s->mach);
+        free(s);
+        return gst;
+    }
     *state = s;
     return GM_OK;
 }
