@@ -9,7 +9,7 @@
 #            build/validation/validate_app build/tests/profile/atomics_app zoo.cubin
 #          (zoo.cubin: nvcc -arch=sm_90 -cubin -o zoo.cubin tests/profile/atoms_zoo.cu)
 # Then regenerate the opcode table with the snippet in host_decode_sm90.c if new
-# opcodes appear, and rerun test_gi_decode.
+# opcodes appear, and rerun test_host_decode.
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,12p' "$0" >&2; exit 1; }
 out=$1; shift

@@ -12,7 +12,7 @@
  *      other split to pass 1 by (kernel, ordinal).  Pass 1 keeps the cubins
  *      too: when each kernel with non-CAS shared atomics has a single non-CAS
  *      ATOMS opcode in its code, the hardware counters and the disassembly
- *      give the split and pass 2 is skipped (gi_static_split).
+ *      give the split and pass 2 is skipped (host_static_split).
  *
  * The calibration table is loaded while pass 1 runs (0.2 s for the shipped
  * H100 table on a 2-core machine, docs/profile.md), as soon as the collector has named

@@ -89,8 +89,8 @@ typedef struct spec_job {
     char code[PATH_MAX + 32], out[PATH_MAX + 32];
     pid_t pid;                /* running while > 0 */
     int ok;                   /* finished, and ops holds its code */
-    int decoded;              /* read by gi_sm90_function_ops, no process */
-    gi_function_ops ops;
+    int decoded;              /* read by host_sm90_function_ops, no process */
+    host_function_ops ops;
 } spec_job;
 
 /* Where a kernel's code is: the cubins pass 1 saved, indexed once each. */

@@ -235,7 +235,7 @@ static void index_new_cubins(disasm_spec *sp)
         size_t size = 0;
         uint8_t *elf = prof_read_whole(cubins[c], &size);
         if (elf)
-            gi_cubin_each_function(elf, size, index_function, sp);
+            host_cubin_each_function(elf, size, index_function, sp);
         free(elf);
         sp->cubins[sp->n_cubins++] = cubins[c];
         cubins[c] = NULL;
@@ -278,12 +278,12 @@ int prof_use_decoder(const char *arch)
  * compute capability 9.0 and every instruction is one it knows (in
  * microseconds, where nvdisasm takes about 0.3 s to start); 0 otherwise. */
 static int decode_code(const char *cubin, size_t offset, size_t length, const char *arch,
-                       gi_function_ops *ops)
+                       host_function_ops *ops)
 {
     if (!prof_use_decoder(arch))
         return 0;
     uint8_t *code = prof_read_range(cubin, offset, length);
-    int ok = code && gi_sm90_function_ops(code, length, ops);
+    int ok = code && host_sm90_function_ops(code, length, ops);
     free(code);
     return ok;
 }
@@ -297,7 +297,7 @@ static void spec_poll(disasm_spec *sp, const table_prefetch *tp)
     if (sp->tool_state == 0) {
         gm_error err = {{0}};
         const char *base;
-        if (gi_find_disassembler(sp->tool, sizeof sp->tool, &err) != GM_OK ||
+        if (host_find_disassembler(sp->tool, sizeof sp->tool, &err) != GM_OK ||
             !(base = strrchr(sp->tool, '/')) || !strstr(base, "nvdisasm")) {
             sp->tool_state = -1; /* no raw mode: the split does it all afterwards */
             return;
@@ -375,7 +375,7 @@ void prof_spec_finish(disasm_spec *sp)
                 char *z = realloc(text, size + 1);
                 if (z) {
                     z[size] = '\0';
-                    gi_function_ops_scan(z, &j->ops);
+                    host_function_ops_scan(z, &j->ops);
                     j->ok = j->ops.instructions > 0;
                     text = z;
                 }

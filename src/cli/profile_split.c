@@ -20,12 +20,12 @@
 
 /* The distinct functions with executed records in cubins of this CRC, as
  * "a,b,c" (malloc'ed), or NULL. */
-static char *functions_of(const gi_sass_run *run, uint32_t crc)
+static char *functions_of(const host_sass_run *run, uint32_t crc)
 {
     size_t len = 0, cap = 0;
     char *list = NULL;
     for (size_t r = 0; r < run->n_records; r++) {
-        const gi_sass_record *rec = &run->records[r];
+        const host_sass_record *rec = &run->records[r];
         if (rec->crc != crc || rec->executions == 0)
             continue;
         size_t n = strlen(rec->function);
@@ -55,26 +55,26 @@ static char *functions_of(const gi_sass_run *run, uint32_t crc)
  * to at least one launch; otherwise why says why not. */
 int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why, size_t len)
 {
-    gi_sass_run run;
+    host_sass_run run;
     gm_error err = {{0}};
-    if (gi_sass_run_load(sass_path, &run, &err) != GM_OK) {
+    if (host_sass_run_load(sass_path, &run, &err) != GM_OK) {
         snprintf(why, len, "%s", err.msg);
         return 0;
     }
     char tool[PATH_MAX];
-    if (gi_find_disassembler(tool, sizeof tool, &err) != GM_OK) {
+    if (host_find_disassembler(tool, sizeof tool, &err) != GM_OK) {
         snprintf(why, len, "%s", err.msg);
-        gi_sass_run_free(&run);
+        host_sass_run_free(&run);
         return 0;
     }
-    gi_disasm *dis = calloc(run.n_cubins + 1, sizeof *dis);
+    host_disasm *dis = calloc(run.n_cubins + 1, sizeof *dis);
     if (!dis) {
         snprintf(why, len, "out of memory");
-        gi_sass_run_free(&run);
+        host_sass_run_free(&run);
         return 0;
     }
     /* Disassemble the cubins that executed instructions point to (all of
-     * them when no CRC matches, see gi_sass_launch_split). */
+     * them when no CRC matches, see host_sass_launch_split). */
     int any_match = 0;
     char *needed = calloc(run.n_cubins + 1, 1);
     for (size_t r = 0; needed && r < run.n_records; r++)
@@ -89,16 +89,16 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
          * say which cubin they are in; the whole cubin if that fails. */
         char *functions = any_match ? functions_of(&run, (uint32_t)run.cubins[c].crc) : NULL;
         char *text = NULL;
-        gm_status ds = gi_disassemble(tool, run.cubins[c].path, functions, &text, &err);
+        gm_status ds = host_disassemble(tool, run.cubins[c].path, functions, &text, &err);
         if (ds == GM_OK)
-            ds = gi_disasm_parse(text, &dis[c], &err);
+            ds = host_disasm_parse(text, &dis[c], &err);
         if (functions && (ds != GM_OK || dis[c].count == 0)) {
             free(text);
             text = NULL;
-            gi_disasm_free(&dis[c]);
-            ds = gi_disassemble(tool, run.cubins[c].path, NULL, &text, &err);
+            host_disasm_free(&dis[c]);
+            ds = host_disassemble(tool, run.cubins[c].path, NULL, &text, &err);
             if (ds == GM_OK)
-                ds = gi_disasm_parse(text, &dis[c], &err);
+                ds = host_disasm_parse(text, &dis[c], &err);
         }
         if (ds != GM_OK && failed++ == 0)
             cli_error(CMD, "warning: %s", err.msg);
@@ -106,9 +106,9 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
         free(text);
     }
     free(needed);
-    gi_merge_stats stats;
+    host_merge_stats stats;
     int ok = 0;
-    if (gi_sass_merge(set, &run, dis, &stats, &err) != GM_OK) {
+    if (host_sass_merge(set, &run, dis, &stats, &err) != GM_OK) {
         snprintf(why, len, "%s", err.msg);
     } else {
         ok = stats.joined > 0;
@@ -128,9 +128,9 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
                       stats.first_unresolved);
     }
     for (size_t c = 0; c < run.n_cubins; c++)
-        gi_disasm_free(&dis[c]);
+        host_disasm_free(&dis[c]);
     free(dis);
-    gi_sass_run_free(&run);
+    host_sass_run_free(&run);
     return ok;
 }
 
@@ -165,14 +165,14 @@ int prof_split_from_hardware(gm_counters_set *set)
  * instructions if one copy could not be read. */
 static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, const char *tool,
                          const char *arch, const char *raw_path, const disasm_spec *sp,
-                         gi_function_ops *ops, size_t *speculated, size_t *decoded)
+                         host_function_ops *ops, size_t *speculated, size_t *decoded)
 {
     memset(ops, 0, sizeof *ops);
     size_t found = 0;
     int unknown = 0;
     gm_error err = {{0}};
     for (size_t c = 0; c < n_cubins; c++) {
-        gi_function_ops one;
+        host_function_ops one;
         memset(&one, 0, sizeof one);
         const spec_job *done = NULL;
         for (size_t j = 0; sp && j < sp->n_jobs && !done; j++)
@@ -182,22 +182,22 @@ static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, co
         if (done) {
             found++;
             (*(done->decoded ? decoded : speculated))++;
-            gi_function_ops_merge(ops, &done->ops);
+            host_function_ops_merge(ops, &done->ops);
             continue;
         }
         size_t size = 0, off = 0, len = 0;
         uint8_t *elf = prof_read_whole(cubins[c], &size);
         if (!elf)
             continue;
-        if (gi_cubin_function(elf, size, mangled, &off, &len) != 1) {
+        if (host_cubin_function(elf, size, mangled, &off, &len) != 1) {
             free(elf);
             continue;
         }
         found++;
-        if (prof_use_decoder(arch) && gi_sm90_function_ops(elf + off, len, &one)) {
+        if (prof_use_decoder(arch) && host_sm90_function_ops(elf + off, len, &one)) {
             free(elf);
             (*decoded)++;
-            gi_function_ops_merge(ops, &one);
+            host_function_ops_merge(ops, &one);
             continue;
         }
         char *text = NULL;
@@ -207,15 +207,15 @@ static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, co
             continue;
         }
         if (prof_write_code(raw_path, elf + off, len) &&
-            gi_disassemble_raw(tool, raw_path, arch, &text, &err) == GM_OK)
-            gi_function_ops_scan(text, &one);
+            host_disassemble_raw(tool, raw_path, arch, &text, &err) == GM_OK)
+            host_function_ops_scan(text, &one);
         free(text);
         text = NULL;
-        if (one.instructions == 0 && gi_disassemble(tool, cubins[c], mangled, &text, &err) == GM_OK)
-            gi_function_ops_scan(text, &one);
+        if (one.instructions == 0 && host_disassemble(tool, cubins[c], mangled, &text, &err) == GM_OK)
+            host_function_ops_scan(text, &one);
         free(text);
         free(elf);
-        gi_function_ops_merge(ops, &one);
+        host_function_ops_merge(ops, &one);
         unknown |= one.instructions == 0;
     }
     if (unknown)
@@ -224,7 +224,7 @@ static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, co
 }
 
 /* The split of every launch from its hardware counters and its kernel's
- * code (gi_static_split), when that settles all of them; the second run is
+ * code (host_static_split), when that settles all of them; the second run is
  * then not needed.  Returns 1 and fills the splits, or 0 (set unchanged)
  * with why. */
 int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
@@ -235,18 +235,18 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
     size_t n_cubins = prof_list_cubins(cubin_dir, &cubins);
     char tool[PATH_MAX];
     gm_error err = {{0}};
-    int have_tool = gi_find_disassembler(tool, sizeof tool, &err) == GM_OK;
+    int have_tool = host_find_disassembler(tool, sizeof tool, &err) == GM_OK;
     char arch[16];
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
 
     gm_opcode_split *splits = calloc(set->count + 1, sizeof *splits);
-    gi_function_ops *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
+    host_function_ops *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
     int all = splits && code;
     snprintf(why, why_len, "out of memory");
     for (size_t i = 0; all && i < set->count; i++) {
         const gm_launch_counters *k = &set->launches[i];
         const char *name = k->mangled ? k->mangled : k->kernel;
-        const gi_function_ops *ops = NULL;
+        const host_function_ops *ops = NULL;
         if (gm_launch_counters_unmeasured(k))
             continue; /* listed without counters: nothing to split */
         if (gm_launch_metric(k, N_ALU) > 0) {
@@ -274,7 +274,7 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
             }
         }
         const char *reason = NULL;
-        if (!gi_static_split(k, ops, &splits[i], &reason)) {
+        if (!host_static_split(k, ops, &splits[i], &reason)) {
             snprintf(why, why_len, "%s: %s", k->kernel, reason);
             all = 0;
         }
@@ -300,16 +300,16 @@ size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, cons
     size_t n_cubins = prof_list_cubins(cubin_dir, &cubins), filled = 0, spec = 0, dec = 0;
     char tool[PATH_MAX];
     gm_error err = {{0}};
-    int have_tool = gi_find_disassembler(tool, sizeof tool, &err) == GM_OK;
+    int have_tool = host_find_disassembler(tool, sizeof tool, &err) == GM_OK;
     char arch[16];
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
     for (size_t i = 0; i < set->count; i++) {
         gm_launch_counters *k = &set->launches[i];
         if (k->split.valid)
             continue;
-        gi_function_ops ops;
+        host_function_ops ops;
         memset(&ops, 0, sizeof ops);
-        const gi_function_ops *use = NULL;
+        const host_function_ops *use = NULL;
         if (gm_launch_metric(k, N_ALU) > 0) {
             if (kernel_ops(k->mangled ? k->mangled : k->kernel, cubins, n_cubins,
                            have_tool ? tool : NULL, arch, raw_path, sp, &ops, &spec, &dec) == 0)
@@ -318,7 +318,7 @@ size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, cons
         }
         gm_opcode_split split;
         const char *reason = NULL;
-        if (gi_static_split(k, use, &split, &reason)) {
+        if (host_static_split(k, use, &split, &reason)) {
             k->split = split;
             filled++;
         }

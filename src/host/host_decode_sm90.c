@@ -50,29 +50,29 @@ static const sm90_opcode sm90_opcodes[] = {
 typedef struct sm90_atoms {
     uint16_t opcode;
     uint8_t form, operation, type;
-    gi_op_class op;
+    host_op_class op;
     const char *mnemonic;
 } sm90_atoms;
 
 static const sm90_atoms sm90_atoms_table[] = {
-    {SM90_OP_ATOMS, 1, 0x0, 0, GI_OP_ADD, "ATOMS.ADD"},
-    {SM90_OP_ATOMS, 4, 0x0, 0, GI_OP_ADD, "ATOMS.ADD"},
-    {SM90_OP_ATOMS, 4, 0x1, 0, GI_OP_OTHER, "ATOMS.MIN"},
-    {SM90_OP_ATOMS, 4, 0x1, 1, GI_OP_OTHER, "ATOMS.MIN.S32"},
-    {SM90_OP_ATOMS, 4, 0x2, 0, GI_OP_OTHER, "ATOMS.MAX"},
-    {SM90_OP_ATOMS, 4, 0x2, 1, GI_OP_OTHER, "ATOMS.MAX.S32"},
-    {SM90_OP_ATOMS, 4, 0x3, 0, GI_OP_OTHER, "ATOMS.INC"},
-    {SM90_OP_ATOMS, 4, 0x4, 0, GI_OP_OTHER, "ATOMS.DEC"},
-    {SM90_OP_ATOMS, 4, 0x5, 0, GI_OP_OTHER, "ATOMS.AND"},
-    {SM90_OP_ATOMS, 4, 0x6, 0, GI_OP_OTHER, "ATOMS.OR"},
-    {SM90_OP_ATOMS, 4, 0x7, 0, GI_OP_OTHER, "ATOMS.XOR"},
-    {SM90_OP_ATOMS, 4, 0x8, 0, GI_OP_OTHER, "ATOMS.EXCH"},
-    {SM90_OP_ATOMS, 4, 0x8, 2, GI_OP_OTHER, "ATOMS.EXCH.64"},
-    {SM90_OP_ATOMS, 7, 0xb, 0, GI_OP_POPC_INC, "ATOMS.POPC.INC.32"},
-    {SM90_OP_ATOMS_CAS, 1, 0x0, 0, GI_OP_CAS, "ATOMS.CAS"},
-    {SM90_OP_ATOMS_CAS, 1, 0x0, 2, GI_OP_CAS, "ATOMS.CAS.64"},
-    {SM90_OP_ATOMS_CAS, 1, 0x3, 0, GI_OP_CAS, "ATOMS.CAST.SPIN"},
-    {SM90_OP_ATOMS_CAS, 1, 0x3, 2, GI_OP_CAS, "ATOMS.CAST.SPIN.64"},
+    {SM90_OP_ATOMS, 1, 0x0, 0, HOST_OP_ADD, "ATOMS.ADD"},
+    {SM90_OP_ATOMS, 4, 0x0, 0, HOST_OP_ADD, "ATOMS.ADD"},
+    {SM90_OP_ATOMS, 4, 0x1, 0, HOST_OP_OTHER, "ATOMS.MIN"},
+    {SM90_OP_ATOMS, 4, 0x1, 1, HOST_OP_OTHER, "ATOMS.MIN.S32"},
+    {SM90_OP_ATOMS, 4, 0x2, 0, HOST_OP_OTHER, "ATOMS.MAX"},
+    {SM90_OP_ATOMS, 4, 0x2, 1, HOST_OP_OTHER, "ATOMS.MAX.S32"},
+    {SM90_OP_ATOMS, 4, 0x3, 0, HOST_OP_OTHER, "ATOMS.INC"},
+    {SM90_OP_ATOMS, 4, 0x4, 0, HOST_OP_OTHER, "ATOMS.DEC"},
+    {SM90_OP_ATOMS, 4, 0x5, 0, HOST_OP_OTHER, "ATOMS.AND"},
+    {SM90_OP_ATOMS, 4, 0x6, 0, HOST_OP_OTHER, "ATOMS.OR"},
+    {SM90_OP_ATOMS, 4, 0x7, 0, HOST_OP_OTHER, "ATOMS.XOR"},
+    {SM90_OP_ATOMS, 4, 0x8, 0, HOST_OP_OTHER, "ATOMS.EXCH"},
+    {SM90_OP_ATOMS, 4, 0x8, 2, HOST_OP_OTHER, "ATOMS.EXCH.64"},
+    {SM90_OP_ATOMS, 7, 0xb, 0, HOST_OP_POPC_INC, "ATOMS.POPC.INC.32"},
+    {SM90_OP_ATOMS_CAS, 1, 0x0, 0, HOST_OP_CAS, "ATOMS.CAS"},
+    {SM90_OP_ATOMS_CAS, 1, 0x0, 2, HOST_OP_CAS, "ATOMS.CAS.64"},
+    {SM90_OP_ATOMS_CAS, 1, 0x3, 0, HOST_OP_CAS, "ATOMS.CAST.SPIN"},
+    {SM90_OP_ATOMS_CAS, 1, 0x3, 2, HOST_OP_CAS, "ATOMS.CAST.SPIN.64"},
 };
 
 static const sm90_opcode *find_opcode(unsigned opcode)
@@ -90,16 +90,16 @@ static const sm90_opcode *find_opcode(unsigned opcode)
     return NULL;
 }
 
-gi_sm90_role gi_sm90_decode(uint64_t lo, uint64_t hi, gi_op_class *op, const char **mnemonic)
+host_sm90_role host_sm90_decode(uint64_t lo, uint64_t hi, host_op_class *op, const char **mnemonic)
 {
     unsigned opcode = (unsigned)(lo & 0x1ff);
     const sm90_opcode *known = find_opcode(opcode);
     if (op)
-        *op = GI_OP_NOT_ATOMS;
+        *op = HOST_OP_NOT_ATOMS;
     if (mnemonic)
         *mnemonic = known ? known->mnemonic : NULL;
     if (!known)
-        return GI_SM90_UNKNOWN;
+        return HOST_SM90_UNKNOWN;
     if (opcode == SM90_OP_ATOMS || opcode == SM90_OP_ATOMS_CAS) {
         unsigned form = (unsigned)(lo >> 9) & 7;
         unsigned operation = (unsigned)(hi >> 23) & 0xf; /* bits 87-90 */
@@ -112,16 +112,16 @@ gi_sm90_role gi_sm90_decode(uint64_t lo, uint64_t hi, gi_op_class *op, const cha
                     *op = a->op;
                 if (mnemonic)
                     *mnemonic = a->mnemonic;
-                return GI_SM90_ATOMS;
+                return HOST_SM90_ATOMS;
             }
         }
-        return GI_SM90_UNKNOWN;
+        return HOST_SM90_UNKNOWN;
     }
     if (opcode == SM90_OP_CALL_ABS || opcode == SM90_OP_CALL_REL)
-        return GI_SM90_CALL;
+        return HOST_SM90_CALL;
     if (opcode == SM90_OP_ATOM)
-        return GI_SM90_GENERIC_ATOMIC;
-    return GI_SM90_PLAIN;
+        return HOST_SM90_GENERIC_ATOMIC;
+    return HOST_SM90_PLAIN;
 }
 
 static uint64_t le64(const uint8_t *p)
@@ -132,28 +132,28 @@ static uint64_t le64(const uint8_t *p)
     return v;
 }
 
-int gi_sm90_function_ops(const uint8_t *code, size_t length, gi_function_ops *ops)
+int host_sm90_function_ops(const uint8_t *code, size_t length, host_function_ops *ops)
 {
     memset(ops, 0, sizeof *ops);
     if (!code || length == 0 || length % 16 != 0)
         return 0;
-    gi_function_ops read;
+    host_function_ops read;
     memset(&read, 0, sizeof read);
     for (size_t at = 0; at < length; at += 16) {
-        gi_op_class op;
-        switch (gi_sm90_decode(le64(code + at), le64(code + at + 8), &op, NULL)) {
-        case GI_SM90_UNKNOWN:
+        host_op_class op;
+        switch (host_sm90_decode(le64(code + at), le64(code + at + 8), &op, NULL)) {
+        case HOST_SM90_UNKNOWN:
             return 0;
-        case GI_SM90_ATOMS:
+        case HOST_SM90_ATOMS:
             read.classes |= 1u << op;
             break;
-        case GI_SM90_CALL:
+        case HOST_SM90_CALL:
             read.calls++;
             break;
-        case GI_SM90_GENERIC_ATOMIC:
+        case HOST_SM90_GENERIC_ATOMIC:
             read.generic_atomics++;
             break;
-        case GI_SM90_PLAIN:
+        case HOST_SM90_PLAIN:
             break;
         }
         read.instructions++;

@@ -27,7 +27,7 @@ static int find_in_dir(const char *dir, const char *tool, char *path, size_t len
     return n > 0 && (size_t)n < len && is_executable(path);
 }
 
-gm_status gi_find_disassembler(char *path, size_t len, gm_error *err)
+gm_status host_find_disassembler(char *path, size_t len, gm_error *err)
 {
     const char *forced = getenv("GPUQ_NVDISASM");
     if (forced && forced[0]) {
@@ -178,7 +178,7 @@ static gm_status run_tool(const char *const argv[], const char *subject, char **
     return GM_OK;
 }
 
-gm_status gi_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
+gm_status host_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
                          gm_error *err)
 {
     *text = NULL;
@@ -206,7 +206,7 @@ gm_status gi_disassemble(const char *tool, const char *cubin, const char *functi
     return run_tool(argv, cubin, text, err);
 }
 
-gm_status gi_disassemble_raw(const char *tool, const char *raw_file, const char *arch, char **text,
+gm_status host_disassemble_raw(const char *tool, const char *raw_file, const char *arch, char **text,
                              gm_error *err)
 {
     *text = NULL;

@@ -14,31 +14,31 @@
 
 /* ---- opcodes ---------------------------------------------------------- */
 
-gi_op_class gi_classify_opcode(const char *opcode)
+host_op_class host_classify_opcode(const char *opcode)
 {
     static const char prefix[] = "ATOMS";
     size_t plen = sizeof prefix - 1;
     if (!opcode || strncmp(opcode, prefix, plen) != 0)
-        return GI_OP_NOT_ATOMS;
+        return HOST_OP_NOT_ATOMS;
     if (opcode[plen] == '\0')
-        return GI_OP_OTHER;
+        return HOST_OP_OTHER;
     if (opcode[plen] != '.')
-        return GI_OP_NOT_ATOMS; /* e.g. "ATOMSX": some other mnemonic */
+        return HOST_OP_NOT_ATOMS; /* e.g. "ATOMSX": some other mnemonic */
     const char *mods = opcode + plen + 1;
     if (strncmp(mods, "CAS", 3) == 0 && (mods[3] == '\0' || mods[3] == '.' || mods[3] == 'T'))
-        return GI_OP_CAS;
+        return HOST_OP_CAS;
     if (strncmp(mods, "POPC.INC", 8) == 0 && (mods[8] == '\0' || mods[8] == '.'))
-        return GI_OP_POPC_INC;
+        return HOST_OP_POPC_INC;
     if (strncmp(mods, "ADD", 3) == 0) {
         /* ATOMS.ADD is the 32-bit integer add; a width or type modifier other
          * than 32-bit (ADD.64, ADD.F32...) is another job class. */
         const char *rest = mods + 3;
         if (*rest == '\0' || strcmp(rest, ".32") == 0 || strcmp(rest, ".U32") == 0 ||
             strcmp(rest, ".S32") == 0)
-            return GI_OP_ADD;
-        return GI_OP_OTHER;
+            return HOST_OP_ADD;
+        return HOST_OP_OTHER;
     }
-    return GI_OP_OTHER;
+    return HOST_OP_OTHER;
 }
 
 static const char *skip_blanks(const char *s)
@@ -48,7 +48,7 @@ static const char *skip_blanks(const char *s)
     return s;
 }
 
-int gi_sass_parse_instruction(const char *line, uint32_t *offset, char *opcode, size_t opcode_len)
+int host_sass_parse_instruction(const char *line, uint32_t *offset, char *opcode, size_t opcode_len)
 {
     const char *p = skip_blanks(line);
     if (p[0] != '/' || p[1] != '*')
@@ -90,7 +90,7 @@ static int copy_name(const char *start, size_t n, char *name, size_t name_len)
     return 1;
 }
 
-int gi_sass_parse_function(const char *line, char *name, size_t name_len)
+int host_sass_parse_function(const char *line, char *name, size_t name_len)
 {
     const char *p = skip_blanks(line);
     static const char fn_tag[] = "Function : ";
@@ -133,20 +133,20 @@ static gm_status grow(void **array, size_t *capacity, size_t needed, size_t elem
     return GM_OK;
 }
 
-/* Sort key needs the function names; instructions of one gi_disasm are
+/* Sort key needs the function names; instructions of one host_disasm are
  * sorted with this pointer set (qsort has no context argument in C11). */
-static const gi_disasm *sort_ctx;
+static const host_disasm *sort_ctx;
 
 static int inst_cmp(const void *a, const void *b)
 {
-    const gi_sass_inst *x = a, *y = b;
+    const host_sass_inst *x = a, *y = b;
     int c = strcmp(sort_ctx->functions[x->function], sort_ctx->functions[y->function]);
     if (c)
         return c;
     return (x->offset > y->offset) - (x->offset < y->offset);
 }
 
-gm_status gi_disasm_parse(const char *text, gi_disasm *out, gm_error *err)
+gm_status host_disasm_parse(const char *text, host_disasm *out, gm_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!text)
@@ -162,7 +162,7 @@ gm_status gi_disasm_parse(const char *text, gi_disasm *out, gm_error *err)
         line[keep] = '\0';
         p += n + (p[n] == '\n');
 
-        if (gi_sass_parse_function(line, name, sizeof name)) {
+        if (host_sass_parse_function(line, name, sizeof name)) {
             /* nvdisasm names a function up to three times (banner, .section,
              * label): reuse the entry when it repeats the current one. */
             if (current >= 0 && strcmp(out->functions[current], name) == 0)
@@ -179,8 +179,8 @@ gm_status gi_disasm_parse(const char *text, gi_disasm *out, gm_error *err)
             current = (long)out->n_functions++;
             continue;
         }
-        gi_sass_inst inst;
-        if (current < 0 || !gi_sass_parse_instruction(line, &inst.offset, inst.opcode,
+        host_sass_inst inst;
+        if (current < 0 || !host_sass_parse_instruction(line, &inst.offset, inst.opcode,
                                                       sizeof inst.opcode))
             continue;
         inst.function = (size_t)current;
@@ -194,11 +194,11 @@ gm_status gi_disasm_parse(const char *text, gi_disasm *out, gm_error *err)
     sort_ctx = NULL;
     return GM_OK;
 fail:
-    gi_disasm_free(out);
+    host_disasm_free(out);
     return GM_ERR_NOMEM;
 }
 
-void gi_disasm_free(gi_disasm *d)
+void host_disasm_free(host_disasm *d)
 {
     if (!d)
         return;
@@ -209,14 +209,14 @@ void gi_disasm_free(gi_disasm *d)
     memset(d, 0, sizeof *d);
 }
 
-const char *gi_disasm_lookup(const gi_disasm *d, const char *function, uint32_t offset)
+const char *host_disasm_lookup(const host_disasm *d, const char *function, uint32_t offset)
 {
     if (!d || !function)
         return NULL;
     size_t lo = 0, hi = d->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const gi_sass_inst *m = &d->inst[mid];
+        const host_sass_inst *m = &d->inst[mid];
         int c = strcmp(d->functions[m->function], function);
         if (c == 0)
             c = (m->offset > offset) - (m->offset < offset);
@@ -232,7 +232,7 @@ const char *gi_disasm_lookup(const gi_disasm *d, const char *function, uint32_t 
 
 /* ---- sass pass file --------------------------------------------------- */
 
-void gi_sass_run_free(gi_sass_run *run)
+void host_sass_run_free(host_sass_run *run)
 {
     if (!run)
         return;
@@ -281,7 +281,7 @@ static int parse_u64(const char *s, int base, uint64_t *out)
     return 1;
 }
 
-static long find_launch(const gi_sass_run *run, uint64_t launch_id)
+static long find_launch(const host_sass_run *run, uint64_t launch_id)
 {
     /* Records follow their launch line, so the match is almost always the
      * last launch: search backwards. */
@@ -291,7 +291,7 @@ static long find_launch(const gi_sass_run *run, uint64_t launch_id)
     return -1;
 }
 
-gm_status gi_sass_run_parse(const char *text, const char *name, gi_sass_run *out, gm_error *err)
+gm_status host_sass_run_parse(const char *text, const char *name, host_sass_run *out, gm_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t cap_c = 0, cap_l = 0, cap_r = 0;
@@ -349,7 +349,7 @@ gm_status gi_sass_run_parse(const char *text, const char *name, gi_sass_run *out
             if ((st = grow((void **)&out->cubins, &cap_c, out->n_cubins + 1, sizeof *out->cubins,
                            err)) != GM_OK)
                 goto done;
-            gi_sass_cubin *c = &out->cubins[out->n_cubins];
+            host_sass_cubin *c = &out->cubins[out->n_cubins];
             c->crc = crc;
             c->path = strdup(f[2]);
             if (!c->path) {
@@ -367,7 +367,7 @@ gm_status gi_sass_run_parse(const char *text, const char *name, gi_sass_run *out
             if ((st = grow((void **)&out->launches, &cap_l, out->n_launches + 1,
                            sizeof *out->launches, err)) != GM_OK)
                 goto done;
-            gi_sass_launch *l = &out->launches[out->n_launches];
+            host_sass_launch *l = &out->launches[out->n_launches];
             memset(l, 0, sizeof *l);
             l->launch_id = id;
             l->device = (int)dev;
@@ -398,7 +398,7 @@ gm_status gi_sass_run_parse(const char *text, const char *name, gi_sass_run *out
             if ((st = grow((void **)&out->records, &cap_r, out->n_records + 1,
                            sizeof *out->records, err)) != GM_OK)
                 goto done;
-            gi_sass_record *r = &out->records[out->n_records];
+            host_sass_record *r = &out->records[out->n_records];
             r->crc = (uint32_t)crc;
             r->pc_offset = (uint32_t)pc;
             r->executions = execs;
@@ -442,7 +442,7 @@ gm_status gi_sass_run_parse(const char *text, const char *name, gi_sass_run *out
 done:
     free(line);
     if (st != GM_OK)
-        gi_sass_run_free(out);
+        host_sass_run_free(out);
     return st;
 }
 
@@ -482,46 +482,46 @@ static gm_status read_file(const char *path, char **text, gm_error *err)
     return GM_OK;
 }
 
-gm_status gi_sass_run_load(const char *path, gi_sass_run *out, gm_error *err)
+gm_status host_sass_run_load(const char *path, host_sass_run *out, gm_error *err)
 {
     char *text = NULL;
     gm_status st = read_file(path, &text, err);
     if (st != GM_OK)
         return st;
-    st = gi_sass_run_parse(text, path, out, err);
+    st = host_sass_run_parse(text, path, out, err);
     free(text);
     return st;
 }
 
 /* ---- split and join --------------------------------------------------- */
 
-static const char *lookup_opcode(const gi_sass_run *run, const gi_disasm *disasm,
-                                 const gi_sass_record *r)
+static const char *lookup_opcode(const host_sass_run *run, const host_disasm *disasm,
+                                 const host_sass_record *r)
 {
     for (size_t i = 0; i < run->n_cubins; i++)
         if ((uint32_t)run->cubins[i].crc == r->crc) {
-            const char *op = gi_disasm_lookup(&disasm[i], r->function, r->pc_offset);
+            const char *op = host_disasm_lookup(&disasm[i], r->function, r->pc_offset);
             if (op)
                 return op;
         }
     /* The CRC in SASS records is 32 bits while cuptiGetCubinCrc gives 64:
      * if they do not agree, any cubin holding the function will do. */
     for (size_t i = 0; i < run->n_cubins; i++) {
-        const char *op = gi_disasm_lookup(&disasm[i], r->function, r->pc_offset);
+        const char *op = host_disasm_lookup(&disasm[i], r->function, r->pc_offset);
         if (op)
             return op;
     }
     return NULL;
 }
 
-void gi_sass_launch_split(const gi_sass_run *run, const gi_disasm *disasm, size_t launch_index,
+void host_sass_launch_split(const host_sass_run *run, const host_disasm *disasm, size_t launch_index,
                           gm_opcode_split *split, double *n_atoms, size_t *unresolved)
 {
-    const gi_sass_launch *l = &run->launches[launch_index];
+    const host_sass_launch *l = &run->launches[launch_index];
     double add = 0, cas = 0, popc = 0, other = 0;
     size_t missing = 0;
     for (size_t k = 0; k < l->n; k++) {
-        const gi_sass_record *r = &run->records[l->first + k];
+        const host_sass_record *r = &run->records[l->first + k];
         if (r->executions == 0)
             continue;
         const char *op = lookup_opcode(run, disasm, r);
@@ -530,20 +530,20 @@ void gi_sass_launch_split(const gi_sass_run *run, const gi_disasm *disasm, size_
             continue;
         }
         double x = (double)r->executions;
-        switch (gi_classify_opcode(op)) {
-        case GI_OP_ADD:
+        switch (host_classify_opcode(op)) {
+        case HOST_OP_ADD:
             add += x;
             break;
-        case GI_OP_CAS:
+        case HOST_OP_CAS:
             cas += x;
             break;
-        case GI_OP_POPC_INC:
+        case HOST_OP_POPC_INC:
             popc += x;
             break;
-        case GI_OP_OTHER:
+        case HOST_OP_OTHER:
             other += x;
             break;
-        case GI_OP_NOT_ATOMS:
+        case HOST_OP_NOT_ATOMS:
             if (run->shared_atom_only)
                 other += x;
             break;
@@ -573,8 +573,8 @@ static int join_key_cmp(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_disasm *disasm,
-                        gi_merge_stats *stats, gm_error *err)
+gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const host_disasm *disasm,
+                        host_merge_stats *stats, gm_error *err)
 {
     memset(stats, 0, sizeof *stats);
     join_key *a = calloc(set->count + 1, sizeof *a);
@@ -619,12 +619,12 @@ gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_d
         gm_opcode_split split;
         double n_atoms;
         size_t unresolved;
-        gi_sass_launch_split(run, disasm, b[j].index, &split, &n_atoms, &unresolved);
+        host_sass_launch_split(run, disasm, b[j].index, &split, &n_atoms, &unresolved);
         k->split = split;
         if (!split.valid && !stats->first_unresolved[0]) {
-            const gi_sass_launch *l = &run->launches[b[j].index];
+            const host_sass_launch *l = &run->launches[b[j].index];
             for (size_t r = 0; r < l->n; r++) {
-                const gi_sass_record *rec = &run->records[l->first + r];
+                const host_sass_record *rec = &run->records[l->first + r];
                 if (rec->executions > 0 && !lookup_opcode(run, disasm, rec)) {
                     snprintf(stats->first_unresolved, sizeof stats->first_unresolved,
                              "%.200s+0x%" PRIx32 " (cubin crc %" PRIx32 ")", rec->function,

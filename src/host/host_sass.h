@@ -24,8 +24,8 @@
  * A launch without its end line (the program died while writing it) is not
  * used.  Pure C, no CUDA or CUPTI: unit-tested with recorded text.
  */
-#ifndef GPUQ_GI_SASS_H
-#define GPUQ_GI_SASS_H
+#ifndef GPUQ_HOST_SASS_H
+#define GPUQ_HOST_SASS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,16 +43,16 @@ extern "C" {
 #define GI_SASS_ALL_METRIC "smsp__sass_inst_executed"
 
 /* Class of one instruction for the split. */
-typedef enum gi_op_class {
-    GI_OP_NOT_ATOMS = 0, /* not a shared-memory atomic */
-    GI_OP_ADD,           /* ATOMS.ADD (32-bit integer; the paper's FAO with the result used) */
-    GI_OP_CAS,           /* ATOMS.CAS, ATOMS.CAST, any width */
-    GI_OP_POPC_INC,      /* ATOMS.POPC.INC: atomicAdd(p, 1) with the result unused */
-    GI_OP_OTHER          /* every other ATOMS.* (EXCH, MIN, MAX, AND, OR, XOR, ADD.64, ...) */
-} gi_op_class;
+typedef enum host_op_class {
+    HOST_OP_NOT_ATOMS = 0, /* not a shared-memory atomic */
+    HOST_OP_ADD,           /* ATOMS.ADD (32-bit integer; the paper's FAO with the result used) */
+    HOST_OP_CAS,           /* ATOMS.CAS, ATOMS.CAST, any width */
+    HOST_OP_POPC_INC,      /* ATOMS.POPC.INC: atomicAdd(p, 1) with the result unused */
+    HOST_OP_OTHER          /* every other ATOMS.* (EXCH, MIN, MAX, AND, OR, XOR, ADD.64, ...) */
+} host_op_class;
 
 /* Classifies an opcode with its modifiers ("ATOMS.POPC.INC.32"). */
-gi_op_class gi_classify_opcode(const char *opcode);
+host_op_class host_classify_opcode(const char *opcode);
 
 /* Parses one disassembly line.  An instruction line is the byte offset in a
  * C comment, an optional predicate, the opcode and the operands:
@@ -60,65 +60,65 @@ gi_op_class gi_classify_opcode(const char *opcode);
  * (nvdisasm, and cuobjdump -sass, which appends the encoding).  Returns 1 and
  * fills offset and opcode (the mnemonic with modifiers, no predicate) for an
  * instruction line, 0 for any other line. */
-int gi_sass_parse_instruction(const char *line, uint32_t *offset, char *opcode, size_t opcode_len);
+int host_sass_parse_instruction(const char *line, uint32_t *offset, char *opcode, size_t opcode_len);
 
 /* Parses one line that names the function the following instructions belong
  * to: "Function : NAME" (cuobjdump), ".text.NAME:" or ".section .text.NAME,..."
  * (nvdisasm).  Returns 1 and copies NAME, else 0. */
-int gi_sass_parse_function(const char *line, char *name, size_t name_len);
+int host_sass_parse_function(const char *line, char *name, size_t name_len);
 
-typedef struct gi_sass_inst {
-    size_t function;  /* index into gi_disasm.functions */
+typedef struct host_sass_inst {
+    size_t function;  /* index into host_disasm.functions */
     uint32_t offset;  /* byte offset from the function start */
     char opcode[48];
-} gi_sass_inst;
+} host_sass_inst;
 
 /* The instructions of one cubin. */
-typedef struct gi_disasm {
+typedef struct host_disasm {
     size_t n_functions;
     char **functions;
     size_t count, capacity;
-    gi_sass_inst *inst;   /* sorted by (function, offset) after parsing */
-} gi_disasm;
+    host_sass_inst *inst;   /* sorted by (function, offset) after parsing */
+} host_disasm;
 
-gm_status gi_disasm_parse(const char *text, gi_disasm *out, gm_error *err);
-void gi_disasm_free(gi_disasm *d);
+gm_status host_disasm_parse(const char *text, host_disasm *out, gm_error *err);
+void host_disasm_free(host_disasm *d);
 /* The opcode at (function, offset), or NULL. */
-const char *gi_disasm_lookup(const gi_disasm *d, const char *function, uint32_t offset);
+const char *host_disasm_lookup(const host_disasm *d, const char *function, uint32_t offset);
 
-typedef struct gi_sass_cubin {
+typedef struct host_sass_cubin {
     uint64_t crc;     /* cuptiGetCubinCrc */
     char *path;
-} gi_sass_cubin;
+} host_sass_cubin;
 
-typedef struct gi_sass_record {
+typedef struct host_sass_record {
     uint32_t crc;     /* as CUPTI's SASS records carry it */
     uint32_t pc_offset;
     uint64_t executions;
     char *function;   /* mangled */
-} gi_sass_record;
+} host_sass_record;
 
-typedef struct gi_sass_launch {
+typedef struct host_sass_launch {
     uint64_t launch_id;
     int device;
     char *mangled;
     int complete;        /* its end line was read */
     size_t first, n;     /* records[first .. first + n) */
-} gi_sass_launch;
+} host_sass_launch;
 
-typedef struct gi_sass_run {
+typedef struct host_sass_run {
     char metric[128];     /* the SASS metric of the counts */
     int shared_atom_only; /* the metric counts shared-memory atomics only */
     size_t n_cubins, n_launches, n_records;
-    gi_sass_cubin *cubins;
-    gi_sass_launch *launches;
-    gi_sass_record *records;
-} gi_sass_run;
+    host_sass_cubin *cubins;
+    host_sass_launch *launches;
+    host_sass_record *records;
+} host_sass_run;
 
-gm_status gi_sass_run_load(const char *path, gi_sass_run *out, gm_error *err);
-gm_status gi_sass_run_parse(const char *text, const char *name_for_errors, gi_sass_run *out,
+gm_status host_sass_run_load(const char *path, host_sass_run *out, gm_error *err);
+gm_status host_sass_run_parse(const char *text, const char *name_for_errors, host_sass_run *out,
                             gm_error *err);
-void gi_sass_run_free(gi_sass_run *run);
+void host_sass_run_free(host_sass_run *run);
 
 /* Sums one launch's executed shared atomics by class.  disasm[i] belongs to
  * run->cubins[i] (an entry with no instructions means the cubin could not be
@@ -127,28 +127,28 @@ void gi_sass_run_free(gi_sass_run *run);
  * whose opcode could not be found: then the split is not valid.  When the
  * metric counts shared atomics only, an executed instruction that is not an
  * ATOMS (a generic ATOM that reached shared memory) counts as "other". */
-void gi_sass_launch_split(const gi_sass_run *run, const gi_disasm *disasm, size_t launch_index,
+void host_sass_launch_split(const host_sass_run *run, const host_disasm *disasm, size_t launch_index,
                           gm_opcode_split *split, double *n_atoms, size_t *unresolved);
 
-typedef struct gi_merge_stats {
+typedef struct host_merge_stats {
     size_t joined;        /* counters launches that got a valid split */
     size_t unresolved;    /* joined by name and ordinal, but some opcode was unknown */
     size_t missing;       /* counters launches with no sass launch of the same name and ordinal */
     size_t extra;         /* sass launches with no counters launch (the runs differed) */
     char first_unresolved[256]; /* "function+0xpc (cubin crc)" of the first unknown instruction */
-} gi_merge_stats;
+} host_merge_stats;
 
 /* Joins the sass run to the counters of the first run: the k-th complete
  * launch of a mangled name in the sass run (by launch_id) belongs to the
  * k-th launch of that name in set (by launch_id).  Sets split (valid=1 where
  * every executed instruction was classified) and the metric
  * smsp__sass_inst_executed_op_shared_atom.sum. */
-gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_disasm *disasm,
-                        gi_merge_stats *stats, gm_error *err);
+gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const host_disasm *disasm,
+                        host_merge_stats *stats, gm_error *err);
 
 /* Locates a disassembler: $GPUQ_NVDISASM, then nvdisasm and cuobjdump in
  * $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and $PATH. */
-gm_status gi_find_disassembler(char *path, size_t path_len, gm_error *err);
+gm_status host_find_disassembler(char *path, size_t path_len, gm_error *err);
 
 /* Runs the disassembler on a cubin (nvdisasm -c FILE, or cuobjdump -sass FILE
  * when the tool's name says cuobjdump) and returns its output (malloc'ed).
@@ -156,7 +156,7 @@ gm_status gi_find_disassembler(char *path, size_t path_len, gm_error *err);
  * the output is restricted to (cuobjdump -sass -fun, with the cuobjdump next
  * to nvdisasm; without one, the whole cubin): a 1 MB cubin (CUB) takes
  * 0.6 s to disassemble whole. */
-gm_status gi_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
+gm_status host_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
                          gm_error *err);
 
 /* ---- the split from the disassembly alone ------------------------------
@@ -170,44 +170,44 @@ gm_status gi_disassemble(const char *tool, const char *cubin, const char *functi
  * (they may reach shared memory and would count as "other"). */
 
 /* What one function's code holds, from its disassembly. */
-typedef struct gi_function_ops {
-    unsigned classes;       /* bit (1u << gi_op_class) for each ATOMS class present */
+typedef struct host_function_ops {
+    unsigned classes;       /* bit (1u << host_op_class) for each ATOMS class present */
     int calls;              /* CALL instructions */
     int generic_atomics;    /* ATOM/RED (or another ATOM.../RED... that is not ATOMS/ATOMG/REDG) */
     size_t instructions;    /* instruction lines read */
-} gi_function_ops;
+} host_function_ops;
 
 /* Reads a disassembly (nvdisasm or cuobjdump text, raw or per function)
  * into ops; every instruction line counts, whatever function it is in. */
-void gi_function_ops_scan(const char *disassembly, gi_function_ops *ops);
+void host_function_ops_scan(const char *disassembly, host_function_ops *ops);
 /* Merges what another copy of the function holds (the same kernel in
  * several cubins). */
-void gi_function_ops_merge(gi_function_ops *into, const gi_function_ops *other);
+void host_function_ops_merge(host_function_ops *into, const host_function_ops *other);
 
 /* The split of launch k from its hardware counters and its function's
  * code.  Returns 1 and fills split (valid) when the code settles it, else 0
  * and why (a short phrase, for GPUQ_DEBUG and the notes). */
-int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_opcode_split *split,
+int host_static_split(const gm_launch_counters *k, const host_function_ops *ops, gm_opcode_split *split,
                     const char **why);
 
 /* Finds the code of a kernel in a cubin (an ELF64 image): the section
  * ".text.<mangled>".  Returns 1 with its offset and size, 0 when the cubin
  * has no such section, -1 when the data is not a well-formed ELF64. */
-int gi_cubin_function(const uint8_t *elf, size_t size, const char *mangled, size_t *offset,
+int host_cubin_function(const uint8_t *elf, size_t size, const char *mangled, size_t *offset,
                       size_t *length);
 
 /* Calls fn for each kernel's code in a cubin (every ".text.NAME" section:
  * NAME, offset, size).  Returns the number of calls, -1 when the data is
  * not a well-formed ELF64. */
-int gi_cubin_each_function(const uint8_t *elf, size_t size,
+int host_cubin_each_function(const uint8_t *elf, size_t size,
                            void (*fn)(void *ctx, const char *name, size_t offset, size_t length),
                            void *ctx);
 
 /* Disassembles raw instruction bytes (the code of one function, as
- * gi_cubin_function finds it) with `nvdisasm -b ARCH FILE`; arch is
+ * host_cubin_function finds it) with `nvdisasm -b ARCH FILE`; arch is
  * nvdisasm's name of the architecture ("SM90").  Fails (GM_ERR_UNSUPPORTED)
  * when tool is not nvdisasm. */
-gm_status gi_disassemble_raw(const char *tool, const char *raw_file, const char *arch, char **text,
+gm_status host_disassemble_raw(const char *tool, const char *raw_file, const char *arch, char **text,
                              gm_error *err);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* The opcode split from the disassembly alone (gi_static_split, host_sass.h),
+/* The opcode split from the disassembly alone (host_static_split, host_sass.h),
  * and the cubin (ELF) reader that finds a kernel's code in a saved cubin. */
 #include <math.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@ static void mnemonic_of(const char *opcode, char *base, size_t len)
     base[n] = '\0';
 }
 
-void gi_function_ops_scan(const char *disassembly, gi_function_ops *ops)
+void host_function_ops_scan(const char *disassembly, host_function_ops *ops)
 {
     memset(ops, 0, sizeof *ops);
     for (const char *line = disassembly; line && *line;) {
@@ -29,11 +29,11 @@ void gi_function_ops_scan(const char *disassembly, gi_function_ops *ops)
         if (n < sizeof buf) {
             memcpy(buf, line, n);
             buf[n] = '\0';
-            if (gi_sass_parse_instruction(buf, &offset, opcode, sizeof opcode)) {
+            if (host_sass_parse_instruction(buf, &offset, opcode, sizeof opcode)) {
                 ops->instructions++;
                 mnemonic_of(opcode, base, sizeof base);
-                gi_op_class c = gi_classify_opcode(opcode);
-                if (c != GI_OP_NOT_ATOMS)
+                host_op_class c = host_classify_opcode(opcode);
+                if (c != HOST_OP_NOT_ATOMS)
                     ops->classes |= 1u << c;
                 else if (strncmp(base, "CALL", 4) == 0)
                     ops->calls++;
@@ -45,7 +45,7 @@ void gi_function_ops_scan(const char *disassembly, gi_function_ops *ops)
     }
 }
 
-void gi_function_ops_merge(gi_function_ops *into, const gi_function_ops *other)
+void host_function_ops_merge(host_function_ops *into, const host_function_ops *other)
 {
     into->classes |= other->classes;
     into->calls += other->calls;
@@ -53,7 +53,7 @@ void gi_function_ops_merge(gi_function_ops *into, const gi_function_ops *other)
     into->instructions += other->instructions;
 }
 
-int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_opcode_split *split,
+int host_static_split(const gm_launch_counters *k, const host_function_ops *ops, gm_opcode_split *split,
                     const char **why)
 {
     const char *dummy;
@@ -71,7 +71,7 @@ int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_
         return 0;
     }
     /* Without non-CAS atomics the code does not matter. */
-    gi_op_class only = GI_OP_NOT_ATOMS;
+    host_op_class only = HOST_OP_NOT_ATOMS;
     if (n_alu > 0) {
         if (!ops || ops->instructions == 0) {
             *why = "no disassembly of the kernel";
@@ -85,7 +85,7 @@ int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_
             *why = "the kernel has generic ATOM/RED instructions";
             return 0;
         }
-        unsigned non_cas = ops->classes & ~(1u << GI_OP_CAS);
+        unsigned non_cas = ops->classes & ~(1u << HOST_OP_CAS);
         if (non_cas == 0) {
             *why = "N_f > 0 but the kernel has no non-CAS ATOMS";
             return 0;
@@ -94,15 +94,15 @@ int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_
             *why = "the kernel has several non-CAS ATOMS opcodes";
             return 0;
         }
-        only = non_cas == (1u << GI_OP_ADD)        ? GI_OP_ADD
-               : non_cas == (1u << GI_OP_POPC_INC) ? GI_OP_POPC_INC
-                                                   : GI_OP_OTHER;
+        only = non_cas == (1u << HOST_OP_ADD)        ? HOST_OP_ADD
+               : non_cas == (1u << HOST_OP_POPC_INC) ? HOST_OP_POPC_INC
+                                                   : HOST_OP_OTHER;
     }
     split->valid = 1;
     split->cas = n_cas;
-    split->add = only == GI_OP_ADD ? n_alu : 0;
-    split->popc_inc = only == GI_OP_POPC_INC ? n_alu : 0;
-    split->other = only == GI_OP_OTHER ? n_alu : 0;
+    split->add = only == HOST_OP_ADD ? n_alu : 0;
+    split->popc_inc = only == HOST_OP_POPC_INC ? n_alu : 0;
+    split->other = only == HOST_OP_OTHER ? n_alu : 0;
     *why = n_alu > 0 ? "one non-CAS ATOMS opcode in the kernel" : "no non-CAS shared atomics";
     return 1;
 }
@@ -182,7 +182,7 @@ static const char *elf_text_section(const elf_sections *e, uint16_t i, size_t *o
     return sname + 6;
 }
 
-int gi_cubin_each_function(const uint8_t *elf, size_t size,
+int host_cubin_each_function(const uint8_t *elf, size_t size,
                            void (*fn)(void *ctx, const char *name, size_t offset, size_t length),
                            void *ctx)
 {
@@ -203,7 +203,7 @@ int gi_cubin_each_function(const uint8_t *elf, size_t size,
     return calls;
 }
 
-int gi_cubin_function(const uint8_t *elf, size_t size, const char *mangled, size_t *offset,
+int host_cubin_function(const uint8_t *elf, size_t size, const char *mangled, size_t *offset,
                       size_t *length)
 {
     elf_sections e;

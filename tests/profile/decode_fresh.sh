@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the Hopper opcode reader against cuobjdump on code compiled now:
 # the ATOMS zoo and the test programs, every function read both ways
-# (test_gi_decode LISTING...).  Needs nvcc and cuobjdump, not a GPU; exits
+# (test_host_decode LISTING...).  Needs nvcc and cuobjdump, not a GPU; exits
 # 77 (skipped) without them.
 #   usage: decode_fresh.sh TEST_GI_DECODE WORKDIR ZOO_SOURCE BINARY...
 set -u

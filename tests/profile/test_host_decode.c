@@ -18,20 +18,20 @@
 
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"
 
-/* What the text path (gi_function_ops_scan) makes of one mnemonic. */
-static gi_sm90_role role_of_mnemonic(const char *mnemonic, gi_op_class *op)
+/* What the text path (host_function_ops_scan) makes of one mnemonic. */
+static host_sm90_role role_of_mnemonic(const char *mnemonic, host_op_class *op)
 {
     char base[64];
     size_t n = strcspn(mnemonic, ".");
     snprintf(base, sizeof base, "%.*s", (int)n, mnemonic);
-    *op = gi_classify_opcode(mnemonic);
-    if (*op != GI_OP_NOT_ATOMS)
-        return GI_SM90_ATOMS;
+    *op = host_classify_opcode(mnemonic);
+    if (*op != HOST_OP_NOT_ATOMS)
+        return HOST_SM90_ATOMS;
     if (strcmp(base, "CALL") == 0)
-        return GI_SM90_CALL;
+        return HOST_SM90_CALL;
     if (strcmp(base, "ATOM") == 0 || strcmp(base, "RED") == 0)
-        return GI_SM90_GENERIC_ATOMIC;
-    return GI_SM90_PLAIN;
+        return HOST_SM90_GENERIC_ATOMIC;
+    return HOST_SM90_PLAIN;
 }
 
 static void test_corpus(void **state)
@@ -51,19 +51,19 @@ static void test_corpus(void **state)
         assert_non_null(count);
         assert_non_null(list);
         mnemonics++;
-        gi_op_class want_op;
-        gi_sm90_role want = role_of_mnemonic(mnemonic, &want_op);
+        host_op_class want_op;
+        host_sm90_role want = role_of_mnemonic(mnemonic, &want_op);
         for (char *e = strtok(list, ";"); e; e = strtok(NULL, ";")) {
             uint64_t lo = 0, hi = 0;
             assert_int_equal(sscanf(e, "%" SCNx64 ",%" SCNx64, &lo, &hi), 2);
-            gi_op_class op;
+            host_op_class op;
             const char *name = NULL;
-            gi_sm90_role got = gi_sm90_decode(lo, hi, &op, &name);
+            host_sm90_role got = host_sm90_decode(lo, hi, &op, &name);
             if (got != want || op != want_op)
                 fail_msg("%s (%s): decoded as role %d class %d (%s), nvdisasm says role %d "
                          "class %d", mnemonic, e, (int)got, (int)op, name ? name : "?", (int)want,
                          (int)want_op);
-            if (got == GI_SM90_ATOMS) {
+            if (got == HOST_SM90_ATOMS) {
                 assert_string_equal(name, mnemonic);
                 atoms++;
             }
@@ -126,9 +126,9 @@ static size_t compare_listing(const char *path, size_t *with_atoms)
         const char *fun = more ? strstr(line, "Function : ") : NULL;
         if (!more || fun) {
             if (in_function && fn.length) {
-                gi_function_ops from_text, from_code;
-                gi_function_ops_scan(fn.text, &from_text);
-                int known = gi_sm90_function_ops(fn.code, fn.length, &from_code);
+                host_function_ops from_text, from_code;
+                host_function_ops_scan(fn.text, &from_text);
+                int known = host_sm90_function_ops(fn.code, fn.length, &from_code);
                 if (!known)
                     fail_msg("%s: the decoder does not know every instruction", fn.name);
                 assert_int_equal(from_code.instructions, fn.length / 16);
@@ -189,31 +189,31 @@ static void test_atomics_app_functions(void **state)
 static void test_unknown_is_never_guessed(void **state)
 {
     (void)state;
-    gi_op_class op;
+    host_op_class op;
     /* An opcode outside the table. */
-    assert_int_equal(gi_sm90_decode(0x1ff, 0, &op, NULL), GI_SM90_UNKNOWN);
+    assert_int_equal(host_sm90_decode(0x1ff, 0, &op, NULL), HOST_SM90_UNKNOWN);
     /* ATOMS.ADD as printed (0x738c form), then with an operation, a type
      * and a form never seen. */
     uint64_t add_lo = 0x0000000d0008738cull, add_hi = 0x000e220000000000ull;
-    assert_int_equal(gi_sm90_decode(add_lo, add_hi, &op, NULL), GI_SM90_ATOMS);
-    assert_int_equal(op, GI_OP_ADD);
-    assert_int_equal(gi_sm90_decode(add_lo, add_hi | (0xeull << 23), &op, NULL), GI_SM90_UNKNOWN);
-    assert_int_equal(gi_sm90_decode(add_lo, add_hi | (5ull << 9), &op, NULL), GI_SM90_UNKNOWN);
-    assert_int_equal(gi_sm90_decode((add_lo & ~0xe00ull) | (6ull << 9), add_hi, &op, NULL),
-                     GI_SM90_UNKNOWN);
+    assert_int_equal(host_sm90_decode(add_lo, add_hi, &op, NULL), HOST_SM90_ATOMS);
+    assert_int_equal(op, HOST_OP_ADD);
+    assert_int_equal(host_sm90_decode(add_lo, add_hi | (0xeull << 23), &op, NULL), HOST_SM90_UNKNOWN);
+    assert_int_equal(host_sm90_decode(add_lo, add_hi | (5ull << 9), &op, NULL), HOST_SM90_UNKNOWN);
+    assert_int_equal(host_sm90_decode((add_lo & ~0xe00ull) | (6ull << 9), add_hi, &op, NULL),
+                     HOST_SM90_UNKNOWN);
     /* POPC.INC, CAS, a call, a generic ATOM, REDUX (a warp reduction, not
      * an atomic). */
-    assert_int_equal(gi_sm90_decode(0x0000000004ff7f8cull, 0x0003ea000d80003full, &op, NULL),
-                     GI_SM90_ATOMS);
-    assert_int_equal(op, GI_OP_POPC_INC);
-    assert_int_equal(gi_sm90_decode(0x000000020502738dull, 0x000e640000000003ull, &op, NULL),
-                     GI_SM90_ATOMS);
-    assert_int_equal(op, GI_OP_CAS);
-    assert_int_equal(gi_sm90_decode(0x00000000005c7944ull, 0x020fea0003c00000ull, &op, NULL),
-                     GI_SM90_CALL);
-    assert_int_equal(gi_sm90_decode(0x0000001b1212798aull, 0x000ea200081ee1ccull, &op, NULL),
-                     GI_SM90_GENERIC_ATOMIC);
-    assert_int_equal(gi_sm90_decode(0x1c4, 0, &op, NULL), GI_SM90_PLAIN);
+    assert_int_equal(host_sm90_decode(0x0000000004ff7f8cull, 0x0003ea000d80003full, &op, NULL),
+                     HOST_SM90_ATOMS);
+    assert_int_equal(op, HOST_OP_POPC_INC);
+    assert_int_equal(host_sm90_decode(0x000000020502738dull, 0x000e640000000003ull, &op, NULL),
+                     HOST_SM90_ATOMS);
+    assert_int_equal(op, HOST_OP_CAS);
+    assert_int_equal(host_sm90_decode(0x00000000005c7944ull, 0x020fea0003c00000ull, &op, NULL),
+                     HOST_SM90_CALL);
+    assert_int_equal(host_sm90_decode(0x0000001b1212798aull, 0x000ea200081ee1ccull, &op, NULL),
+                     HOST_SM90_GENERIC_ATOMIC);
+    assert_int_equal(host_sm90_decode(0x1c4, 0, &op, NULL), HOST_SM90_PLAIN);
 
     /* A function with one unknown instruction is unknown as a whole. */
     uint8_t code[32] = {0};
@@ -221,17 +221,17 @@ static void test_unknown_is_never_guessed(void **state)
     code[1] = 0x73; /* ATOMS.ADD form 1, operation 0, type 0 */
     code[16] = 0xff;
     code[17] = 0x01; /* opcode 0x1ff */
-    gi_function_ops ops;
-    assert_int_equal(gi_sm90_function_ops(code, 16, &ops), 1);
-    assert_int_equal(ops.classes, 1u << GI_OP_ADD);
+    host_function_ops ops;
+    assert_int_equal(host_sm90_function_ops(code, 16, &ops), 1);
+    assert_int_equal(ops.classes, 1u << HOST_OP_ADD);
     assert_int_equal(ops.instructions, 1);
-    assert_int_equal(gi_sm90_function_ops(code, 32, &ops), 0);
+    assert_int_equal(host_sm90_function_ops(code, 32, &ops), 0);
     assert_int_equal(ops.instructions, 0);
-    assert_int_equal(gi_sm90_function_ops(code, 24, &ops), 0); /* not whole instructions */
-    assert_int_equal(gi_sm90_function_ops(NULL, 0, &ops), 0);
+    assert_int_equal(host_sm90_function_ops(code, 24, &ops), 0); /* not whole instructions */
+    assert_int_equal(host_sm90_function_ops(NULL, 0, &ops), 0);
 }
 
-/* test_gi_decode LISTING...: compares decoder and text for every function
+/* test_host_decode LISTING...: compares decoder and text for every function
  * of freshly made cuobjdump -sass listings (the GPU-machine test
  * decode_fresh, tests/profile/decode_fresh.sh). */
 static char **fresh_listings;

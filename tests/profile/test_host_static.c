@@ -43,10 +43,10 @@ static char *function_text(const char *listing, const char *mangled)
     return text;
 }
 
-static void scan_function(const char *listing, const char *mangled, gi_function_ops *ops)
+static void scan_function(const char *listing, const char *mangled, host_function_ops *ops)
 {
     char *text = function_text(listing, mangled);
-    gi_function_ops_scan(text, ops);
+    host_function_ops_scan(text, ops);
     free(text);
 }
 
@@ -60,15 +60,15 @@ static void test_scan_recorded_kernels(void **state)
         const char *mangled;
         unsigned classes;
     } kernels[] = {
-        {"_Z10k_add_samePKjPji", BIT(GI_OP_ADD)},
-        {"_Z10k_popc_incPKjPji", BIT(GI_OP_POPC_INC)},
-        {"_Z14k_cas_distinctPKjPji", BIT(GI_OP_CAS)},
-        {"_Z7k_mixedPKjS0_Pji", BIT(GI_OP_ADD) | BIT(GI_OP_CAS) | BIT(GI_OP_POPC_INC)},
+        {"_Z10k_add_samePKjPji", BIT(HOST_OP_ADD)},
+        {"_Z10k_popc_incPKjPji", BIT(HOST_OP_POPC_INC)},
+        {"_Z14k_cas_distinctPKjPji", BIT(HOST_OP_CAS)},
+        {"_Z7k_mixedPKjS0_Pji", BIT(HOST_OP_ADD) | BIT(HOST_OP_CAS) | BIT(HOST_OP_POPC_INC)},
         {"_Z12k_no_atomicsPKjPji", 0},
-        {"_Z10k_in_graphPKjPji", BIT(GI_OP_POPC_INC)},
+        {"_Z10k_in_graphPKjPji", BIT(HOST_OP_POPC_INC)},
     };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        gi_function_ops ops;
+        host_function_ops ops;
         scan_function(listing, kernels[i].mangled, &ops);
         assert_true(ops.instructions > 10);
         assert_int_equal(ops.classes, kernels[i].classes);
@@ -81,8 +81,8 @@ static void test_scan_recorded_kernels(void **state)
 static void test_scan_calls_and_generic_atomics(void **state)
 {
     (void)state;
-    gi_function_ops ops;
-    gi_function_ops_scan("        /*0000*/      ATOMS.ADD R4, [R0], R11 ;\n"
+    host_function_ops ops;
+    host_function_ops_scan("        /*0000*/      ATOMS.ADD R4, [R0], R11 ;\n"
                          "        /*0010*/      CALL.REL.NOINC `(_Z3foov) ;\n"
                          "        /*0020*/ @P0  ATOM.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;\n"
                          "        /*0030*/      RED.E.ADD.STRONG.GPU [R2.64], R5 ;\n"
@@ -91,13 +91,13 @@ static void test_scan_calls_and_generic_atomics(void **state)
                          "        /*0060*/      EXIT ;\n",
                          &ops);
     assert_int_equal(ops.instructions, 7);
-    assert_int_equal(ops.classes, BIT(GI_OP_ADD));
+    assert_int_equal(ops.classes, BIT(HOST_OP_ADD));
     assert_int_equal(ops.calls, 1);
     assert_int_equal(ops.generic_atomics, 2); /* ATOM and RED; ATOMG/REDG are global */
-    gi_function_ops more;
-    gi_function_ops_scan("        /*0000*/      ATOMS.POPC.INC.32 RZ, [R4+URZ] ;\n", &more);
-    gi_function_ops_merge(&ops, &more);
-    assert_int_equal(ops.classes, BIT(GI_OP_ADD) | BIT(GI_OP_POPC_INC));
+    host_function_ops more;
+    host_function_ops_scan("        /*0000*/      ATOMS.POPC.INC.32 RZ, [R4+URZ] ;\n", &more);
+    host_function_ops_merge(&ops, &more);
+    assert_int_equal(ops.classes, BIT(HOST_OP_ADD) | BIT(HOST_OP_POPC_INC));
     assert_int_equal(ops.instructions, 8);
 }
 
@@ -115,12 +115,12 @@ static void test_split_of_recorded_launches(void **state)
     size_t settled = 0, mixed = 0;
     for (size_t i = 0; i < set.count; i++) {
         const gm_launch_counters *k = &set.launches[i];
-        gi_function_ops ops;
+        host_function_ops ops;
         scan_function(listing, k->mangled, &ops);
         gm_opcode_split split;
         memset(&split, 0, sizeof split);
         const char *why = NULL;
-        int ok = gi_static_split(k, &ops, &split, &why);
+        int ok = host_static_split(k, &ops, &split, &why);
         assert_non_null(why);
         if (strcmp(k->mangled, "_Z7k_mixedPKjS0_Pji") == 0) {
             assert_false(ok);
@@ -163,48 +163,48 @@ static void test_static_split_refuses(void **state)
     gm_launch_counters k;
     gm_opcode_split split;
     const char *why = NULL;
-    gi_function_ops ops;
+    host_function_ops ops;
     memset(&ops, 0, sizeof ops);
     ops.instructions = 20;
-    ops.classes = BIT(GI_OP_ADD) | BIT(GI_OP_CAS);
+    ops.classes = BIT(HOST_OP_ADD) | BIT(HOST_OP_CAS);
 
     /* One non-CAS class next to CAS: settled, CAS from the hardware. */
     launch_with(&k, 30, 10, 20);
-    assert_true(gi_static_split(&k, &ops, &split, &why));
+    assert_true(host_static_split(&k, &ops, &split, &why));
     assert_true(split.valid && split.add == 20 && split.cas == 10 && split.popc_inc == 0 &&
                 split.other == 0);
     /* Other classes count as one class of their own. */
-    ops.classes = BIT(GI_OP_OTHER);
-    assert_true(gi_static_split(&k, &ops, &split, &why));
+    ops.classes = BIT(HOST_OP_OTHER);
+    assert_true(host_static_split(&k, &ops, &split, &why));
     assert_true(split.other == 20 && split.add == 0);
 
-    ops.classes = BIT(GI_OP_ADD) | BIT(GI_OP_POPC_INC);
-    assert_false(gi_static_split(&k, &ops, &split, &why));
-    ops.classes = BIT(GI_OP_ADD);
+    ops.classes = BIT(HOST_OP_ADD) | BIT(HOST_OP_POPC_INC);
+    assert_false(host_static_split(&k, &ops, &split, &why));
+    ops.classes = BIT(HOST_OP_ADD);
     ops.calls = 1;
-    assert_false(gi_static_split(&k, &ops, &split, &why));
+    assert_false(host_static_split(&k, &ops, &split, &why));
     assert_non_null(strstr(why, "calls"));
     ops.calls = 0;
     ops.generic_atomics = 1;
-    assert_false(gi_static_split(&k, &ops, &split, &why));
+    assert_false(host_static_split(&k, &ops, &split, &why));
     ops.generic_atomics = 0;
-    ops.classes = BIT(GI_OP_CAS); /* N_f > 0 and no non-CAS ATOMS: a callee or a surprise */
-    assert_false(gi_static_split(&k, &ops, &split, &why));
-    ops.classes = BIT(GI_OP_ADD);
-    assert_false(gi_static_split(&k, NULL, &split, &why)); /* code unknown */
+    ops.classes = BIT(HOST_OP_CAS); /* N_f > 0 and no non-CAS ATOMS: a callee or a surprise */
+    assert_false(host_static_split(&k, &ops, &split, &why));
+    ops.classes = BIT(HOST_OP_ADD);
+    assert_false(host_static_split(&k, NULL, &split, &why)); /* code unknown */
     ops.instructions = 0;
-    assert_false(gi_static_split(&k, &ops, &split, &why)); /* disassembly empty */
+    assert_false(host_static_split(&k, &ops, &split, &why)); /* disassembly empty */
     ops.instructions = 20;
 
     /* Hardware counts that do not add up, or are missing. */
     launch_with(&k, 31, 10, 20);
-    assert_false(gi_static_split(&k, &ops, &split, &why));
+    assert_false(host_static_split(&k, &ops, &split, &why));
     launch_with(&k, 30, NAN, 20);
-    assert_false(gi_static_split(&k, &ops, &split, &why));
+    assert_false(host_static_split(&k, &ops, &split, &why));
 
     /* No non-CAS atomics: the code is not needed. */
     launch_with(&k, 7, 7, 0);
-    assert_true(gi_static_split(&k, NULL, &split, &why));
+    assert_true(host_static_split(&k, NULL, &split, &why));
     assert_true(split.valid && split.cas == 7 && split.add == 0 && split.popc_inc == 0);
 }
 
@@ -285,33 +285,33 @@ static void test_cubin_function(void **state)
     uint8_t elf[1024];
     size_t size = build_elf(elf, sizeof elf);
     size_t off = 0, len = 0;
-    assert_int_equal(gi_cubin_function(elf, size, "foo", &off, &len), 1);
+    assert_int_equal(host_cubin_function(elf, size, "foo", &off, &len), 1);
     assert_int_equal(off, 0x80);
     assert_int_equal(len, 32);
-    assert_int_equal(gi_cubin_function(elf, size, "foobar", &off, &len), 1);
+    assert_int_equal(host_cubin_function(elf, size, "foobar", &off, &len), 1);
     assert_int_equal(off, 0xa0);
     assert_int_equal(len, 16);
-    assert_int_equal(gi_cubin_function(elf, size, "fo", &off, &len), 0);
-    assert_int_equal(gi_cubin_function(elf, size, "bar", &off, &len), 0);
+    assert_int_equal(host_cubin_function(elf, size, "fo", &off, &len), 0);
+    assert_int_equal(host_cubin_function(elf, size, "bar", &off, &len), 0);
     seen_functions seen;
     memset(&seen, 0, sizeof seen);
-    assert_int_equal(gi_cubin_each_function(elf, size, note_function, &seen), 2);
+    assert_int_equal(host_cubin_each_function(elf, size, note_function, &seen), 2);
     assert_string_equal(seen.names[0], "foobar");
     assert_int_equal(seen.off[0], 0xa0);
     assert_string_equal(seen.names[1], "foo");
     assert_int_equal(seen.len[1], 32);
     /* Truncated, not an ELF, a section beyond the end. */
-    assert_int_equal(gi_cubin_function(elf, size - 1, "foo", &off, &len), -1);
-    assert_int_equal(gi_cubin_function(elf, 32, "foo", &off, &len), -1);
+    assert_int_equal(host_cubin_function(elf, size - 1, "foo", &off, &len), -1);
+    assert_int_equal(host_cubin_function(elf, 32, "foo", &off, &len), -1);
     uint8_t bad[1024];
     memcpy(bad, elf, size);
     bad[0] = 0;
-    assert_int_equal(gi_cubin_function(bad, size, "foo", &off, &len), -1);
+    assert_int_equal(host_cubin_function(bad, size, "foo", &off, &len), -1);
     memcpy(bad, elf, size);
     put64(bad + 0xc0 + 3 * 0x40 + 0x20, 4096); /* .text.foo longer than the file */
-    assert_int_equal(gi_cubin_function(bad, size, "foo", &off, &len), -1);
-    assert_int_equal(gi_cubin_function(bad, size, "foobar", &off, &len), 1);
-    assert_int_equal(gi_cubin_each_function(bad, size, note_function, &seen), -1);
+    assert_int_equal(host_cubin_function(bad, size, "foo", &off, &len), -1);
+    assert_int_equal(host_cubin_function(bad, size, "foobar", &off, &len), 1);
+    assert_int_equal(host_cubin_each_function(bad, size, note_function, &seen), -1);
 }
 
 static void test_raw_disassembly_command(void **state)
@@ -332,16 +332,16 @@ static void test_raw_disassembly_command(void **state)
     chmod(tool, 0755);
     char *text = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gi_disassemble_raw(tool, raw, "SM90", &text, &err), GM_OK);
+    assert_int_equal(host_disassemble_raw(tool, raw, "SM90", &text, &err), GM_OK);
     char *got = test_read_file(args);
     assert_string_equal(got, "-b SM90\n");
     free(got);
-    gi_function_ops ops;
-    gi_function_ops_scan(text, &ops);
-    assert_int_equal(ops.classes, BIT(GI_OP_POPC_INC));
+    host_function_ops ops;
+    host_function_ops_scan(text, &ops);
+    assert_int_equal(ops.classes, BIT(HOST_OP_POPC_INC));
     free(text);
     /* cuobjdump has no raw mode. */
-    assert_int_equal(gi_disassemble_raw("/usr/local/cuda/bin/cuobjdump", raw, "SM90", &text, &err),
+    assert_int_equal(host_disassemble_raw("/usr/local/cuda/bin/cuobjdump", raw, "SM90", &text, &err),
                      GM_ERR_UNSUPPORTED);
     unlink(args);
     unlink(tool);
