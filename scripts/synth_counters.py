@@ -41,7 +41,7 @@ def main():
         sys.exit("synth_counters: %s is not a gpuq counters file" % a.recorded)
     # percentages stay as recorded (a scaled one could pass 100)
     scaled = [i for i, c in enumerate(columns)
-              if c not in LEAD and c != "split_valid" and not c.endswith("_pct")]
+              if c not in LEAD and c != "split_valid" and not c.endswith("_pct") and "pct_of_peak" not in c]
     whole = {i for i in scaled if all("." not in r[i] and "e" not in r[i].lower() for r in rows)}
     rng = random.Random(a.seed)
     out = io.StringIO()

@@ -15,7 +15,7 @@ typedef struct report_html_figure {
     const char *unit;       /* gm_unit.name */
     const char *bar;        /* what the section's bar (its verdict severity) measures */
     const char *kind;       /* "gauge": fractions on 0..100%; "parts": times against the
-                               measured one; "waves": whole waves and the tail */
+                               measured one; "tail": whole rounds of blocks and how full the last is */
     const char *fields[6];  /* the fields drawn, NULL-terminated */
     const char *lo, *hi;    /* gauge: bounds of the first field; parts: the measured and the
                                predicted time */

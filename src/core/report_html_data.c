@@ -367,9 +367,10 @@ static void write_launches(FILE *out, const gm_report *rep, const report_rows *r
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%s%zu", i ? "," : "", rk->row_of_launch[i]);
     fputs("],\"t\":[", out);
+    const int dur = gm_metric_find("gpu__time_duration.sum");
     for (size_t i = 0; i < n; i++) {
         fputs(i ? "," : "", out);
-        gm_json_write_num(out, rows->launches[i]->metric[GM_M_DURATION_NS]);
+        gm_json_write_num(out, dur < 0 ? NAN : rows->launches[i]->metric[dur]);
     }
     fputs("],\"cfg\":[", out);
     for (size_t i = 0; i < n; i++) {

@@ -134,8 +134,9 @@ gm_status report_rank_make(const gm_report *rep, const report_rows *rows, report
      * without counters), and the time of the others still counts. */
     for (size_t g = 0; g < n; g++)
         rk->time_ns[g] = NAN;
+    const int dur = gm_metric_find("gpu__time_duration.sum");
     for (size_t k = 0; k < rep->n_launches; k++) {
-        double d = rep->launches[k]->metric[GM_M_DURATION_NS];
+        double d = dur < 0 ? NAN : rep->launches[k]->metric[dur];
         if (isnan(d))
             continue;
         size_t g = rk->row_of_launch[k];

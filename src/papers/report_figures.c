@@ -21,7 +21,7 @@ static const report_html_figure figures[] = {
     {"bottleneck", "the bottleneck component's share of the measured time", "parts",
      {"inst_us", "shared_us", "global_us", NULL}, "measured_us", "predicted_us", {0},
      "each component's time against the measured time (line); predicted = the largest"},
-    {"waves", "slots the last wave leaves empty (1 - waves / whole waves)", "waves",
+    {"waves", "slots the last wave leaves empty (1 - waves / whole waves)", "tail",
      {"waves", "tail", NULL}, NULL, NULL, {0},
      "the launch's waves of N_slot blocks on every SM; the last one filled to the tail"},
 };

@@ -19,6 +19,7 @@
 #include "core/gzstream.h"
 #include "gpuq/mdata.h"
 #include "gpuq/metrics.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/ranges.h"
 
 static void decimal_numbers_only(void **state)

@@ -15,6 +15,7 @@
 
 #include "core/report_html.h"
 #include "gpuq/metrics.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/report.h"
 #include "core/writer.h"
 
@@ -109,7 +110,7 @@ static char *render_page(int summary)
     assert_int_equal(gm_table_load(TABLE, &table, &err), GM_OK);
     gm_machine m;
     memset(&m, 0, sizeof m);
-    m.atomics = table;
+    assert_int_equal(gm_machine_adopt(&m, "atomics", TABLE, NULL, table, NULL, &err), GM_OK);
     const char *const sections[] = {"atomics", NULL};
     gm_report_options opt = {.summary = summary, .sections = sections};
     gm_report_file file = {.set = &set, .path = "x.csv"};

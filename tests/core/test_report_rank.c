@@ -15,6 +15,7 @@
 #include "core/csv_internal.h"
 #include "core/report_rank.h"
 #include "gpuq/metrics.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/report.h"
 
 #define TABLE GPUQ_SOURCE_DIR "/tests/data/tables/test_gpu.csv"
@@ -65,8 +66,8 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     gm_error err = {{0}};
     assert_int_equal(gm_table_load(TABLE, &f->table, &err), GM_OK);
-    f->machine.atomics = f->table;
-    snprintf(f->machine.atomics_path, sizeof f->machine.atomics_path, "%s", TABLE);
+    assert_int_equal(gm_machine_adopt(&f->machine, "atomics", TABLE, NULL, f->table, NULL, &err),
+                     GM_OK);
     init_set(&f->set[0], 101);
     add_launch(&f->set[0], 0, "alpha", 24, 100);
     add_launch(&f->set[0], 1, "beta", 28, 500);

@@ -268,7 +268,7 @@
     return g;
   }
 
-  function waves(si, k, fig) {
+  function tail(si, k, fig) {
     var w = fieldOf(si, k, fig.fields[0]);
     if (!isNum(w) || w <= 0) return null;
     var n = Math.ceil(w - 1e-9), last = w - (n - 1), box = 22, gap = 3, MAXBOX = 24;
@@ -290,7 +290,7 @@
     return g;
   }
 
-  var FIGURES = { gauge: gauge, parts: parts, waves: waves };
+  var FIGURES = { gauge: gauge, parts: parts, tail: tail };
 
   /* ---------------------------------------------------------------- detail */
   function cellsTable(si, cells) {
