@@ -19,7 +19,6 @@
 #include "core/gzstream.h"
 #include "gpuq/mdata.h"
 #include "gpuq/metrics.h"
-#include "papers/atomics/atomics_model.h"
 #include "gpuq/ranges.h"
 
 static void decimal_numbers_only(void **state)
