@@ -56,8 +56,9 @@ h100=data/recorded/histogram-hist-solid-4m-nvidia-h100-80gb-hbm3.all-units.count
 h100_sections="--section bottleneck --section waves --section gatomics"
 formats="text csv json"
 # A number no in-range input can give: nan or inf as a JSON value (names are
-# quoted), as "= nan" in a sentence, or with an exponent of 30 or more.
-bad_number='(: |\[|,)-?(nan|inf|infinity)[],} ]|= -?(nan|inf)|[0-9]e\+?(3[0-9]|[4-9][0-9]|[0-9]{3})'
+# quoted), as "= nan" in a sentence, or with an exponent of 30 or more (a
+# number of its own, not part of a name such as tail_1e308_b32).
+bad_number='(: |\[|,)-?(nan|inf|infinity)[],} ]|= -?(nan|inf)|(^|[^a-z_0-9.])[0-9.]+e\+?(3[0-9]|[4-9][0-9]|[0-9]{3})([^a-z_0-9]|$)'
 
 passed=0
 failed=0
