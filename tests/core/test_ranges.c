@@ -19,7 +19,6 @@
 #include "core/gzstream.h"
 #include "gpuq/mdata.h"
 #include "gpuq/metrics.h"
-#include "papers/atomics/atomics_model.h"
 #include "gpuq/ranges.h"
 
 static void decimal_numbers_only(void **state)
@@ -125,12 +124,24 @@ static void metrics_have_quantities(void **state)
         assert_true((unsigned)gm_metric_table[m].quantity < GM_QUANTITY_COUNT);
         assert_non_null(gm_metric_table[m].unit);
     }
-    assert_int_equal(gm_metric_table[GM_M_OCCUPANCY_PCT].quantity, GM_Q_PERCENT);
-    assert_int_equal(gm_metric_table[GM_M_DURATION_NS].quantity, GM_Q_DURATION_NS);
-    assert_int_equal(gm_metric_table[GM_M_CYCLES_AVG].quantity, GM_Q_MEAN);
-    assert_int_equal(gm_metric_table[GM_M_O_WAVEFRONTS].quantity, GM_Q_EVENTS);
-    assert_string_equal(gm_metric_table[GM_M_O_WAVEFRONTS].unit, "");
-    assert_string_equal(gm_metric_table[GM_M_CYCLES_SUM].unit, "cycle");
+    static const struct {
+        const char *name;
+        gm_quantity q;
+        const char *unit;
+    } rows[] = {
+        {"sm__warps_active.avg.pct_of_peak_sustained_active", GM_Q_PERCENT, "%"},
+        {"gpu__time_duration.sum", GM_Q_DURATION_NS, "ns"},
+        {"sm__cycles_active.avg", GM_Q_MEAN, "cycle"},
+        {"sm__cycles_active.sum", GM_Q_CYCLES, "cycle"},
+        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", GM_Q_EVENTS, ""},
+        {"dram__bytes_read.sum", GM_Q_BYTES, "byte"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int m = gm_metric_find(rows[i].name);
+        assert_true(m >= 0);
+        assert_int_equal(gm_metric_table[m].quantity, rows[i].q);
+        assert_string_equal(gm_metric_table[m].unit, rows[i].unit);
+    }
 }
 
 static gm_mdata *two_rows(const char *x0, const char *x1)
