@@ -12,6 +12,7 @@
 #include "papers/waves/waves_model.h"
 #include "gpuq/mdata.h"
 #include "gpuq/metrics.h"
+#include "papers/atomics/atomics_format.h"
 #include "papers/atomics/atomics_table.h"
 #include "gpuq/unit.h"
 
@@ -60,7 +61,14 @@ static inline void th_atomics_machine(gm_machine *m, const char *path)
     char full[1024];
     snprintf(full, sizeof full, "%s/%s", GPUQ_SOURCE_DIR, path);
     memset(m, 0, sizeof *m);
-    assert_int_equal(gm_table_load(full, &m->atomics, NULL), GM_OK);
+    gm_table *t = NULL;
+    assert_int_equal(gm_table_load(full, &t, NULL), GM_OK);
+    gm_mdata_meta meta;
+    memset(&meta, 0, sizeof meta);
+    snprintf(meta.gpu_name, sizeof meta.gpu_name, "%s", t->meta.gpu_name);
+    meta.sm_count = t->meta.sm_count;
+    assert_int_equal(gm_machine_adopt(m, "atomics", full, &meta, t, gm_atomics_format.free, NULL),
+                     GM_OK);
 }
 
 /* The histogram's recorded counters on the H200 (data/recorded/), which the

@@ -88,6 +88,9 @@ void gm_launch_counters_clear(gm_launch_counters *k);  /* frees owned strings/ar
  * row listed without counters (an NCCL kernel the collector could not
  * measure, a window whose ranges were lost).  Nothing to split there. */
 int gm_launch_counters_unmeasured(const gm_launch_counters *k);
+/* A metric's value by name (gm_metric_find): NaN when it was not collected
+ * or the table has no such metric. */
+double gm_launch_metric(const gm_launch_counters *k, const char *name);
 gm_status gm_launch_counters_set_names(gm_launch_counters *k, const char *kernel,
                                        const char *mangled);
 

@@ -2,7 +2,7 @@
  *
  * Layout on disk: one folder per GPU, one file per suite,
  *
- *   tables/nvidia-h200/atomics.csv.gz      the shared-atomic table (papers/atomics/atomics_table.h)
+ *   tables/nvidia-h200/atomics.csv.gz      the shared-atomic table (a format of its own)
  *   tables/nvidia-h200/sched.csv           GPUDIAG parameters (paper 003)
  *   tables/nvidia-h200/throughput.csv      Zhang & Owens curves (paper 004)
  *   tables/nvidia-h200/gatomics.csv        Robertson's curves (paper 002)
@@ -10,7 +10,7 @@
  * Every file opens with the same '#' metadata header, read by one parser
  * (gm_mdata_meta_*):
  *
- *   # gpuq machine data v1            (the atomic table: "# gpuq calibration table v2")
+ *   # gpuq machine data v1            (a suite with a body of its own: its magic line)
  *   # suite: sched
  *   # gpu_name: NVIDIA H200
  *   # compute_capability: 9.0
@@ -23,8 +23,9 @@
  *   # method: one line: how it was measured
  *   # gpuq_version: 0.2.0
  *
- * The atomic table (papers/atomics/atomics_table.h) has its own body; every other suite writes
- * the generic body below: one CSV header row of column names, then rows of
+ * A suite whose unit declares a format (gm_mdata_format, gpuq/unit.h) has a
+ * body of its own (the shared-atomic table); every other suite writes the
+ * generic body below: one CSV header row of column names, then rows of
  * text or numbers.  A suite decides its columns (docs/<suite>.md); one
  * loader, one writer and one fuzz harness serve them all.
  *
@@ -37,6 +38,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "gpuq/ranges.h"
 #include "gpuq/status.h"
 
 #ifdef __cplusplus
@@ -79,6 +81,8 @@ typedef struct gm_mdata {
     char **cols;   /* column names (owned) */
     char **text;   /* n_rows * n_cols cells, row-major (owned) */
     double *num;   /* n_rows * n_cols */
+    long *line;    /* n_rows: each row's line in its file (0: built in memory) */
+    char source[256]; /* the file it was loaded from, for messages ("" in memory) */
 } gm_mdata;
 
 gm_mdata *gm_mdata_new(const gm_mdata_meta *meta, size_t n_cols, const char *const *cols);
@@ -93,6 +97,25 @@ gm_status gm_mdata_add_values(gm_mdata *md, const char *const *texts, const doub
 int gm_mdata_col(const gm_mdata *md, const char *name);
 const char *gm_mdata_text(const gm_mdata *md, size_t row, int col);
 double gm_mdata_num(const gm_mdata *md, size_t row, int col);
+
+/* One rule of a suite's cell check: in the rows whose key column holds
+ * `key` (NULL: every row), the cell of `column` must be a number of
+ * quantity q (gpuq/ranges.h); `optional` lets it be empty or "nan" (not
+ * measured).  A column the file lacks is skipped (the suite's reader says
+ * which columns it needs). */
+typedef struct gm_mdata_rule {
+    const char *key;
+    const char *column;
+    gm_quantity q;
+    int optional;
+} gm_mdata_rule;
+
+/* Checks every row against the rules: GM_ERR_RANGE / GM_ERR_PARSE with
+ * "FILE:LINE: SUITE row 'KEY', column 'COL': ..." for the first cell
+ * outside its range.  The suite readers call it first, so that what they
+ * cast and multiply is in range. */
+gm_status gm_mdata_check(const gm_mdata *md, const char *key_column, const gm_mdata_rule *rules,
+                         size_t n_rules, gm_error *err);
 
 /* Loads and validates (plain or .gz).  Every problem is reported with its
  * line number; the loader survives any input (fuzzed: tests/fuzz/). */
@@ -122,6 +145,9 @@ gm_status gm_mdata_find(const char *gpu_name, int sm_count, const char *suite,
 /* The source-tree and executable-relative search folders are set by the
  * program (gpuq knows where it runs from); NULL entries are skipped. */
 void gm_mdata_set_search_dirs(const char *exe_relative, const char *source_tree);
+/* The folders searched, in order ($GPUQ_TABLE_DIR, then those set above;
+ * empty ones left out): up to max of them in dirs, returns how many. */
+size_t gm_mdata_search_dirs(const char **dirs, size_t max);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #define GPUQ_METRICS_H
 
 #include <stddef.h>
+#include "gpuq/ranges.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,9 +30,12 @@ typedef enum gm_metric_sum {
 
 typedef struct gm_metric_desc {
     const char *name;    /* CUPTI / ncu metric name ("sm__cycles_active.sum") */
-    const char *column;  /* short name: counters v1 column and report column ("cycles_sum") */
+    const char *column;  /* short name: report column (and counters v1 column) ("cycles_sum") */
     const char *meaning; /* one line for --help and docs */
     gm_metric_sum sum;   /* 0 (add) unless the metric is an average */
+    gm_quantity quantity; /* its physical range on load (gpuq/ranges.h) */
+    const char *unit;    /* ncu's base unit of it ("inst", "cycle", "" none); an
+                            import in another unit ("Kcycle" for wavefronts) is refused */
 } gm_metric_desc;
 
 /* The table and its length (<= GM_METRIC_MAX). */
@@ -49,25 +53,6 @@ int gm_metric_find(const char *name);
  * provides the shared-atomic one); 0 for a hardware counter. */
 int gm_metric_is_instrumented(const char *name);
 
-/* The shared-atomic model's metrics are the table's first rows, in this
- * order (paper 000, Table 1); its code indexes them by these names.  Other
- * models look their metrics up by name. */
-typedef enum gm_metric_id {
-    GM_M_N_ATOM_SASS = 0, /* smsp__sass_inst_executed_op_shared_atom.sum      N (instrumented) */
-    GM_M_N_ATOM,          /* smsp__inst_executed_op_shared_atom.sum           N (hardware) */
-    GM_M_N_CAS,           /* smsp__inst_executed_op_shared_atom_dot_cas.sum   N_c */
-    GM_M_N_ALU,           /* smsp__inst_executed_op_shared_atom_dot_alu.sum   N_f (non-CAS) */
-    GM_M_O_WAVEFRONTS,    /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum   O */
-    GM_M_CYCLES_SUM,      /* sm__cycles_active.sum   T summed over SMs */
-    GM_M_CYCLES_AVG,      /* sm__cycles_active.avg */
-    GM_M_CYCLES_MIN,      /* sm__cycles_active.min */
-    GM_M_CYCLES_MAX,      /* sm__cycles_active.max */
-    GM_M_OCCUPANCY_PCT,   /* sm__warps_active.avg.pct_of_peak_sustained_active   o (percent) */
-    GM_M_DURATION_NS,     /* gpu__time_duration.sum */
-    GM_M_SHARED_PENDING,  /* sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum   queue-length integral */
-    GM_M_SHARED_INST,     /* sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum  LDS+LDSM+ATOMS */
-    GM_M_ATOMIC_ROWS      /* rows of the shared-atomic model */
-} gm_metric_id;
 
 /* The metric names of a set of rows, comma-separated, for `ncu --metrics`
  * (rows NULL: every row of the table).  Written into buf; returns buf, or

@@ -1,10 +1,12 @@
 /* The report: one header, one section per registered unit whose inputs
  * exist (gpuq/unit.h), and one verdict line per kernel that sums the
- * sections up (the section whose verdict is most severe speaks).  Three
- * writers share one structure: text for people (report_text.c), CSV
- * (report_csv.c: columns "<unit>.<field>") and JSON ("gpuq report v2",
- * report_json.c) for machines; JSON carries the raw counters too, so a
- * report can be recomputed offline.
+ * sections up (the section whose verdict is most severe speaks).  Every
+ * report opens with the kernels ranked by GPU time, each with its verdict
+ * (report_rank.c).  Four writers share one structure: text for people
+ * (report_text.c), CSV (report_csv.c: columns "<unit>.<field>") and JSON
+ * ("gpuq report v2", report_json.c) for machines, and one self-contained
+ * HTML page (report_html.c) to look at in a browser; JSON carries the raw
+ * counters too, so a report can be recomputed offline.
  *
  * Several counters files (one per process of a multi-process job) make one
  * report: every row says which file, and which process (the pid of the
@@ -14,11 +16,9 @@
 #define GPUQ_REPORT_H
 
 #include <stdio.h>
+#include "gpuq/kernel_name.h"
 #include "gpuq/counters.h"
-#include "core/kernel_name.h"
-#include "papers/atomics/atomics_model.h"
 #include "gpuq/status.h"
-#include "papers/atomics/atomics_table.h"
 #include "gpuq/unit.h"
 
 #ifdef __cplusplus
@@ -29,6 +29,7 @@ typedef enum gm_format {
     GM_FORMAT_TEXT = 0,
     GM_FORMAT_CSV,
     GM_FORMAT_JSON,
+    GM_FORMAT_HTML, /* one self-contained page (report_html.c) */
     GM_FORMAT_COUNT
 } gm_format;
 
@@ -44,7 +45,7 @@ typedef struct gm_report_options {
     gm_name_base name_base;      /* kernel names in text (CSV and JSON carry all three) */
     const char *const *sections; /* NULL-terminated unit names (--section); NULL: every unit */
     const char *const *variants; /* NULL-terminated "UNIT:VARIANT" (-m); a bare VARIANT is
-                                    the atomics unit's (the old -m); NULL: defaults */
+                                    the first unit's (gm_units[0]); NULL: defaults */
 } gm_report_options;
 
 /* One section: a unit prepared with the machine data, and its result for
@@ -75,7 +76,7 @@ typedef struct gm_report {
     gm_report_section sections[GM_REPORT_MAX_SECTIONS];
     size_t n_skipped;            /* sections not reported, one line each, with why */
     char skipped[GM_REPORT_MAX_SECTIONS + GM_MACHINE_MAX_FILES][320];
-    int own_machine;             /* gm_report_build's machine around its table */
+    int own_machine;             /* machine is the report's to free (a builder's) */
 } gm_report;
 
 /* Applies every selected unit whose machine data and metrics exist to every
@@ -93,10 +94,6 @@ gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_f
  * that gpuq profile can refuse them before it runs the program. */
 gm_status gm_report_check_options(const gm_report_options *opt, gm_error *err);
 
-/* The single-table entry: the atomics unit with the variant opt->name on
- * one counters set (the table is borrowed, not freed). */
-gm_status gm_report_build(gm_report *rep, const gm_counters_set *set, const gm_table *table,
-                          const char *table_path, const gm_model_options *opt, gm_error *err);
 void gm_report_free(gm_report *rep);
 
 gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_error *err);

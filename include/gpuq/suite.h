@@ -42,6 +42,9 @@ typedef struct gb_sass_expect {
 typedef struct gb_suite_key {
     const char *name;   /* "reps" */
     const char *help;   /* one line: what it sets, its range and default */
+    /* Optional: a calibrate option of its own that sets it ("inner-reps":
+     * --inner-reps VALUE), kept from before suites existed; NULL: none. */
+    const char *option;
 } gb_suite_key;
 
 /* One --set given for this suite (key already checked against keys[]). */
@@ -105,6 +108,17 @@ gm_status gb_suite_parse_int(const char *suite, const char *key, const char *val
 extern const gb_suite *const gb_suites[];
 size_t gb_suite_count(void);
 const gb_suite *gb_suite_find(const char *name);
+
+/* The GPU the suites run on, for every suite's header (implemented by the
+ * shared-atomic suite's launcher, src/papers/atomics/atomics_bench_cuda.c,
+ * whose clock probe they all use; GM_ERR_UNSUPPORTED without CUDA).
+ * gb_device_identity: the common header fields of device `device`
+ * (gpu_name, cc, sm_count, driver and runtime versions; the others are left
+ * alone), without setting up any benchmark: what `gpuq calibrate` needs to
+ * name the output folder.  GM_ERR_NO_GPU / GM_ERR_UNSUPPORTED.
+ * gb_device_sm_clock: the SM clock now, in MHz. */
+gm_status gb_device_identity(int device, gm_mdata_meta *meta, gm_error *err);
+gm_status gb_device_sm_clock(int device, double *mhz, gm_error *err);
 
 #ifdef __cplusplus
 }

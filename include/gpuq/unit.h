@@ -29,9 +29,30 @@
 extern "C" {
 #endif
 
-struct gm_table; /* papers/atomics/atomics_table.h: the shared-atomic table */
-
 #define GM_MACHINE_MAX_FILES 16
+
+/* Machine data with a body of its suite's own instead of the generic CSV
+ * body of gpuq/mdata.h (a unit's `format` says so).  Its files open with
+ * `magic` and a version number, then the common '#' header; everything else
+ * about them (finding, loading, checking the GPU, reporting what is missing)
+ * goes the way of every other suite's. */
+typedef struct gm_mdata_format {
+    const char *suite;     /* the suite whose files these are */
+    const char *magic;     /* the first line up to its version number */
+    const char *what;      /* in messages: "a <what>, not generic machine data" */
+    const char *read_with; /* the command that reads such a file */
+    int version;           /* the version this gpuq writes */
+    /* Loads and validates path; *meta gets the common header. */
+    gm_status (*load)(const char *path, void **data, gm_mdata_meta *meta, gm_error *err);
+    void (*free)(void *data);
+    /* Optional: the file for a GPU where the common search (gm_mdata_find)
+     * finds none, e.g. in a layout of older releases; GM_ERR_MISSING if none. */
+    gm_status (*find)(const char *gpu_name, int sm_count, char *path, size_t len,
+                      gm_error *err);
+} gm_mdata_format;
+
+/* The format of `suite` if some unit declares one (NULL: the generic body). */
+const gm_mdata_format *gm_mdata_format_of(const char *suite);
 
 /* The machine data of one GPU, as found for a report.  Suites whose file
  * is missing are listed in `missing` (one line each, with the command that
@@ -39,13 +60,14 @@ struct gm_table; /* papers/atomics/atomics_table.h: the shared-atomic table */
 typedef struct gm_machine {
     char gpu_name[128];
     int sm_count;
-    struct gm_table *atomics;      /* suite "atomics" (own format); NULL when missing */
-    char atomics_path[4096];
     size_t n_files;
     struct {
         char suite[32];
         char path[4096];
-        gm_mdata *md;              /* owned */
+        gm_mdata_meta meta;        /* its common header */
+        gm_mdata *md;              /* generic body (owned), or NULL */
+        void *data;                /* a body of the suite's own format, or NULL */
+        void (*free_data)(void *); /* frees data; NULL: borrowed */
     } files[GM_MACHINE_MAX_FILES];
     size_t n_missing;
     char missing[GM_MACHINE_MAX_FILES][256];
@@ -53,6 +75,18 @@ typedef struct gm_machine {
 
 /* The generic machine data of `suite`, NULL when it was not found. */
 const gm_mdata *gm_machine_suite(const gm_machine *m, const char *suite);
+/* The data of a suite with a format of its own, NULL when it was not found. */
+const void *gm_machine_data(const gm_machine *m, const char *suite);
+/* The path and common header of a suite's file, NULL when it was not found. */
+const char *gm_machine_path(const gm_machine *m, const char *suite);
+const gm_mdata_meta *gm_machine_meta(const gm_machine *m, const char *suite);
+/* Adds a suite's data loaded elsewhere (its format's body; free_data NULL:
+ * borrowed, else freed with the machine) and drops the suite's line from
+ * `missing`.  Fails when the suite is there already or the machine is full
+ * (data is then freed as if it had been added). */
+gm_status gm_machine_adopt(gm_machine *m, const char *suite, const char *path,
+                           const gm_mdata_meta *meta, void *data, void (*free_data)(void *),
+                           gm_error *err);
 /* 1 when every suite the NULL-terminated list names was found. */
 int gm_machine_has(const gm_machine *m, const char *const *suites);
 
@@ -61,6 +95,10 @@ int gm_machine_has(const gm_machine *m, const char *const *suites);
  * explicit path (overrides: "suite=path" strings, e.g. from --table; checked
  * against the GPU unless force).  A suite not found is a line in m->missing,
  * not an error; a file found but invalid is an error. */
+/* The file of `suite` for (gpu_name, sm_count): gm_mdata_find's search (the
+ * file "<suite>.csv" or its .gz twin), then the suite's format's own find. */
+gm_status gm_machine_find(const char *suite, const char *gpu_name, int sm_count, char *path,
+                          size_t len, gm_error *err);
 gm_status gm_machine_load(gm_machine *m, const char *gpu_name, int sm_count,
                           const char *const *suites, const char *const *overrides, int force,
                           gm_error *err);
@@ -138,7 +176,21 @@ typedef struct gm_unit {
      * with the others; prepare finds them with gm_machine_suite, and falls
      * back when they are missing, saying so in its fields). */
     const char *const *optional_suites;
+
+    /* Optional: the format of a suite's machine data whose body is its own
+     * (the unit that reads it declares it; gm_mdata_format_of finds it). */
+    const gm_mdata_format *format;
+
+    /* Optional: the extra pass `gpuq profile` runs over the program for this
+     * unit once its counters are in (GM_PASS_*), when the counters hold the
+     * metric extra_pass_when (one only this unit reads: it was gathered). */
+    unsigned extra_passes;
+    const char *extra_pass_when;
 } gm_unit;
+
+/* gm_unit.extra_passes */
+#define GM_PASS_OPCODE_SPLIT 0x1u /* per-instruction SASS counts and the cubins'
+                                     disassembly: the opcode split of the counters */
 
 /* The registry (src/papers/units.c), in report order. */
 extern const gm_unit *const gm_units[];
@@ -148,6 +200,10 @@ const gm_unit *gm_unit_find(const char *name);
  * rows of gm_metric_table, each once; returns the count (<= max).  The
  * collector gathers exactly these. */
 size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *rows, size_t max);
+/* 1 when some unit asks for the extra pass (a GM_PASS_* bit) and the
+ * counters hold its extra_pass_when metric; also when the counters do not
+ * list their metrics (every unit may be there). */
+int gm_units_want_pass(const gm_counters_meta *meta, unsigned pass);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@
 #define GPUQ_CLI_H
 
 #include <stdio.h>
-#include "core/kernel_name.h"
+#include "gpuq/kernel_name.h"
 #include "gpuq/report.h"
 #include "gpuq/status.h"
 
@@ -94,7 +94,6 @@ int cli_isatty(FILE *f);
 typedef struct cli_report_opts {
     const char *table;
     int force;
-    const char *model;                      /* the atomics unit's variant (bare -m) */
     const char *variants[CLI_MAX_LIST + 1]; /* every -m as given, NULL-terminated */
     size_t n_variants;
     const char *sections[CLI_MAX_LIST + 1]; /* every --section, NULL-terminated */
@@ -118,19 +117,19 @@ enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY, CLI_OPT_SECTION, CL
 
 /* The help lines of those options, for a command's --help. */
 #define CLI_REPORT_HELP                                                                       \
-    "      --table FILE      the atomics table (default: the shipped machine data whose\n"     \
+    "      --table FILE      the calibration table (default: the shipped machine data whose\n" \
     "                        GPU name and SM count match the counters', looked for in\n"        \
     "                        $GPUQ_TABLE_DIR, <gpuq>/../tables, the source tables/)\n"          \
     "      --force           use --table even if it was measured on another GPU\n"            \
     "      --section NAME    report only this section (repeatable; 'gpuq model --sections'\n"  \
     "                        lists them); default: every section whose inputs exist\n"        \
     "  -m, --model [U:]V     variant V of section U (repeatable; 'gpuq model --sections'\n" \
-    "                        lists them); a bare V is the atomics section's\n"               \
-    "                        model variant: %s (default: default)\n"                         \
+    "                        lists them); a bare V is the first section's\n"                 \
+    "                        (%s: %s; default: the first)\n"                                 \
     "      --kernel-name-base function|demangled|mangled\n"                                  \
     "                        kernel names in text, as ncu's (default: function); CSV and\n"   \
     "                        JSON carry all three\n"                                          \
-    "  -f, --format F        text (default), csv or json\n"                                   \
+    "  -f, --format F        text (default), csv, json, or html (one self-contained page)\n" \
     "      --summary         one row per kernel name (per process): launches summed\n"        \
     "  -o, --output PATH     write the report there instead of stdout\n"
 
@@ -144,18 +143,32 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
 /* The library's options for these (pointers into r). */
 void cli_report_options(const cli_report_opts *r, gm_report_options *out);
 
+/* Points gm_mdata_find at the shipped folders (after $GPUQ_TABLE_DIR):
+ * <gpuq executable>/../tables, then the source tree's. */
+void cli_search_dirs(void);
+
+/* The suite --table FILE gives: that of the calibration table, the first
+ * machine-data format a unit declares (gm_mdata_format). */
+const gm_mdata_format *cli_table_format(void);
+
 /* The machine data for counters from gpu_name with sm_count SMs and the
  * report options: every suite the selected sections need; --table as the
- * atomics file (checked against the GPU unless --force, with a warning when
- * forced or when the counters name no GPU).  Errors printed; returns the
- * exit code (0 ok). */
+ * calibration table (checked against the GPU unless --force, with a warning
+ * when forced or when the counters name no GPU).  Errors printed; returns
+ * the exit code (0 ok). */
 int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
                      int sm_count, gm_machine *m);
-/* The same with the atomics table already loaded (gpuq profile loads it
- * while the program runs): it is taken over (freed with m) and no other
- * is looked for; NULL behaves as cli_machine_load. */
+/* One suite's data loaded already (gpuq profile loads the calibration table
+ * while the program runs): taken over (freed with the machine by its
+ * format's free) and not looked for again. */
+typedef struct cli_loaded {
+    const char *suite;
+    const char *path;
+    gm_mdata_meta meta;
+    void *data;
+} cli_loaded;
+/* cli_machine_load with `loaded` (NULL, or its data NULL: as cli_machine_load). */
 int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char *gpu_name,
-                          int sm_count, struct gm_table *atomics, const char *atomics_path,
-                          gm_machine *m);
+                          int sm_count, cli_loaded *loaded, gm_machine *m);
 
 #endif

@@ -9,7 +9,10 @@
 
 #include "cli.h"
 #include "gpuq/unit.h"
-#include "papers/atomics/atomics_table_lookup.h"
+
+#ifndef GPUQ_SOURCE_DIR
+#define GPUQ_SOURCE_DIR "."
+#endif
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -82,17 +85,17 @@ int cli_isatty(FILE *f)
 void cli_report_opts_init(cli_report_opts *r)
 {
     memset(r, 0, sizeof *r);
-    r->model = "default";
     r->format = GM_FORMAT_TEXT;
     r->name_base = GM_NAME_FUNCTION;
 }
 
-/* The section a -m names: "U:V" is unit U's, a bare V the atomics unit's. */
+/* The section a -m names: "U:V" is unit U's, a bare V the first unit's
+ * (gm_report_options). */
 static size_t variant_unit(const char *v, const char **unit)
 {
     const char *colon = strchr(v, ':');
-    *unit = colon ? v : "atomics";
-    return colon ? (size_t)(colon - v) : strlen("atomics");
+    *unit = colon ? v : gm_units[0]->name;
+    return colon ? (size_t)(colon - v) : strlen(gm_units[0]->name);
 }
 
 /* One variant per section: "-m paper -m steady" would use only one. */
@@ -134,8 +137,6 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
         }
         if (take_variant(cmd, arg, r) < 0)
             return -1;
-        if (!strchr(arg, ':') || strncmp(arg, "atomics:", 8) == 0)
-            r->model = strchr(arg, ':') ? arg + 8 : arg;
         return 0;
     case CLI_OPT_SECTION:
         if (r->n_sections >= CLI_MAX_LIST) {
@@ -159,7 +160,7 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
             return -1;
         if (gm_format_parse(arg, &r->format) == GM_OK)
             return 0;
-        cli_usage_error(cmd, "--format must be text, csv or json, not '%s'", arg);
+        cli_usage_error(cmd, "--format must be text, csv, json or html, not '%s'", arg);
         return -1;
     case ':':
         cli_usage_error(cmd, "option '%s' needs a value", given);
@@ -201,67 +202,95 @@ static void needed_suites(const cli_report_opts *r, const char **suites, size_t 
     suites[n] = NULL;
 }
 
+/* <directory of the running executable>/../tables, or "" */
+static void exe_tables_dir(char *buf, size_t len)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    buf[0] = '\0';
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    char joined[4200], resolved[PATH_MAX];
+    snprintf(joined, sizeof joined, "%s/../tables", exe);
+    /* Resolved, so reports name the table plainly ("/x/tables", not "/x/build/../tables"). */
+    snprintf(buf, len, "%s", realpath(joined, resolved) ? resolved : joined);
+}
+
+void cli_search_dirs(void)
+{
+    char exe_dir[4200];
+    exe_tables_dir(exe_dir, sizeof exe_dir);
+    gm_mdata_set_search_dirs(exe_dir, GPUQ_SOURCE_DIR "/tables");
+}
+
+
+const gm_mdata_format *cli_table_format(void)
+{
+    for (size_t u = 0; gm_units[u]; u++)
+        if (gm_units[u]->format)
+            return gm_units[u]->format;
+    return NULL;
+}
+
 int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
                      int sm_count, gm_machine *m)
 {
-    return cli_machine_load_with(cmd, r, gpu_name, sm_count, NULL, NULL, m);
+    return cli_machine_load_with(cmd, r, gpu_name, sm_count, NULL, m);
 }
 
 int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char *gpu_name,
-                          int sm_count, gm_table *atomics, const char *atomics_path,
-                          gm_machine *m)
+                          int sm_count, cli_loaded *loaded, gm_machine *m)
 {
     const char *suites[2 * GM_MACHINE_MAX_FILES + 1];
     needed_suites(r, suites, sizeof suites / sizeof suites[0]);
-    char override[PATH_MAX + 16];
+    char override[PATH_MAX + 48];
     const char *overrides[2] = {NULL, NULL};
     gm_error err = {{0}};
+    const gm_mdata_format *table = cli_table_format();
+    const gm_mdata_format *given = loaded && loaded->data ? gm_mdata_format_of(loaded->suite)
+                                                          : NULL;
     /* Every suite is looked for in the same folders, whichever way the
-     * atomics table comes (taken over, --table, or found below). */
-    cli_table_search_dirs();
-    if (atomics) {
+     * calibration table comes (taken over, --table, or found). */
+    cli_search_dirs();
+    if (given) {
         /* taken over: the other suites are loaded around it */
         size_t j = 0;
         for (size_t i = 0; suites[i]; i++)
-            if (strcmp(suites[i], "atomics") != 0)
+            if (strcmp(suites[i], loaded->suite) != 0)
                 suites[j++] = suites[i];
         suites[j] = NULL;
-    } else if (r->table) {
-        snprintf(override, sizeof override, "atomics=%s", r->table);
+    } else if (r->table && table) {
+        snprintf(override, sizeof override, "%s=%s", table->suite, r->table);
         overrides[0] = override;
-    } else if (gpu_name[0]) {
-        /* The atomics table as gpuq profile finds it (atomics_table_lookup.c: the GPU
-         * folders, then tables of the old flat layout). */
-        char path[PATH_MAX];
-        if (cli_table_find(gpu_name, sm_count, path, sizeof path, NULL) == GM_OK) {
-            snprintf(override, sizeof override, "atomics=%s", path);
-            overrides[0] = override;
-        }
     }
     gm_status st = gm_machine_load(m, gpu_name, sm_count, suites, overrides, r->force, &err);
+    if (st == GM_OK && given) {
+        st = gm_machine_adopt(m, loaded->suite, loaded->path, &loaded->meta, loaded->data,
+                              given->free, &err);
+        loaded->data = NULL; /* the machine's now (or freed) */
+    }
     if (st != GM_OK) {
-        gm_table_free(atomics);
+        if (given && loaded->data) {
+            given->free(loaded->data);
+            loaded->data = NULL;
+        }
+        gm_machine_free(m);
         return cli_fail(cmd, st, &err);
     }
-    if (atomics) {
-        m->atomics = atomics;
-        snprintf(m->atomics_path, sizeof m->atomics_path, "%s", atomics_path ? atomics_path : "");
-        /* the line gm_machine_load wrote for it does not hold */
-        size_t j = 0;
-        for (size_t i = 0; i < m->n_missing; i++)
-            if (strncmp(m->missing[i], "atomics:", 8) != 0)
-                memmove(m->missing[j++], m->missing[i], sizeof m->missing[0]);
-        m->n_missing = j;
-    }
-    if (r->table && m->atomics) {
+    const gm_mdata_meta *tm = r->table && table ? gm_machine_meta(m, table->suite) : NULL;
+    if (tm) {
         if (!gpu_name[0])
             cli_error(cmd, "warning: the counters do not name their GPU; %s used unchecked",
                       r->table);
-        else if (r->force && (strcmp(m->atomics->meta.gpu_name, gpu_name) != 0 ||
-                              m->atomics->meta.sm_count != sm_count))
+        else if (r->force && (strcmp(tm->gpu_name, gpu_name) != 0 || tm->sm_count != sm_count))
             cli_error(cmd, "warning: --force: %s was measured on %s with %d SMs, the counters "
-                      "come from %s with %d SMs", r->table, m->atomics->meta.gpu_name,
-                      m->atomics->meta.sm_count, gpu_name, sm_count);
+                      "come from %s with %d SMs", r->table, tm->gpu_name, tm->sm_count,
+                      gpu_name, sm_count);
     }
     return GPUQ_EXIT_OK;
 }

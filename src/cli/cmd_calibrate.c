@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "papers/atomics/atomics_bench.h"
 #include "cli.h"
 #include "gpuq/suite.h"
 #include "core/suite_clock.h"
@@ -59,8 +58,14 @@ static void print_help(void)
            "  --sass-expect     the SASS every suite's kernels must hold, one per line\n"
            "                    (suite kernel opcode min_count; tests/bench/check_suite_sass.sh)\n"
            "\n"
-           "The atomic suite's earlier options still work: --classes --methods --patterns\n"
-           "--reps --inner-reps --spread-threshold X mean --set atomics.KEY=X.\n"
+           "settings with options of their own (from before suites existed):\n");
+    /* a suite's options from before suites existed (gb_suite_key.option) */
+    for (size_t i = 0; gb_suites[i]; i++)
+        for (const gb_suite_key *k = gb_suites[i]->keys; k && k->name; k++)
+            if (k->option)
+                printf("  --%-17s same as --set %s.%s=X\n", k->option, gb_suites[i]->name,
+                       k->name);
+    printf("\n"
            "Ctrl-C saves what was measured (exit 130); --resume measures the rest.\n"
            "See docs/calibration.md.\n");
 }
@@ -158,16 +163,16 @@ static int check_output(const char *out)
                           (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode));
     if (looks_like_file)
         return cli_usage_error(CMD, "-o takes a folder now (each suite writes its own file "
-                                    "there, e.g. DIR/atomics.csv.gz), not the file '%s'", out);
+                                    "there, e.g. DIR/%s), not the file '%s'",
+                                    gb_suites[0]->file, out);
     return 0;
 }
 
 static int parse_options(int argc, char **argv, calibrate_options *o)
 {
     enum { OPT_DEVICE = 256, OPT_SUITE, OPT_SET, OPT_RESUME, OPT_QUICK, OPT_QUIET, OPT_LIST,
-           OPT_SASS, OPT_CLASSES, OPT_METHODS, OPT_PATTERNS, OPT_REPS, OPT_INNER_REPS,
-           OPT_SPREAD };
-    static const struct option opts[] = {
+           OPT_SASS, OPT_KEY /* + index into keys[]: a suite key's own option */ };
+    static const struct option base[] = {
         {"device", required_argument, NULL, OPT_DEVICE},
         {"suite", required_argument, NULL, OPT_SUITE},
         {"set", required_argument, NULL, OPT_SET},
@@ -177,22 +182,26 @@ static int parse_options(int argc, char **argv, calibrate_options *o)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"list", no_argument, NULL, OPT_LIST},
         {"sass-expect", no_argument, NULL, OPT_SASS},
-        /* the atomic suite's options from before suites existed */
-        {"classes", required_argument, NULL, OPT_CLASSES},
-        {"methods", required_argument, NULL, OPT_METHODS},
-        {"patterns", required_argument, NULL, OPT_PATTERNS},
-        {"reps", required_argument, NULL, OPT_REPS},
-        {"inner-reps", required_argument, NULL, OPT_INNER_REPS},
-        {"spread-threshold", required_argument, NULL, OPT_SPREAD},
         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
     };
-    static const char *const alias_key[] = {
-        [OPT_CLASSES - OPT_CLASSES] = "classes",   [OPT_METHODS - OPT_CLASSES] = "methods",
-        [OPT_PATTERNS - OPT_CLASSES] = "patterns", [OPT_REPS - OPT_CLASSES] = "reps",
-        [OPT_INNER_REPS - OPT_CLASSES] = "inner_reps",
-        [OPT_SPREAD - OPT_CLASSES] = "spread_threshold",
-    };
+    /* the base options, then every suite key's own option (gb_suite_key.option) */
+    enum { MAX_KEY_OPTS = 32 };
+    struct option opts[sizeof base / sizeof base[0] + MAX_KEY_OPTS + 1];
+    struct {
+        const char *suite, *key;
+    } keys[MAX_KEY_OPTS];
+    size_t n_opts = sizeof base / sizeof base[0], n_keys = 0;
+    memcpy(opts, base, sizeof base);
+    for (size_t i = 0; gb_suites[i]; i++)
+        for (const gb_suite_key *k = gb_suites[i]->keys; k && k->name; k++)
+            if (k->option && n_keys < MAX_KEY_OPTS) {
+                keys[n_keys].suite = gb_suites[i]->name;
+                keys[n_keys].key = k->name;
+                opts[n_opts++] = (struct option){k->option, required_argument, NULL,
+                                                 OPT_KEY + (int)n_keys};
+                n_keys++;
+            }
+    opts[n_opts] = (struct option){NULL, 0, NULL, 0};
     memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
@@ -235,15 +244,15 @@ static int parse_options(int argc, char **argv, calibrate_options *o)
         case OPT_SASS:
             o->sass_expect = 1;
             break;
-        case OPT_CLASSES: case OPT_METHODS: case OPT_PATTERNS: case OPT_REPS:
-        case OPT_INNER_REPS: case OPT_SPREAD:
-            if (add_setting(o, "atomics", alias_key[c - OPT_CLASSES], optarg))
-                return -1;
-            break;
         case ':':
             cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
             return -1;
         default:
+            if (c >= OPT_KEY && c < OPT_KEY + (int)n_keys) {
+                if (add_setting(o, keys[c - OPT_KEY].suite, keys[c - OPT_KEY].key, optarg))
+                    return -1;
+                break;
+            }
             cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
             return -1;
         }
@@ -406,18 +415,14 @@ static void iso_date_utc(char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* The SM clock now, by the probe the atomic suite uses (atomics_bench.h,
- * gb_measure_sm_clock); 0 when it cannot be read, with one line why: the
- * suite's data stays valid without it, the header then says 0 = unknown. */
+/* The SM clock now (gb_device_sm_clock); 0 when it cannot be read, with one
+ * line why: the suite's data stays valid without it, the header then says
+ * 0 = unknown. */
 static double probe_sm_clock(int device)
 {
-    gb_context *ctx = NULL;
     gm_error err = {{0}};
     double mhz = 0;
-    gm_status st = gb_open(device, &ctx, &err);
-    if (st == GM_OK)
-        st = gb_measure_sm_clock(ctx, &mhz, &err);
-    gb_close(ctx);
+    gm_status st = gb_device_sm_clock(device, &mhz, &err);
     if (st != GM_OK) {
         cli_error(CMD, "SM clock not read (%s); headers keep the suites' own", err.msg);
         return 0;

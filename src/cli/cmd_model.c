@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "gpuq/counters.h"
-#include "papers/atomics/atomics_model.h"
 #include "gpuq/report.h"
 #include "gpuq/unit.h"
 
@@ -21,11 +20,10 @@ static void print_help(void)
     printf("usage: gpuq model COUNTERS.csv [COUNTERS.csv ...] [options]\n"
            "       gpuq model --ncu-csv NCU.csv [options]\n"
            "\n"
-           "Applies every model gpuq knows whose inputs exist (gpuq model --sections) to\n"
-           "counters recorded earlier, and reports one section per model and one verdict\n"
-           "per kernel launch.  The shared-atomic section (Dong & Pai, Sec. 3) gives N, e,\n"
-           "n, c, the service time S, busy time B, active time T and utilization U = B / T\n"
-           "(bottleneck at U >= %.0f%%, significant load at U >= %.0f%%).\n"
+           "Applies every model gpuq knows whose inputs exist to counters recorded\n"
+           "earlier, and reports one section per model and one verdict per kernel\n"
+           "launch.  Each section is one paper's model: 'gpuq model --sections' lists\n"
+           "them with their papers, variants and machine data.\n"
            "\n"
            "input (one of):\n"
            "  COUNTERS.csv ...      gpuq counters files (written by 'gpuq profile';\n"
@@ -42,7 +40,7 @@ static void print_help(void)
            "  -h, --help            this text\n"
            "\n"
            "exit codes: 0 ok, 1 usage, 2 bad or missing input, machine data or output\n",
-           100 * GM_U_BOTTLENECK, 100 * GM_U_SIGNIFICANT, gm_model_names());
+           gm_units[0]->name, gm_units[0]->variants);
 }
 
 static void print_sections(void)

@@ -34,7 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "papers/atomics/atomics_model.h"
 #include "inject/gi_pattern.h"
 #include "profile.h"
 
@@ -44,14 +43,11 @@ int cmd_profile(int argc, char **argv)
     int parsed = prof_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? GPUQ_EXIT_OK : GPUQ_EXIT_USAGE;
-    gm_model_options model;
     gm_report_options ro;
     gm_error oerr = {{0}};
     cli_report_options(&o.r, &ro);
-    if (gm_report_check_options(&ro, &oerr) != GM_OK) /* before the program runs */
+    if (gm_report_check_options(&ro, &oerr) != GM_OK) /* every -m, before the program runs */
         return cli_usage_error(CMD, "%s", oerr.msg);
-    if (gm_model_by_name(o.r.model, &model) != GM_OK)
-        return cli_usage_error(CMD, "unknown model '%s' (known: %s)", o.r.model, gm_model_names());
     int rc = prof_check_program(o.program[0]);
     if (rc != GPUQ_EXIT_OK)
         return rc;
@@ -190,12 +186,9 @@ int cmd_profile(int argc, char **argv)
     size_t speculated = 0, decoded = 0;
     struct timespec t_phase;
     clock_gettime(CLOCK_MONOTONIC, &t_phase);
-    /* The split belongs to the shared-atomic counters: none gathered (other
-     * --section), none to split. */
-    int have_atomics = set.meta.n_metrics == 0;
-    for (size_t i = 0; i < set.meta.n_metrics && !have_atomics; i++)
-        have_atomics = set.meta.metric_rows[i] == GM_M_N_ALU;
-    if (o.no_split || !have_atomics) {
+    /* A unit asks for the split (gm_unit.extra_passes); none of those
+     * gathered (other --section): nothing to split. */
+    if (o.no_split || !gm_units_want_pass(&set.meta, GM_PASS_OPCODE_SPLIT)) {
         snprintf(why, sizeof why, "--no-opcode-split");
         o.no_split = 1; /* nothing to warn about */
     } else if (!o.always_rerun && prof_split_from_hardware(&set)) {

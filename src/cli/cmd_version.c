@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "gpuq/counters.h"
-#include "papers/atomics/atomics_table.h"
+#include "gpuq/unit.h"
 
 #ifndef GPUQ_BUILD_CUDA
 #define GPUQ_BUILD_CUDA "no"
@@ -31,8 +31,10 @@ int cmd_version(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error("version", "takes no arguments");
     printf("gpuq %s\n", GPUQ_VERSION);
-    printf("calibration table format v%d, counters format v%d\n", GM_TABLE_FORMAT_VERSION,
-           GM_COUNTERS_FORMAT_VERSION);
+    const gm_mdata_format *table = cli_table_format();
+    if (table)
+        printf("calibration table format v%d, ", table->version);
+    printf("counters format v%d\n", GM_COUNTERS_FORMAT_VERSION);
     printf("built with CUDA: %s, CUPTI collector: %s\n", GPUQ_BUILD_CUDA, GPUQ_BUILD_CUPTI);
     return GPUQ_EXIT_OK;
 }

@@ -12,10 +12,11 @@ typedef struct command {
 
 /* The dispatch table: one row per subcommand (see cli.h for the checklist). */
 static const command commands[] = {
-    {"calibrate", cmd_calibrate, "measure the shared-atomic service-time table S(n,e,c) on this GPU"},
+    {"calibrate", cmd_calibrate, "run the microbenchmark suites: this GPU's machine data, one file each"},
     {"profile", cmd_profile, "run a program, collect counters per kernel, report every model's section"},
     {"model", cmd_model, "apply the models to saved counters or ncu CSV (no GPU needed)"},
-    {"table", cmd_table, "show, validate, convert or plot a calibration table"},
+    /* commands of one paper's machine data (src/papers/<name>/) */
+    {"table", cmd_table, "show, validate, convert or plot a calibration table (paper 000)"},
     {"diag", cmd_diag, "GPUDIAG scheduling parameters of a GPU, measured vs documented (paper 003)"},
     {"version", cmd_version, "print version and build information"},
     {"help", cmd_help, "show help for gpuq or one subcommand"},
@@ -27,8 +28,13 @@ static void print_overview(FILE *out)
     fprintf(out,
             "usage: gpuq <command> [options] [args]\n"
             "\n"
-            "gpuq measures how busy the shared-memory atomic unit of an NVIDIA GPU is,\n"
-            "per kernel, with the queueing model of Dong & Pai (GPGPU 2025).\n"
+            "gpuq tells what holds each kernel of a program back on an NVIDIA GPU.  It\n"
+            "measures the GPU once with microbenchmark suites (calibrate), collects the\n"
+            "hardware counters of every kernel launch (profile), and applies a model from\n"
+            "each of several papers to them (profile, or model on saved counters): one\n"
+            "report, one section per model, one verdict per kernel.  'gpuq model\n"
+            "--sections' lists the models and their papers, 'gpuq calibrate --list' the\n"
+            "suites.\n"
             "\n"
             "commands:\n");
     for (size_t i = 0; i < n_commands; i++)

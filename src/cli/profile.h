@@ -20,7 +20,6 @@
 #include "cli.h"
 #include "host/host_sass.h"
 #include "gpuq/counters.h"
-#include "papers/atomics/atomics_model.h"
 
 #define CMD "profile"
 #define DEFAULT_COUNTERS "gpuq-profile.counters.csv"
@@ -69,7 +68,9 @@ typedef struct table_prefetch {
     const char *explicit_path;
     const char *status_path;
     int done;                 /* tried (loaded, or failed: then report() tries again) */
-    gm_table *table;
+    const gm_mdata_format *format; /* the calibration table's (cli_table_format) */
+    void *data;               /* its body, as format->load gave it; NULL: none */
+    gm_mdata_meta meta;
     char path[PATH_MAX];
     char device_name[128];    /* from the status file */
     int sm_count, cc_major, cc_minor, have_device;

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "papers/atomics/atomics_model.h"
+#include "gpuq/unit.h"
 #include "inject/gi_pattern.h"
 #include "profile.h"
 
@@ -22,14 +22,13 @@ static void print_help(void)
            "\n"
            "Runs PROGRAM under gpuq's CUPTI collector, records the counters of every\n"
            "kernel launch that the models need (one row per launch, saved as it runs), and\n"
-           "reports one section per model whose machine data exists (shared atomics,\n"
-           "global atomics, bottleneck, blocks and waves: 'gpuq model --sections') and one\n"
-           "verdict per kernel; --section picks models.  With the shared-atomics section\n"
-           "the program runs twice: once for the hardware counters, once for the\n"
-           "ATOMS.ADD / CAS / POPC.INC split (instruction counts and disassembly), unless\n"
-           "the hardware counters settle the split (no non-CAS shared atomics, or a\n"
-           "single non-CAS ATOMS opcode in each kernel's code); --no-opcode-split runs it\n"
-           "once.\n"
+           "reports one section per model whose machine data exists ('gpuq model\n"
+           "--sections' lists them) and one verdict per kernel; --section picks models.\n"
+           "A section that needs the opcode split (shared atomics: ATOMS.ADD / CAS /\n"
+           "POPC.INC) makes the program run twice: once for the hardware counters, once\n"
+           "for the instruction counts and disassembly, unless the hardware counters\n"
+           "settle the split (no non-CAS shared atomics, or a single non-CAS ATOMS opcode\n"
+           "in each kernel's code); --no-opcode-split runs it once.\n"
            "\n"
            "which launches:\n"
            "  -k, --kernel-name REGEX  only kernels whose demangled name matches this POSIX\n"
@@ -61,7 +60,7 @@ static void print_help(void)
            "exit codes: 0 measured (a failing program is a warning), 1 usage, 2 missing\n"
            "program or bad input, 3 nothing measured (collector, GPU or permission error),\n"
            "130 interrupted (what was measured is still reported)\n",
-           gm_model_names(), DEFAULT_COUNTERS);
+           gm_units[0]->name, gm_units[0]->variants, DEFAULT_COUNTERS);
 }
 
 

@@ -17,7 +17,6 @@
 #include "host/host_decode_sm90.h"
 #include "host/host_sass.h"
 #include "profile.h"
-#include "papers/atomics/atomics_table_lookup.h"
 
 double prof_ms_since(const struct timespec *t0)
 {
@@ -95,20 +94,27 @@ static void prefetch_load(table_prefetch *tp, const char *gpu_name, int sm_count
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     tp->done = 1;
+    tp->format = cli_table_format();
+    if (!tp->format)
+        return;
+    cli_search_dirs();
     if (tp->explicit_path)
         snprintf(tp->path, sizeof tp->path, "%s", tp->explicit_path);
-    else if (cli_table_find(gpu_name, sm_count, tp->path, sizeof tp->path, &err) != GM_OK)
+    else if (!gpu_name || !gpu_name[0] ||
+             gm_machine_find(tp->format->suite, gpu_name, sm_count, tp->path, sizeof tp->path,
+                             &err) != GM_OK)
         return;
-    if (gm_table_load(tp->path, &tp->table, &err) != GM_OK)
-        tp->table = NULL;
+    if (tp->format->load(tp->path, &tp->data, &tp->meta, &err) != GM_OK)
+        tp->data = NULL;
     tp->load_ms = prof_ms_since(&t0);
     tp->ready_ms = prof_ms_since(start);
 }
 
 void prof_prefetch_free(table_prefetch *tp)
 {
-    gm_table_free(tp->table);
-    tp->table = NULL;
+    if (tp->data && tp->format)
+        tp->format->free(tp->data);
+    tp->data = NULL;
 }
 
 /* Reads a whole file (a cubin) into memory. */

@@ -5,52 +5,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "papers/atomics/atomics_model.h"
 #include "gpuq/report.h"
 #include "profile.h"
-#include "papers/atomics/atomics_table_lookup.h"
 
-/* The prefetched table when it is the one cli_table_resolve would give for
- * these counters (it is then handed over), else NULL. */
-static gm_table *take_prefetched(table_prefetch *tp, const profile_opts *o,
-                                 const gm_counters_set *set, char *path, size_t len)
+/* The prefetched table when it is the one the machine data would be for
+ * these counters (it is then handed over to *out), else nothing. */
+static void take_prefetched(table_prefetch *tp, const profile_opts *o, const gm_counters_set *set,
+                            cli_loaded *out)
 {
-    if (!tp || !tp->table)
-        return NULL;
+    memset(out, 0, sizeof *out);
+    if (!tp || !tp->data)
+        return;
+    const char *gpu = set->meta.device_name;
+    int sms = set->meta.sm_count;
     if (o->r.table) {
-        /* cli_table_resolve's check of an explicit table, unless --force */
-        gm_error err = {{0}};
-        if (!o->r.force && cli_table_check(tp->table, tp->path, set->meta.device_name,
-                                         set->meta.sm_count, &err) != GM_OK)
-            return NULL;
-    } else if (strcmp(tp->table->meta.gpu_name, set->meta.device_name) != 0 ||
-               tp->table->meta.sm_count != set->meta.sm_count) {
+        /* the check of an explicit table, unless --force (an unknown device,
+         * empty name, is not compared) */
+        if (!o->r.force && gpu[0] &&
+            !(strcmp(tp->meta.gpu_name, gpu) == 0 && (sms == 0 || tp->meta.sm_count == sms)))
+            return;
+    } else if (strcmp(tp->meta.gpu_name, gpu) != 0 || tp->meta.sm_count != sms) {
         /* Another device than the one guessed: the first shipped table of
-         * a name is the one cli_table_find gives, so a match is the same. */
-        return NULL;
+         * a name is the one the search gives, so a match is the same. */
+        return;
     }
-    gm_table *table = tp->table;
-    tp->table = NULL;
+    out->suite = tp->format->suite;
+    out->path = tp->path;
+    out->meta = tp->meta;
+    out->data = tp->data;
+    tp->data = NULL;
     tp->used = 1;
-    snprintf(path, len, "%s", tp->path);
-    return table;
 }
 
 /* The report through the registered units (cmd_model's path): every section
- * whose machine data exists, the atomics table prefetched during the run
- * when it is the right one (o->r carries every -m and --section). */
+ * whose machine data exists, the calibration table prefetched during the
+ * run when it is the right one (o->r carries every -m and --section). */
 int prof_report(const profile_opts *o, const gm_counters_set *set, table_prefetch *prefetch)
 {
-    char table_path[PATH_MAX];
-    gm_table *table = take_prefetched(prefetch, o, set, table_path, sizeof table_path);
+    cli_loaded loaded;
+    take_prefetched(prefetch, o, set, &loaded);
     gm_machine *machine = calloc(1, sizeof *machine);
     if (!machine) {
-        gm_table_free(table);
+        if (loaded.data)
+            prefetch->format->free(loaded.data);
         cli_error(CMD, "out of memory");
         return GPUQ_EXIT_INPUT;
     }
-    int rc = cli_machine_load_with(CMD, &o->r, set->meta.device_name, set->meta.sm_count, table,
-                                   table_path, machine);
+    int rc = cli_machine_load_with(CMD, &o->r, set->meta.device_name, set->meta.sm_count, &loaded,
+                                   machine);
     int no_report = rc != GPUQ_EXIT_OK; /* no machine data, or nothing to report */
     if (rc == GPUQ_EXIT_OK) {
         gm_report_options ro;

@@ -1,7 +1,9 @@
 /* gpuq profile: running the program under the collector (one pass), what
  * its status file says, signals, and the temporary directory. */
+#define _GNU_SOURCE /* pipe2 */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +51,24 @@ static void set_count_env(const char *name, long v)
     snprintf(text, sizeof text, "%ld", v);
     setenv(name, text, 1);
 }
+/* Why exec of prog failed with errno e, in words: ENOENT for a file that
+ * exists means its #! interpreter is missing, which strerror does not say. */
+static void exec_failure(const char *prog, int e, char *buf, size_t len)
+{
+    FILE *f = e == ENOENT && strchr(prog, '/') ? fopen(prog, "r") : NULL;
+    char line[256];
+    if (f && fgets(line, sizeof line, f) && line[0] == '#' && line[1] == '!') {
+        char *interp = line + 2;
+        interp += strspn(interp, " \t");
+        interp[strcspn(interp, " \t\r\n")] = '\0';
+        snprintf(buf, len, "its interpreter '%s', named on its #! line, does not exist", interp);
+    } else {
+        snprintf(buf, len, "%s", strerror(e));
+    }
+    if (f)
+        fclose(f);
+}
+
 int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
                   table_prefetch *prefetch, disasm_spec *spec, run_result *res)
 {
@@ -56,12 +76,22 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
     fflush(NULL);
     struct timespec forked;
     clock_gettime(CLOCK_MONOTONIC, &forked);
+    /* The child reports a failed exec through this pipe (closed by a
+     * successful exec), so that gpuq says it once, in its own words. */
+    int exec_pipe[2];
+    if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
+        cli_error(CMD, "cannot start '%s' (pipe: %s)", o->program[0], strerror(errno));
+        return 0;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         cli_error(CMD, "cannot start '%s' (fork: %s)", o->program[0], strerror(errno));
+        close(exec_pipe[0]);
+        close(exec_pipe[1]);
         return 0;
     }
     if (pid == 0) {
+        close(exec_pipe[0]);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         char command[512];
@@ -102,8 +132,25 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
         set_count_env("GPUQ_LAUNCH_SKIP", o->skip);
         set_count_env("GPUQ_LAUNCH_COUNT", o->count);
         execvp(o->program[0], o->program);
-        fprintf(stderr, "gpuq: %s: cannot run '%s' (%s)\n", CMD, o->program[0], strerror(errno));
+        int e = errno;
+        ssize_t put = write(exec_pipe[1], &e, sizeof e);
+        (void)put;
         _exit(127);
+    }
+    close(exec_pipe[1]);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(exec_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(exec_pipe[0]);
+    if (got == (ssize_t)sizeof exec_errno) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        char why[320];
+        exec_failure(o->program[0], exec_errno, why, sizeof why);
+        cli_error(CMD, "cannot run '%s' (%s)", o->program[0], why);
+        return 0;
     }
     child_pid = pid;
     res->pid = (long)pid;

@@ -14,6 +14,10 @@
 #include "host/host_sass.h"
 #include "profile.h"
 
+/* The shared-atomic counts the split works from (gpuq/metrics.h). */
+#define N_CAS "smsp__inst_executed_op_shared_atom_dot_cas.sum"
+#define N_ALU "smsp__inst_executed_op_shared_atom_dot_alu.sum"
+
 /* The distinct functions with executed records in cubins of this CRC, as
  * "a,b,c" (malloc'ed), or NULL. */
 static char *functions_of(const gi_sass_run *run, uint32_t crc)
@@ -136,8 +140,8 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
 int prof_split_from_hardware(gm_counters_set *set)
 {
     for (size_t i = 0; i < set->count; i++) {
-        double alu = set->launches[i].metric[GM_M_N_ALU];
-        double cas = set->launches[i].metric[GM_M_N_CAS];
+        double alu = gm_launch_metric(&set->launches[i], N_ALU);
+        double cas = gm_launch_metric(&set->launches[i], N_CAS);
         if (gm_launch_counters_unmeasured(&set->launches[i]))
             continue; /* listed without counters: nothing to split */
         if (!(alu == 0) || !(cas >= 0))
@@ -148,7 +152,7 @@ int prof_split_from_hardware(gm_counters_set *set)
         if (gm_launch_counters_unmeasured(k))
             continue;
         k->split.valid = 1;
-        k->split.cas = k->metric[GM_M_N_CAS];
+        k->split.cas = gm_launch_metric(k, N_CAS);
         k->split.add = k->split.popc_inc = k->split.other = 0;
     }
     return 1;
@@ -245,12 +249,12 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
         const gi_function_ops *ops = NULL;
         if (gm_launch_counters_unmeasured(k))
             continue; /* listed without counters: nothing to split */
-        if (k->metric[GM_M_N_ALU] > 0) {
+        if (gm_launch_metric(k, N_ALU) > 0) {
             /* One disassembly per kernel: the first launch of the name
              * that needed it holds the result. */
             for (size_t j = 0; j < i && !ops; j++) {
                 const gm_launch_counters *kj = &set->launches[j];
-                if (kj->metric[GM_M_N_ALU] > 0 &&
+                if (gm_launch_metric(kj, N_ALU) > 0 &&
                     strcmp(kj->mangled ? kj->mangled : kj->kernel, name) == 0)
                     ops = &code[j];
             }
@@ -306,7 +310,7 @@ size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, cons
         gi_function_ops ops;
         memset(&ops, 0, sizeof ops);
         const gi_function_ops *use = NULL;
-        if (k->metric[GM_M_N_ALU] > 0) {
+        if (gm_launch_metric(k, N_ALU) > 0) {
             if (kernel_ops(k->mangled ? k->mangled : k->kernel, cubins, n_cubins,
                            have_tool ? tool : NULL, arch, raw_path, sp, &ops, &spec, &dec) == 0)
                 continue;

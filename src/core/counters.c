@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "csv_internal.h"
+#include "gzstream.h"
 #include "gpuq/counters.h"
 
 /* ------------------------------------------------------------------------
@@ -28,8 +29,21 @@ void gm_launch_counters_init(gm_launch_counters *k)
 
 int gm_launch_counters_unmeasured(const gm_launch_counters *k)
 {
-    return isnan(k->metric[GM_M_N_ATOM]) && isnan(k->metric[GM_M_N_CAS]) &&
-           isnan(k->metric[GM_M_N_ALU]);
+    static const char *const counts[] = {"smsp__inst_executed_op_shared_atom.sum",
+                                         "smsp__inst_executed_op_shared_atom_dot_cas.sum",
+                                         "smsp__inst_executed_op_shared_atom_dot_alu.sum"};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        int row = gm_metric_find(counts[i]);
+        if (row >= 0 && !isnan(k->metric[row]))
+            return 0;
+    }
+    return 1;
+}
+
+double gm_launch_metric(const gm_launch_counters *k, const char *name)
+{
+    int row = gm_metric_find(name);
+    return k && row >= 0 ? k->metric[row] : NAN;
 }
 
 void gm_launch_counters_clear(gm_launch_counters *k)
@@ -122,6 +136,14 @@ static const char *const split_columns[] = {
     "split_valid", "split_add", "split_cas", "split_popc_inc", "split_other",
 };
 enum { N_SPLIT = sizeof split_columns / sizeof split_columns[0] };
+/* Counters v1: these metric columns, in this order, by short name (the
+ * shared-atomic model's Table 1 counters, all v1 files held).  Read only. */
+static const char *const v1_columns[] = {
+    "N_atom_sass", "N_atom",     "N_cas",      "N_alu",         "O_wavefronts",
+    "cycles_sum",  "cycles_avg", "cycles_min", "cycles_max",    "occupancy_pct",
+    "duration_ns", "shared_pending", "shared_inst",
+};
+enum { N_V1 = sizeof v1_columns / sizeof v1_columns[0] };
 
 /* The metric rows a meta writes: its own list, or every row of the table. */
 static size_t write_rows(const gm_counters_meta *meta, size_t i)
@@ -361,9 +383,15 @@ static gm_status check_header_row(counters_loader *ld, const char *where, gm_err
     gm_counters_meta *m = &ld->set->meta;
     m->n_metrics = 0;
     if (ld->version == 1) {
-        ld->n_metric_cols = GM_M_ATOMIC_ROWS;
-        for (int i = 0; i < GM_M_ATOMIC_ROWS; i++)
-            ld->col_row[i] = m->metric_rows[m->n_metrics++] = i;
+        /* v1: a fixed set of columns (v1_columns), by short name */
+        ld->n_metric_cols = N_V1;
+        for (size_t i = 0; i < N_V1; i++) {
+            int row = gm_metric_find(v1_columns[i]);
+            if (row < 0)
+                return gm_fail(err, GM_ERR_INVALID_ARG, "%s: v1 column %s is no metric", where,
+                               v1_columns[i]);
+            ld->col_row[i] = m->metric_rows[m->n_metrics++] = row;
+        }
     } else {
         if (n < N_LEAD + N_SPLIT)
             return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected at least %d",
@@ -394,10 +422,10 @@ static gm_status check_header_row(counters_loader *ld, const char *where, gm_err
         if (strcmp(f[i], lead_columns[i]) != 0)
             return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
                            where, i + 1, f[i], lead_columns[i]);
-    for (size_t i = 0; ld->version == 1 && i < GM_M_ATOMIC_ROWS && N_LEAD + i < n; i++)
-        if (strcmp(f[N_LEAD + i], gm_metric_table[i].column) != 0)
+    for (size_t i = 0; ld->version == 1 && i < N_V1 && N_LEAD + i < n; i++)
+        if (strcmp(f[N_LEAD + i], v1_columns[i]) != 0)
             return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
-                           where, N_LEAD + i + 1, f[N_LEAD + i], gm_metric_table[i].column);
+                           where, N_LEAD + i + 1, f[N_LEAD + i], v1_columns[i]);
     size_t s0 = N_LEAD + ld->n_metric_cols;
     for (size_t i = 0; i < N_SPLIT && s0 + i < n; i++)
         if (strcmp(f[s0 + i], split_columns[i]) != 0)
@@ -421,19 +449,28 @@ static gm_status field_int(const char *text, const char *where, const char *col,
     return GM_OK;
 }
 
-/* Empty = NaN (not collected); otherwise a finite count >= 0. */
-static gm_status field_count(const char *text, const char *where, const char *col, double *out,
-                             gm_error *err)
+/* Empty = NaN (not collected); otherwise a plain decimal number inside the
+ * quantity's physical range (gpuq/ranges.h: a count is a whole number
+ * below 2^63, a percentage at most 100, a duration under a day). */
+static gm_status field_count(const char *text, const char *where, const char *col,
+                             gm_quantity q, double *out, gm_error *err)
 {
     if (*text == '\0') {
         *out = NAN;
         return GM_OK;
     }
-    if (gm_csv_parse_double(text, out) != 0)
-        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%s' is not a number", where, col, text);
-    if (*out < 0)
+    double v;
+    int rc = gm_number_parse(text, &v);
+    if (rc != 0)
+        return gm_fail(err, rc == -2 ? GM_ERR_RANGE : GM_ERR_PARSE,
+                       "%s: %s '%.40s' is not a number (%s)", where, col, text,
+                       rc == -2 ? "beyond a double's range" : "plain decimal only");
+    if (v < 0)
         return gm_fail(err, GM_ERR_RANGE, "%s: %s %s is negative", where, col, text);
-    return GM_OK;
+    gm_status st = gm_quantity_check(q, v, where, col, err);
+    if (st == GM_OK)
+        *out = v;
+    return st;
 }
 
 static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_launch_counters *k,
@@ -479,8 +516,9 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
         int row = ld->col_row[c];
         if (row < 0)
             continue; /* a metric this gpuq does not know */
-        const char *label = ld->version == 1 ? gm_metric_table[row].column : gm_metric_table[row].name;
-        if ((st = field_count(f[N_LEAD + c], where, label, &k->metric[row], err)) != GM_OK)
+        const char *label = ld->version == 1 ? v1_columns[c] : gm_metric_table[row].name;
+        if ((st = field_count(f[N_LEAD + c], where, label, gm_metric_table[row].quantity,
+                              &k->metric[row], err)) != GM_OK)
             return st;
     }
     const size_t s0 = N_LEAD + ld->n_metric_cols;
@@ -499,7 +537,9 @@ static gm_status parse_launch_row(counters_loader *ld, const char *where, gm_lau
         if (!*text)
             return gm_fail(err, GM_ERR_MISSING, "%s: %s empty while split_valid is 1", where,
                            split_columns[1 + p]);
-        if ((st = field_count(text, where, split_columns[1 + p], parts[p], err)) != GM_OK)
+        /* GM_Q_MEAN: a split apportioned from the counters may be fractional */
+        if ((st = field_count(text, where, split_columns[1 + p], GM_Q_MEAN, parts[p], err)) !=
+            GM_OK)
             return st;
     }
     return GM_OK;
@@ -631,9 +671,10 @@ gm_status gm_counters_load(const char *path, gm_counters_set *out, gm_error *err
     if (!path || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "counters file: no path or output set");
     gm_counters_set_init(out);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return gm_fail(err, GM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    FILE *in = NULL;
+    gm_status ost = gm_open_input(path, "counters file", &in, err);
+    if (ost != GM_OK)
+        return ost;
     counters_loader ld;
     memset(&ld, 0, sizeof ld);
     gm_csv_reader_init(&ld.rd, in, path);

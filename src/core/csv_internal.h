@@ -18,6 +18,13 @@
 #include "gpuq/status.h"
 #include "writer.h"
 
+/* The longest record (a line, or the lines of one quoted field) any CSV
+ * reader buffers: 1 MiB, 80 times the longest line of the shipped and test
+ * files (12,005 bytes, an `ncu --page raw` row).  Checked as each byte is
+ * read, so that /dev/zero or a file with no newline costs at most this much
+ * memory before a clean error. */
+#define GM_CSV_RECORD_MAX (1L << 20)
+
 typedef struct gm_csv_reader {
     FILE *in;
     const char *name;     /* file name for messages */
@@ -41,6 +48,13 @@ gm_status gm_csv_next_line(gm_csv_reader *r, int *eof, gm_error *err);
 /* Splits r->raw into r->fields / r->n_fields.  Stray or unterminated quotes
  * give GM_ERR_PARSE with "file:line: ...". */
 gm_status gm_csv_split(gm_csv_reader *r, gm_error *err);
+
+/* The one bounded line reader of the plain-text loaders (machine data,
+ * calibration tables): reads one line into buf (newline and a trailing CR
+ * removed) and stops as soon as it would not fit.  1 a line, 0 end of file,
+ * -1 a line longer than size - 2 bytes, -2 a NUL byte in the line (a C
+ * string would end there). */
+int gm_read_line(FILE *in, char *buf, size_t size);
 
 /* Parses the whole of text as a finite double / a decimal integer.  Return 0
  * on success. */

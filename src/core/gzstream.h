@@ -8,6 +8,7 @@
 #define GPUQ_GZSTREAM_H
 
 #include <stdio.h>
+#include "gpuq/status.h"
 
 /* 1 when path ends in ".gz". */
 int gm_path_is_gz(const char *path);
@@ -16,6 +17,16 @@ int gm_path_is_gz(const char *path);
  * Returns NULL with errno set; errno = ENOTSUP for a ".gz" path in a build
  * without zlib. */
 FILE *gm_fopen_maybe_gz(const char *path, const char *mode);
+
+/* Opens an input file the way every loader does (counters, ncu CSV,
+ * machine data, calibration tables; ".gz" decompressed): the open never
+ * blocks (O_NONBLOCK, so a FIFO without a writer cannot hang it) and only a
+ * regular file is read.  A directory, FIFO, socket or device is refused
+ * with "PATH: is a FIFO, not a regular file (...)": /dev/zero or a pipe
+ * would never end or block, and a loader reads its input to the end.
+ * `what` names the expected content for the directory message ("counters
+ * file").  GM_ERR_IO / GM_ERR_UNSUPPORTED (".gz" without zlib). */
+gm_status gm_open_input(const char *path, const char *what, FILE **out, gm_error *err);
 
 /* 1 if this build reads and writes ".gz" files. */
 int gm_have_gz(void);

@@ -1,4 +1,4 @@
-/* Kernel names as a report shows them (core/kernel_name.h).
+/* Kernel names as a report shows them (gpuq/kernel_name.h).
  *
  * The base name is found on a map of the demangled text: every character
  * gets its bracket depth, brackets their partners, and the symbols of
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_name.h"
+#include "gpuq/kernel_name.h"
 
 static const char *const base_names[GM_NAME_BASE_COUNT] = {
     [GM_NAME_FUNCTION] = "function",

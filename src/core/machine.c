@@ -7,24 +7,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "papers/atomics/atomics_table.h"
 #include "gpuq/unit.h"
+
+static int file_of(const gm_machine *m, const char *suite)
+{
+    for (size_t i = 0; m && suite && i < m->n_files; i++)
+        if (strcmp(m->files[i].suite, suite) == 0)
+            return (int)i;
+    return -1;
+}
 
 const gm_mdata *gm_machine_suite(const gm_machine *m, const char *suite)
 {
-    if (!m || !suite)
-        return NULL;
-    for (size_t i = 0; i < m->n_files; i++)
-        if (strcmp(m->files[i].suite, suite) == 0)
-            return m->files[i].md;
-    return NULL;
+    int i = file_of(m, suite);
+    return i < 0 ? NULL : m->files[i].md;
+}
+
+const void *gm_machine_data(const gm_machine *m, const char *suite)
+{
+    int i = file_of(m, suite);
+    return i < 0 ? NULL : m->files[i].data;
+}
+
+const char *gm_machine_path(const gm_machine *m, const char *suite)
+{
+    int i = file_of(m, suite);
+    return i < 0 ? NULL : m->files[i].path;
+}
+
+const gm_mdata_meta *gm_machine_meta(const gm_machine *m, const char *suite)
+{
+    int i = file_of(m, suite);
+    return i < 0 ? NULL : &m->files[i].meta;
 }
 
 static int suite_loaded(const gm_machine *m, const char *suite)
 {
-    if (strcmp(suite, "atomics") == 0)
-        return m->atomics != NULL;
-    return gm_machine_suite(m, suite) != NULL;
+    return file_of(m, suite) >= 0;
 }
 
 int gm_machine_has(const gm_machine *m, const char *const *suites)
@@ -41,9 +60,11 @@ void gm_machine_free(gm_machine *m)
 {
     if (!m)
         return;
-    gm_table_free(m->atomics);
-    for (size_t i = 0; i < m->n_files; i++)
+    for (size_t i = 0; i < m->n_files; i++) {
         gm_mdata_free(m->files[i].md);
+        if (m->files[i].free_data)
+            m->files[i].free_data(m->files[i].data);
+    }
     memset(m, 0, sizeof *m);
 }
 
@@ -105,33 +126,51 @@ static gm_status check_gpu(const char *suite, const char *path, const char *file
                    suite, path, file_gpu, file_sms, gpu_name, sm_count, suite);
 }
 
+/* The entry for a suite's file (n_files grows when the caller keeps it). */
+static void set_entry(gm_machine *m, const char *suite, const char *path,
+                      const gm_mdata_meta *meta, gm_mdata *md, void *data,
+                      void (*free_data)(void *))
+{
+    size_t i = m->n_files++;
+    memset(&m->files[i], 0, sizeof m->files[i]);
+    snprintf(m->files[i].suite, sizeof m->files[i].suite, "%s", suite);
+    snprintf(m->files[i].path, sizeof m->files[i].path, "%s", path);
+    if (meta)
+        m->files[i].meta = *meta;
+    m->files[i].md = md;
+    m->files[i].data = data;
+    m->files[i].free_data = free_data;
+}
+
 static gm_status load_one(gm_machine *m, const char *suite, const char *path, int explicit_path,
                           int force, gm_error *err)
 {
     gm_status st;
-    if (strcmp(suite, "atomics") == 0) {
-        gm_table *t = NULL;
-        if ((st = gm_table_load(path, &t, err)) != GM_OK)
-            return st;
-        if (explicit_path && !force &&
-            (st = check_gpu(suite, path, t->meta.gpu_name, t->meta.sm_count, m->gpu_name,
-                            m->sm_count, err)) != GM_OK) {
-            gm_table_free(t);
-            return st;
-        }
-        m->atomics = t;
-        snprintf(m->atomics_path, sizeof m->atomics_path, "%s", path);
-        return GM_OK;
-    }
     if (m->n_files >= GM_MACHINE_MAX_FILES)
         return gm_fail(err, GM_ERR_RANGE, "machine data: more than %d suites",
                        GM_MACHINE_MAX_FILES);
+    const gm_mdata_format *format = gm_mdata_format_of(suite);
+    if (format) {
+        void *data = NULL;
+        gm_mdata_meta meta;
+        memset(&meta, 0, sizeof meta);
+        if ((st = format->load(path, &data, &meta, err)) != GM_OK)
+            return st;
+        if (explicit_path && !force &&
+            (st = check_gpu(suite, path, meta.gpu_name, meta.sm_count, m->gpu_name,
+                            m->sm_count, err)) != GM_OK) {
+            format->free(data);
+            return st;
+        }
+        set_entry(m, suite, path, &meta, NULL, data, format->free);
+        return GM_OK;
+    }
     gm_mdata *md = NULL;
     if ((st = gm_mdata_load(path, &md, err)) != GM_OK)
         return st;
     if (strcmp(md->meta.suite, suite) != 0) {
-        st = gm_fail(err, GM_ERR_MISMATCH, "%s holds suite '%s', not '%s'", path, md->meta.suite,
-                     suite);
+        st = gm_fail(err, GM_ERR_MISMATCH, "%s: not %s machine data (it holds suite '%s')", path,
+                     suite, md->meta.suite);
         gm_mdata_free(md);
         return st;
     }
@@ -141,10 +180,48 @@ static gm_status load_one(gm_machine *m, const char *suite, const char *path, in
         gm_mdata_free(md);
         return st;
     }
-    snprintf(m->files[m->n_files].suite, sizeof m->files[0].suite, "%s", suite);
-    snprintf(m->files[m->n_files].path, sizeof m->files[0].path, "%s", path);
-    m->files[m->n_files++].md = md;
+    set_entry(m, suite, path, &md->meta, md, NULL, NULL);
     return GM_OK;
+}
+
+gm_status gm_machine_adopt(gm_machine *m, const char *suite, const char *path,
+                           const gm_mdata_meta *meta, void *data, void (*free_data)(void *),
+                           gm_error *err)
+{
+    gm_status st = GM_OK;
+    if (!m || !suite || !data)
+        st = gm_fail(err, GM_ERR_INVALID_ARG, "machine data: nothing to add");
+    else if (suite_loaded(m, suite))
+        st = gm_fail(err, GM_ERR_INVALID_ARG, "machine data: suite %s is there already", suite);
+    else if (m->n_files >= GM_MACHINE_MAX_FILES)
+        st = gm_fail(err, GM_ERR_RANGE, "machine data: more than %d suites",
+                     GM_MACHINE_MAX_FILES);
+    if (st != GM_OK) {
+        if (free_data && data)
+            free_data(data);
+        return st;
+    }
+    set_entry(m, suite, path ? path : "", meta, NULL, data, free_data);
+    /* the line gm_machine_load wrote for it does not hold any more */
+    size_t n = strlen(suite), j = 0;
+    for (size_t i = 0; i < m->n_missing; i++)
+        if (!(strncmp(m->missing[i], suite, n) == 0 && m->missing[i][n] == ':'))
+            memmove(m->missing[j++], m->missing[i], sizeof m->missing[0]);
+    m->n_missing = j;
+    return GM_OK;
+}
+
+gm_status gm_machine_find(const char *suite, const char *gpu_name, int sm_count, char *path,
+                          size_t len, gm_error *err)
+{
+    char file[64];
+    snprintf(file, sizeof file, "%s.csv", suite);
+    gm_status st = gm_mdata_find(gpu_name, sm_count, suite, file, path, len, err);
+    const gm_mdata_format *format = gm_mdata_format_of(suite);
+    if (st != GM_OK && format && format->find &&
+        format->find(gpu_name, sm_count, path, len, NULL) == GM_OK)
+        st = GM_OK;
+    return st;
 }
 
 gm_status gm_machine_load(gm_machine *m, const char *gpu_name, int sm_count,
@@ -181,10 +258,9 @@ gm_status gm_machine_load(gm_machine *m, const char *gpu_name, int sm_count,
                          "(pass it explicitly, e.g. --table FILE)");
             continue;
         }
-        char path[4096], file[64], why[200];
-        snprintf(file, sizeof file, "%s.csv", suite);
+        char path[4096], why[200];
         gm_error ferr = {{0}};
-        if (gm_mdata_find(m->gpu_name, sm_count, suite, file, path, sizeof path, &ferr) != GM_OK) {
+        if (gm_machine_find(suite, m->gpu_name, sm_count, path, sizeof path, &ferr) != GM_OK) {
             if (sm_count > 0)
                 snprintf(why, sizeof why, "no machine data for %.120s with %d SMs", m->gpu_name,
                          sm_count);

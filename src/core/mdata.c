@@ -11,8 +11,11 @@
 #include <sys/types.h>
 
 #include "atomic_file.h"
+#include "csv_internal.h"
 #include "gzstream.h"
+#include "gpuq/ranges.h"
 #include "gpuq/mdata.h"
+#include "gpuq/unit.h"
 #include "writer.h"
 
 #define MDATA_LINE_MAX 65536
@@ -20,7 +23,6 @@
 #define MDATA_ROWS_MAX 10000000L
 
 static const char mdata_magic[] = "# gpuq machine data v";
-static const char table_magic[] = "# gpuq calibration table v";
 
 /* ---- the common header ------------------------------------------------ */
 
@@ -59,13 +61,13 @@ static gm_status take_int(int *dst, const char *key, const char *value, long lo,
 
 static gm_status take_double(double *dst, const char *key, const char *value, gm_error *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(value, &end);
-    if (end == value || *end != '\0' || errno || !isfinite(v))
+    double v;
+    if (gm_number_parse(value, &v) != 0)
         return gm_fail(err, GM_ERR_PARSE, "%s: '%s' is not a number", key, value);
-    if (v < 0 || v > 1e7)
-        return gm_fail(err, GM_ERR_RANGE, "%s: %g outside 0..1e7", key, v);
+    if (!gm_quantity_ok(GM_Q_CLOCK_MHZ, v))
+        return gm_fail(err, GM_ERR_RANGE, "%s: %g outside 0..%g (%s)", key, v,
+                       gm_quantity_table[GM_Q_CLOCK_MHZ].max,
+                       gm_quantity_table[GM_Q_CLOCK_MHZ].meaning);
     *dst = v;
     return GM_OK;
 }
@@ -241,17 +243,17 @@ void gm_mdata_free(gm_mdata *md)
     free(md->cols);
     free(md->text);
     free(md->num);
+    free(md->line);
     free(md);
 }
 
+/* The loaders' one number parser (gpuq/ranges.h): "0x1p3", "inf" and
+ * "1e999" are not numbers, -0 is 0; "nan" (what the writer puts for a
+ * value not measured) and text cells read as NaN. */
 static double cell_number(const char *text)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE)
-        return NAN;
-    return v;
+    double v;
+    return gm_number_parse(text, &v) == 0 ? v : NAN;
 }
 
 static gm_status grow(gm_mdata *md, gm_error *err)
@@ -269,6 +271,10 @@ static gm_status grow(gm_mdata *md, gm_error *err)
     if (!num)
         return gm_fail(err, GM_ERR_NOMEM, "cannot grow the rows to %zu", cap);
     md->num = num;
+    long *line = realloc(md->line, cap * sizeof *line);
+    if (!line)
+        return gm_fail(err, GM_ERR_NOMEM, "cannot grow the rows to %zu", cap);
+    md->line = line;
     md->cap_rows = cap;
     return GM_OK;
 }
@@ -309,6 +315,7 @@ gm_status gm_mdata_add_row(gm_mdata *md, const char *const *cells, gm_error *err
         }
         md->num[base + c] = cell_number(cells[c]);
     }
+    md->line[md->n_rows] = 0;
     md->n_rows++;
     return GM_OK;
 }
@@ -371,26 +378,6 @@ double gm_mdata_num(const gm_mdata *md, size_t row, int col)
 
 /* ---- loading ---------------------------------------------------------- */
 
-/* Reads one line into *buf (getline: embedded NUL bytes are counted, so
- * they can be refused).  1 line (newline and a trailing CR removed), 0 end
- * of file, -1 longer than MDATA_LINE_MAX, -2 a NUL byte inside. */
-static int read_line(FILE *in, char **buf, size_t *cap)
-{
-    ssize_t got = getline(buf, cap, in);
-    if (got < 0)
-        return 0;
-    size_t len = (size_t)got;
-    if (len > 0 && (*buf)[len - 1] == '\n')
-        (*buf)[--len] = '\0';
-    if (len > 0 && (*buf)[len - 1] == '\r')
-        (*buf)[--len] = '\0';
-    if (len > MDATA_LINE_MAX)
-        return -1;
-    if (strlen(*buf) != len)
-        return -2;
-    return 1;
-}
-
 /* Splits a CSV line of plain cells (no quoting: the writer never needs it)
  * into at most max fields; returns the count, or max + 1 when there are
  * more. */
@@ -414,10 +401,21 @@ static size_t split_plain(char *line, char **fields, size_t max)
 typedef struct mdata_loader {
     const char *name;
     long line_no;
-    int table_file;  /* an atomic calibration table (header only is read) */
+    const gm_mdata_format *own; /* a body of its suite's own format (header only is read) */
     gm_mdata_meta meta;
     gm_mdata *md;
 } mdata_loader;
+
+/* The format whose files open with line's magic, NULL for none. */
+static const gm_mdata_format *format_by_magic(const char *line)
+{
+    for (size_t u = 0; gm_units[u]; u++) {
+        const gm_mdata_format *f = gm_units[u]->format;
+        if (f && f->magic && strncmp(line, f->magic, strlen(f->magic)) == 0)
+            return f;
+    }
+    return NULL;
+}
 
 static gm_status check_magic(mdata_loader *ld, char *line, gm_error *err)
 {
@@ -426,11 +424,10 @@ static gm_status check_magic(mdata_loader *ld, char *line, gm_error *err)
     const char *rest;
     if (strncmp(line, mdata_magic, strlen(mdata_magic)) == 0) {
         rest = line + strlen(mdata_magic);
-    } else if (strncmp(line, table_magic, strlen(table_magic)) == 0) {
-        /* The atomic table has its own body (papers/atomics/atomics_table.h); its header is
-         * the common one, and it is the suite "atomics". */
-        ld->table_file = 1;
-        snprintf(ld->meta.suite, sizeof ld->meta.suite, "atomics");
+    } else if ((ld->own = format_by_magic(line)) != NULL) {
+        /* A suite's own body (a unit declares its format); its header is
+         * the common one, and the format names its suite. */
+        snprintf(ld->meta.suite, sizeof ld->meta.suite, "%s", ld->own->suite);
         return GM_OK;
     } else {
         return gm_fail(err, GM_ERR_PARSE, "%s:1: not a gpuq machine-data file (first line must "
@@ -472,6 +469,11 @@ static gm_status take_columns(mdata_loader *ld, char *line, gm_error *err)
         if (!fields[c][0])
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: column %zu has no name", ld->name,
                            ld->line_no, c + 1);
+        if (!plain_cell(fields[c]))
+            return gm_fail(err, GM_ERR_PARSE,
+                           "%s:%ld: column %zu's name holds a %s (cells are separated by commas)",
+                           ld->name, ld->line_no, c + 1,
+                           strchr(fields[c], '\t') ? "tab" : "quote or control character");
         for (size_t d = 0; d < c; d++)
             if (strcmp(fields[c], fields[d]) == 0)
                 return gm_fail(err, GM_ERR_DUPLICATE, "%s:%ld: column '%s' named twice",
@@ -481,6 +483,7 @@ static gm_status take_columns(mdata_loader *ld, char *line, gm_error *err)
     if (!ld->md)
         return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: cannot allocate the columns", ld->name,
                        ld->line_no);
+    snprintf(ld->md->source, sizeof ld->md->source, "%s", ld->name);
     return GM_OK;
 }
 
@@ -494,8 +497,11 @@ static gm_status take_row(mdata_loader *ld, char *line, gm_error *err)
                        n > ld->md->n_cols ? ld->md->n_cols : n, ld->md->n_cols);
     gm_error sub;
     gm_status st = gm_mdata_add_row(ld->md, (const char *const *)fields, &sub);
+    if (st == GM_ERR_INVALID_ARG) /* a cell the writer refuses is malformed input here */
+        st = GM_ERR_PARSE;
     if (st != GM_OK)
         return gm_fail(err, st, "%s:%ld: %s", ld->name, ld->line_no, sub.msg);
+    ld->md->line[ld->md->n_rows - 1] = ld->line_no;
     return GM_OK;
 }
 
@@ -503,11 +509,14 @@ static gm_status take_row(mdata_loader *ld, char *line, gm_error *err)
  * not a header line). */
 static gm_status load_lines(mdata_loader *ld, FILE *in, int header_only, gm_error *err)
 {
-    char *buf = NULL;
-    size_t cap = 0;
+    /* The whole line bound up front: a line is refused as soon as it
+     * outgrows it, before more is read. */
+    char *buf = malloc(MDATA_LINE_MAX + 2);
+    if (!buf)
+        return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", ld->name);
     gm_status st = GM_OK;
     int got;
-    while (st == GM_OK && (got = read_line(in, &buf, &cap)) != 0) {
+    while (st == GM_OK && (got = gm_read_line(in, buf, MDATA_LINE_MAX + 2)) != 0) {
         ld->line_no++;
         if (got == -1) {
             st = gm_fail(err, GM_ERR_PARSE, "%s:%ld: line longer than %d characters", ld->name,
@@ -535,11 +544,10 @@ static gm_status load_lines(mdata_loader *ld, FILE *in, int header_only, gm_erro
         }
         if (header_only)
             break;
-        if (ld->table_file) {
+        if (ld->own) {
             st = gm_fail(err, GM_ERR_MISMATCH,
-                         "%s: a shared-atomic calibration table, not generic machine data "
-                         "(read it with gpuq table)",
-                         ld->name);
+                         "%s: a %s, not generic machine data (read it with %s)", ld->name,
+                         ld->own->what, ld->own->read_with);
             break;
         }
         st = ld->md ? take_row(ld, buf, err) : take_columns(ld, buf, err);
@@ -582,16 +590,8 @@ gm_status gm_mdata_load_stream(FILE *in, const char *name, gm_mdata **out, gm_er
 
 static FILE *open_input(const char *path, gm_error *err, gm_status *st)
 {
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        *st = gm_fail(err, GM_ERR_IO, "%s: is a directory, not a machine-data file", path);
-        return NULL;
-    }
-    FILE *in = gm_fopen_maybe_gz(path, "r");
-    if (!in && errno == ENOTSUP)
-        *st = gm_fail(err, GM_ERR_UNSUPPORTED, "%s: this gpuq was built without zlib", path);
-    else if (!in)
-        *st = gm_fail(err, GM_ERR_IO, "%s: cannot open (%s)", path, strerror(errno));
+    FILE *in = NULL;
+    *st = gm_open_input(path, "machine-data file", &in, err);
     return in;
 }
 
@@ -692,6 +692,16 @@ void gm_mdata_set_search_dirs(const char *exe_relative, const char *source_tree)
 {
     snprintf(search_exe, sizeof search_exe, "%s", exe_relative ? exe_relative : "");
     snprintf(search_src, sizeof search_src, "%s", source_tree ? source_tree : "");
+}
+
+size_t gm_mdata_search_dirs(const char **dirs, size_t max)
+{
+    const char *all[] = {getenv("GPUQ_TABLE_DIR"), search_exe, search_src};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i] && all[i][0] && n < max)
+            dirs[n++] = all[i];
+    return n;
 }
 
 /* path is dir/sub/file or its ".gz" twin, whichever exists. */

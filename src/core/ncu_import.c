@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "csv_internal.h"
+#include "gzstream.h"
 #include "gpuq/counters.h"
 
 /* Columns the importer reads besides the metrics. */
@@ -106,15 +107,16 @@ static int parse_ncu_number(const char *text, double *out, int *missing)
         buf[n++] = *p;
     }
     buf[n] = '\0';
-    return gm_csv_parse_double(buf, out);
+    return gm_number_parse(buf, out) == 0 ? 0 : -1;
 }
 
 typedef enum unit_kind { UNIT_UNKNOWN = 0, UNIT_TIME, UNIT_PERCENT, UNIT_COUNT } unit_kind;
 
 /* What a unit measures and its scale to gpuq's unit: ns for time, plain
  * counts otherwise.  ncu's auto units scale large counts ("Kcycle",
- * "Minst") and times ("usecond"); --print-units base keeps "ns"/"cycle". */
-static unit_kind classify_unit(const char *unit, double *scale)
+ * "Minst") and times ("usecond"); --print-units base keeps "ns"/"cycle".
+ * *base is the unit without its K/M/G prefix. */
+static unit_kind classify_unit(const char *unit, double *scale, const char **base_out)
 {
     static const struct {
         const char *name;
@@ -126,6 +128,7 @@ static unit_kind classify_unit(const char *unit, double *scale)
     static const char *const count_units[] = {"", "cycle", "inst", "warp", "wavefront",
                                               "request", "sector", "byte"};
     *scale = 1;
+    *base_out = unit;
     for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
         if (strcmp(unit, time_units[i].name) == 0) {
             *scale = time_units[i].scale;
@@ -150,6 +153,7 @@ static unit_kind classify_unit(const char *unit, double *scale)
     default:
         break;
     }
+    *base_out = base;
     for (size_t i = 0; i < sizeof count_units / sizeof count_units[0]; i++)
         if (strcmp(base, count_units[i]) == 0 && (base == unit || *base))
             return UNIT_COUNT;
@@ -157,30 +161,44 @@ static unit_kind classify_unit(const char *unit, double *scale)
 }
 
 /* The metric's value in gpuq's units.  The unit must fit the metric: a
- * time for the duration, a percentage for occupancy, a count otherwise, so
- * that a changed ncu default can never be read silently wrong. */
+ * time for the duration, a percentage for occupancy, and for a count the
+ * metric's own unit (gm_metric_desc.unit: "Kcycle" is refused for
+ * wavefronts, never scaled), or none at all; then the value must lie in
+ * the metric's physical range (gpuq/ranges.h). */
 static gm_status convert_value(ncu_loader *ld, int metric, const char *unit, const char *text,
                                double *out, gm_error *err)
 {
     int missing = 0;
-    const char *name = gm_metric_table[metric].name;
+    const gm_metric_desc *md = &gm_metric_table[metric];
+    const char *name = md->name;
     if (parse_ncu_number(text, out, &missing) != 0)
-        return gm_fail(err, GM_ERR_PARSE, "%s: %s value '%s' is not a number", ld->where, name,
-                       text);
+        return gm_fail(err, GM_ERR_PARSE, "%s: %s value '%.40s' is not a number", ld->where,
+                       name, text);
     if (missing)
         return GM_OK;
     if (*out < 0)
         return gm_fail(err, GM_ERR_RANGE, "%s: %s value %s is negative", ld->where, name, text);
     double scale;
-    unit_kind kind = classify_unit(unit, &scale);
-    unit_kind wanted = metric == GM_M_DURATION_NS    ? UNIT_TIME
-                       : metric == GM_M_OCCUPANCY_PCT ? UNIT_PERCENT
-                                                      : UNIT_COUNT;
+    const char *base;
+    unit_kind kind = classify_unit(unit, &scale, &base);
+    unit_kind wanted = md->quantity == GM_Q_DURATION_NS ? UNIT_TIME
+                       : md->quantity == GM_Q_PERCENT  ? UNIT_PERCENT
+                                                       : UNIT_COUNT;
     if (kind != wanted)
         return gm_fail(err, GM_ERR_PARSE, "%s: %s has unit '%s', which gpuq does not expect",
                        ld->where, name, unit);
+    if (kind == UNIT_COUNT && *base && strcmp(base, md->unit ? md->unit : "") != 0)
+        return gm_fail(err, GM_ERR_PARSE,
+                       "%s: %s has unit '%s', which it is not counted in (expected %s%s%s; "
+                       "refused rather than scaled)",
+                       ld->where, name, unit, md->unit && *md->unit ? "'" : "",
+                       md->unit && *md->unit ? md->unit : "no unit",
+                       md->unit && *md->unit ? "' or none" : "");
     *out *= scale;
-    return GM_OK;
+    /* "12.35 Kcycle" stands for a whole count ncu rounded for display. */
+    if (scale != 1 && gm_quantity_table[md->quantity].integer)
+        *out = nearbyint(*out);
+    return gm_quantity_check(md->quantity, *out, ld->where, name, err);
 }
 
 /* "(256, 1, 1)" -> {256, 1, 1} */
@@ -542,9 +560,10 @@ gm_status gm_ncu_csv_load(const char *path, gm_counters_set *out, gm_error *err)
     if (!path || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "ncu import: no path or output set");
     gm_counters_set_init(out);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return gm_fail(err, GM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    FILE *in = NULL;
+    gm_status ost = gm_open_input(path, "ncu CSV file", &in, err);
+    if (ost != GM_OK)
+        return ost;
     ncu_loader ld;
     memset(&ld, 0, sizeof ld);
     gm_csv_reader_init(&ld.rd, in, path);

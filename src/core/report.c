@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "gpuq/metrics.h"
-#include "report_internal.h"
+#include "report_rank.h"
 
-static const char *const format_names[GM_FORMAT_COUNT] = {"text", "csv", "json"};
+static const char *const format_names[GM_FORMAT_COUNT] = {"text", "csv", "json", "html"};
 
 gm_status gm_format_parse(const char *name, gm_format *out)
 {
@@ -52,7 +52,8 @@ static gm_status check_variants(const gm_report_options *opt, gm_error *err)
 {
     for (size_t i = 0; opt->variants && opt->variants[i]; i++) {
         const char *v = opt->variants[i], *colon = strchr(v, ':');
-        char unit_name[64] = "atomics";
+        char unit_name[64];
+        snprintf(unit_name, sizeof unit_name, "%s", gm_units[0]->name);
         if (colon) {
             snprintf(unit_name, sizeof unit_name, "%.*s", (int)(colon - v), v);
             v = colon + 1;
@@ -62,8 +63,9 @@ static gm_status check_variants(const gm_report_options *opt, gm_error *err)
             return gm_fail(err, GM_ERR_INVALID_ARG, "unknown section '%s' in model '%s'",
                            unit_name, opt->variants[i]);
         if (!in_list(u->variants, v))
-            return gm_fail(err, GM_ERR_INVALID_ARG, "unknown model '%s' (known: %s%s)",
-                           opt->variants[i], colon ? "" : "atomics: ", u->variants);
+            return gm_fail(err, GM_ERR_INVALID_ARG, "unknown model '%s' (known: %s%s%s)",
+                           opt->variants[i], colon ? "" : u->name, colon ? "" : ": ",
+                           u->variants);
     }
     return GM_OK;
 }
@@ -92,7 +94,7 @@ static const char *variant_for(const gm_report_options *opt, const gm_unit *u)
         const char *v = opt->variants[i], *colon = strchr(v, ':');
         if (colon ? (strlen(u->name) == (size_t)(colon - v) &&
                      strncmp(v, u->name, (size_t)(colon - v)) == 0)
-                  : strcmp(u->name, "atomics") == 0)
+                  : u == gm_units[0])
             found = colon ? colon + 1 : v; /* the last one given wins */
     }
     return found;
@@ -227,31 +229,6 @@ gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_f
     return st;
 }
 
-gm_status gm_report_build(gm_report *rep, const gm_counters_set *set, const gm_table *table,
-                          const char *table_path, const gm_model_options *opt, gm_error *err)
-{
-    if (!rep || !set || !table || !opt)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "report: no report, counters, table or model");
-    gm_machine *m = calloc(1, sizeof *m);
-    if (!m)
-        return gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
-    snprintf(m->gpu_name, sizeof m->gpu_name, "%s", table->meta.gpu_name);
-    m->sm_count = table->meta.sm_count;
-    m->atomics = (gm_table *)table; /* borrowed: taken back before the machine is freed */
-    snprintf(m->atomics_path, sizeof m->atomics_path, "%s", table_path ? table_path : "(table)");
-    const char *const sections[] = {"atomics", NULL};
-    const char *const variants[] = {opt->name ? opt->name : "default", NULL};
-    gm_report_options ro = {.sections = sections, .variants = variants};
-    gm_report_file file = {.set = set};
-    gm_status st = gm_report_make(rep, &file, 1, m, &ro, err);
-    if (st != GM_OK) {
-        free(m);
-        return st;
-    }
-    rep->own_machine = 1;
-    return GM_OK;
-}
-
 void gm_report_free(gm_report *rep)
 {
     if (!rep)
@@ -268,7 +245,7 @@ void gm_report_free(gm_report *rep)
     free(rep->launches);
     free(rep->file_of);
     if (rep->own_machine)
-        free((gm_machine *)rep->machine); /* its table is the caller's */
+        free((gm_machine *)rep->machine); /* what it borrowed stays the caller's */
     memset(rep, 0, sizeof *rep);
 }
 
@@ -304,7 +281,9 @@ static int same_config(const gm_launch_counters *a, const gm_launch_counters *b)
 static void add_into(gm_launch_counters *sum, const gm_launch_counters *k, double *acc,
                      size_t n_before)
 {
-    double w = k->metric[GM_M_CYCLES_SUM];
+    /* GM_SUM_CYCLE_WEIGHTED: weighted by the active cycles (gpuq/metrics.h) */
+    int cycles = gm_metric_find("sm__cycles_active.sum");
+    double w = cycles >= 0 ? k->metric[cycles] : NAN;
     for (int m = 0; m < GM_METRIC_COUNT; m++) {
         double v = k->metric[m];
         if (gm_metric_table[m].sum == GM_SUM_ADD) {
@@ -569,6 +548,18 @@ void report_process_label(const gm_report *rep, size_t file, char *buf, size_t l
     snprintf(buf, len, "%s", slash ? slash + 1 : path[0] ? path : "-");
 }
 
+void report_field_text(const gm_field *f, char *buf, size_t len)
+{
+    if (f->flags & GM_FIELD_TEXT_DASH)
+        snprintf(buf, len, "-");
+    else if (f->kind == GM_FIELD_PCT)
+        gm_fmt_pct(buf, len, f->num);
+    else if (f->kind == GM_FIELD_NUM)
+        gm_fmt_num(buf, len, f->num);
+    else
+        snprintf(buf, len, "%s", f->text ? f->text : "");
+}
+
 void report_counter_stats(const gm_report *rep, size_t *metrics, int *passes)
 {
     size_t n = 0;
@@ -594,6 +585,12 @@ gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_err
     gm_status st = report_rows_make(rep, &rows, err);
     if (st != GM_OK)
         return st;
+    report_rank rank;
+    if ((st = report_rank_make(rep, &rows, &rank, err)) != GM_OK) {
+        report_rows_free(rep, &rows);
+        return st;
+    }
+    rows.rank = &rank;
     switch (fmt) {
     case GM_FORMAT_TEXT:
         report_write_text(out, rep, &rows);
@@ -601,10 +598,14 @@ gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_err
     case GM_FORMAT_CSV:
         report_write_csv(out, rep, &rows);
         break;
+    case GM_FORMAT_HTML:
+        report_write_html(out, rep, &rows);
+        break;
     default:
         report_write_json(out, rep, &rows);
         break;
     }
+    report_rank_free(&rank);
     report_rows_free(rep, &rows);
     if (fflush(out) != 0 || ferror(out))
         return gm_fail(err, GM_ERR_IO, "report: write failed");

@@ -1,4 +1,5 @@
-/* The CSV report: one row per launch (or per kernel with --summary), the
+/* The CSV report: the ranked kernels as '#' lines (report_rank.c), then
+ * one row per launch (or per kernel with --summary), the
  * launch columns, the counters the sections read (by their short column
  * name), the opcode split, then every section's fields as
  * "<unit>.<field>", and the verdict line: verdict_section, verdict.
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report_rank.h"
 
 static void csv_num(FILE *out, double v)
 {
@@ -106,6 +107,8 @@ static void write_row(FILE *out, const gm_report *rep, const report_rows *rows, 
 
 void report_write_csv(FILE *out, const gm_report *rep, const report_rows *rows)
 {
+    if (rows->rank)
+        report_rank_write_csv(out, rep, rows->rank);
     write_heading(out, rep, rows);
     for (size_t i = 0; i < rows->count; i++)
         write_row(out, rep, rows, i);

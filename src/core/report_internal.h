@@ -27,6 +27,8 @@ typedef struct report_rows {
     int metric_rows[GM_METRIC_MAX];      /* the counters' columns shown */
     size_t n_metric_rows;
     int multi_file;                      /* rows come from more than one file */
+    const struct report_rank *rank;      /* the ranked kernels (report_rank.h); set by
+                                            gm_report_write before a writer runs */
     /* owned by the summary */
     gm_counters_set sums;
     const gm_launch_counters **sum_ptrs;
@@ -56,6 +58,9 @@ int report_pick_verdict(const gm_unit_verdict *v, size_t n);
 /* The process a file came from: "pid 4242", else the file's name. */
 void report_process_label(const gm_report *rep, size_t file, char *buf, size_t len);
 
+/* A field's cell in the text table ("-", "97%", "1634", its text). */
+void report_field_text(const gm_field *f, char *buf, size_t len);
+
 /* The most passes any file's header records (0 unknown) and the metrics
  * collected (columns with a value in some launch). */
 void report_counter_stats(const gm_report *rep, size_t *metrics, int *passes);
@@ -63,5 +68,6 @@ void report_counter_stats(const gm_report *rep, size_t *metrics, int *passes);
 void report_write_text(FILE *out, const gm_report *rep, const report_rows *rows);
 void report_write_csv(FILE *out, const gm_report *rep, const report_rows *rows);
 void report_write_json(FILE *out, const gm_report *rep, const report_rows *rows);
+void report_write_html(FILE *out, const gm_report *rep, const report_rows *rows);
 
 #endif

@@ -1,5 +1,6 @@
 /* The JSON report, "gpuq report v2": the header (device, files, counters,
- * sections and what was skipped), then per launch (or per kernel) its
+ * sections and what was skipped), the ranked kernels ("gpu_time_ns",
+ * "kernels": report_rank.c), then per launch (or per kernel) its
  * configuration, its raw counters by metric name, one object per section
  * (the unit's fields and nested extras) and the verdict.  Strings escaped
  * per RFC 8259, NaN as null. */
@@ -7,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report_rank.h"
 
 static void key(FILE *out, int indent, const char *k, int *first)
 {
@@ -205,6 +206,8 @@ void report_write_json(FILE *out, const gm_report *rep, const report_rows *rows)
     int first = 1;
     fputc('{', out);
     write_header(out, rep, rows, &first);
+    if (rows->rank)
+        report_rank_write_json(out, rep, rows->rank);
     key(out, 2, "launches", &first);
     fputc('[', out);
     for (size_t i = 0; i < rows->count; i++) {

@@ -1,5 +1,5 @@
 /* The text report: a header (device, counters, machine data, sections
- * skipped), one table per section (the launch columns, then the unit's
+ * skipped), the ranked kernels (report_rank.c), one table per section (the launch columns, then the unit's
  * fields that have a width) and one verdict line per kernel. */
 #include <ctype.h>
 #include <inttypes.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report_rank.h"
 
 /* "132" for (132,1,1), "64,2" for (64,2,1), "8,8,4" otherwise */
 static void format_dim3(char *buf, size_t len, const unsigned d[3])
@@ -131,14 +131,7 @@ static void write_section(FILE *out, const gm_report *rep, const report_rows *ro
             if (f[j].width <= 0)
                 continue;
             char v[64];
-            if (f[j].flags & GM_FIELD_TEXT_DASH)
-                snprintf(v, sizeof v, "-");
-            else if (f[j].kind == GM_FIELD_PCT)
-                gm_fmt_pct(v, sizeof v, f[j].num);
-            else if (f[j].kind == GM_FIELD_NUM)
-                gm_fmt_num(v, sizeof v, f[j].num);
-            else
-                snprintf(v, sizeof v, "%s", f[j].text ? f[j].text : "");
+            report_field_text(&f[j], v, sizeof v);
             fputc(' ', out);
             put_clean(out, v, f[j].width, 0);
         }
@@ -151,6 +144,8 @@ static void write_section(FILE *out, const gm_report *rep, const report_rows *ro
 void report_write_text(FILE *out, const gm_report *rep, const report_rows *rows)
 {
     write_header(out, rep, rows);
+    if (rows->rank)
+        report_rank_write_text(out, rep, rows->rank);
     for (size_t s = 0; s < rep->n_sections; s++)
         write_section(out, rep, rows, s);
     fprintf(out, "\nverdicts%s:\n",

@@ -72,10 +72,23 @@ void gm_csv_format_double(char *buf, size_t len, double v)
     }
 }
 
-void gm_json_write_string(FILE *out, const char *s)
+/* html: also the characters that mean something to an HTML parser inside a
+ * <script> element (and the two line separators old JavaScript parsers
+ * take for line ends). */
+static void json_string(FILE *out, const char *s, int html)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (html && (*p == '<' || *p == '>' || *p == '&')) {
+            fprintf(out, "\\u%04x", *p);
+            continue;
+        }
+        /* U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8 */
+        if (html && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            fprintf(out, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
+            p += 2;
+            continue;
+        }
         switch (*p) {
         case '"':
             fputs("\\\"", out);
@@ -100,6 +113,41 @@ void gm_json_write_string(FILE *out, const char *s)
         }
     }
     fputc('"', out);
+}
+
+void gm_json_write_string(FILE *out, const char *s)
+{
+    json_string(out, s, 0);
+}
+
+void gm_json_write_string_html(FILE *out, const char *s)
+{
+    json_string(out, s, 1);
+}
+
+void gm_html_write_text(FILE *out, const char *s)
+{
+    for (const char *p = s ? s : ""; *p; p++) {
+        switch (*p) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&#39;", out);
+            break;
+        default:
+            fputc(*p, out);
+        }
+    }
 }
 
 void gm_json_write_num(FILE *out, double v)
@@ -129,8 +177,12 @@ void gm_fmt_num(char *buf, size_t len, double v)
 
 void gm_fmt_pct(char *buf, size_t len, double v)
 {
+    /* Like gm_fmt_num: a percentage beyond a million reads 1.2e+06%, never
+     * a number cut off by the buffer; inf says so. */
     if (isnan(v))
         snprintf(buf, len, "-");
+    else if (!isfinite(v) || fabs(100 * v) >= 1e6)
+        snprintf(buf, len, "%.3g%%", 100 * v);
     else
         snprintf(buf, len, "%.0f%%", 100 * v);
 }

@@ -19,6 +19,13 @@ void gm_csv_format_double(char *buf, size_t len, double v);
 
 /* s as a JSON string (RFC 8259 escapes; NULL as ""). */
 void gm_json_write_string(FILE *out, const char *s);
+/* s as a JSON string that may stand inside an HTML <script> element: as
+ * gm_json_write_string, and '<', '>', '&', U+2028 and U+2029 as \uXXXX, so
+ * that no "</script>" or "<!--" can end or change the element. */
+void gm_json_write_string_html(FILE *out, const char *s);
+/* s as HTML text or attribute value: & < > " ' as character references
+ * (NULL as ""), so that no string of the program becomes markup. */
+void gm_html_write_text(FILE *out, const char *s);
 /* A number that reads back exactly; NaN and infinities as null. */
 void gm_json_write_num(FILE *out, double v);
 

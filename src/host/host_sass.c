@@ -634,7 +634,9 @@ gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_d
             }
         }
         if (split.valid) {
-            k->metric[GM_M_N_ATOM_SASS] = n_atoms;
+            int row = gm_metric_find("smsp__sass_inst_executed_op_shared_atom.sum");
+            if (row >= 0)
+                k->metric[row] = n_atoms;
             stats->joined++;
         } else {
             k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;

@@ -141,7 +141,8 @@ typedef struct gi_merge_stats {
 /* Joins the sass run to the counters of the first run: the k-th complete
  * launch of a mangled name in the sass run (by launch_id) belongs to the
  * k-th launch of that name in set (by launch_id).  Sets split (valid=1 where
- * every executed instruction was classified) and metric[GM_M_N_ATOM_SASS]. */
+ * every executed instruction was classified) and the metric
+ * smsp__sass_inst_executed_op_shared_atom.sum. */
 gm_status gi_sass_merge(gm_counters_set *set, const gi_sass_run *run, const gi_disasm *disasm,
                         gi_merge_stats *stats, gm_error *err);
 

@@ -59,8 +59,9 @@ int gi_static_split(const gm_launch_counters *k, const gi_function_ops *ops, gm_
     const char *dummy;
     if (!why)
         why = &dummy;
-    double n_cas = k->metric[GM_M_N_CAS], n_alu = k->metric[GM_M_N_ALU];
-    double n_atom = k->metric[GM_M_N_ATOM];
+    double n_cas = gm_launch_metric(k, "smsp__inst_executed_op_shared_atom_dot_cas.sum");
+    double n_alu = gm_launch_metric(k, "smsp__inst_executed_op_shared_atom_dot_alu.sum");
+    double n_atom = gm_launch_metric(k, "smsp__inst_executed_op_shared_atom.sum");
     if (!(n_cas >= 0) || !(n_alu >= 0)) {
         *why = "no hardware CAS/non-CAS counts";
         return 0;

@@ -231,7 +231,7 @@ static int choose_metrics(gi_device *dev, CUpti_Profiler_Host_Object *made)
     dev->n_metrics = 0;
     for (size_t i = 0; i < n_rows; i++) {
         dev->metric_names[dev->n_metrics] = gm_metric_table[rows[i]].name;
-        dev->metric_ids[dev->n_metrics] = (gm_metric_id)rows[i];
+        dev->metric_ids[dev->n_metrics] = rows[i];
         dev->n_metrics++;
     }
     CUpti_Profiler_Host_Object *host = made;

@@ -141,7 +141,7 @@ typedef struct gi_device {
     CUpti_ProfilerReplayMode replay;
     size_t n_metrics;
     const char *metric_names[GM_METRIC_MAX];
-    gm_metric_id metric_ids[GM_METRIC_MAX];
+    int metric_ids[GM_METRIC_MAX];   /* their rows of gm_metric_table */
     CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
     int window_open;                 /* Start called, Stop not yet */
     CUpti_RangeProfiler_Object *rp;

@@ -12,6 +12,9 @@
 #
 # ARGS are split like shell words (quotes work); leading NAME=VALUE words set
 # environment variables for that case only.  The grep is a fixed string.
+# ARGS may name $tmp/fifo (a FIFO without a writer) and $tmp/hostile/...
+# (made by tests/cli/hostile/mutate.py named); each case runs under
+# `timeout 60` (exit 124 when it hangs).
 # A case that expects a non-zero exit also requires exactly one line on
 # stderr.  '#' lines and blank lines are ignored.  Prints one line per failure and a
 # final "N passed, N failed"; exits 1 if anything failed.
@@ -28,6 +31,13 @@ case $cases in /*) ;; *) cases=$(pwd)/$cases ;; esac
 cd "$srcdir" || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuq-cli.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# Inputs made at test time, named by cases as $tmp/...: a FIFO no one
+# writes to, and the hostile files of tests/cli/hostile/mutate.py.
+mkfifo "$tmp/fifo" || exit 2
+python3 "$srcdir/tests/cli/hostile/mutate.py" named "$srcdir" "$tmp/hostile" || exit 2
+# A case that hangs fails instead of stopping the run.
+run_limit=""
+command -v timeout >/dev/null 2>&1 && run_limit="timeout 60"
 
 trim() {
     printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'
@@ -59,7 +69,7 @@ while IFS= read -r line || [ -n "$line" ]; do
         *) break ;;
         esac
     done
-    eval "env $envs \"\$gpuq\" $args" >"$tmp/out" 2>"$tmp/err" </dev/null
+    eval "$run_limit env $envs \"\$gpuq\" $args" >"$tmp/out" 2>"$tmp/err" </dev/null
     got=$?
     why=""
     if [ "$got" != "$want_exit" ]; then

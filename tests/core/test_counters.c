@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "gpuq/counters.h"
+#include "papers/atomics/atomics_model.h"
 #include "test_files.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/data/counters/"
@@ -92,8 +93,12 @@ static void fill_launch(gm_launch_counters *k, uint64_t id, const char *name)
     k->block[0] = 256, k->block[1] = 1, k->block[2] = 1;
     k->regs_per_thread = 32;
     k->shared_bytes = 4096;
+    /* Each in its physical range (gpuq/ranges.h): whole counts, and
+     * fractions, which must survive exactly, where the quantity has them. */
     for (int m = 0; m < GM_METRIC_COUNT; m++)
-        k->metric[m] = 1000.0 * m + 0.1; /* fractions must survive exactly */
+        k->metric[m] = gm_quantity_table[gm_metric_table[m].quantity].integer
+                           ? 1000.0 * m + 7
+                           : (double)(m % 90) + 0.1;
     k->metric[GM_M_DURATION_NS] = NAN;   /* not collected */
 }
 

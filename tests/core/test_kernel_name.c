@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "core/kernel_name.h"
+#include "gpuq/kernel_name.h"
 
 /* Names as PyTorch 2.x kernels demangle (cuobjdump / ncu --print-kernel-base
  * demangled); the first three are the ones a 30-column report cut to

@@ -32,8 +32,8 @@ static void test_override(void **state)
     gm_machine m;
     const char *const ov[] = {"atomics=" TEST_TABLE, NULL};
     assert_int_equal(gm_machine_load(&m, "gpuq Test GPU", 2, atomics_only, ov, 0, NULL), GM_OK);
-    assert_non_null(m.atomics);
-    assert_string_equal(m.atomics_path, TEST_TABLE);
+    assert_non_null(gm_machine_data(&m, "atomics"));
+    assert_string_equal(gm_machine_path(&m, "atomics"), TEST_TABLE);
     assert_int_equal(m.n_missing, 0);
     assert_true(gm_machine_has(&m, atomics_only));
     assert_null(gm_machine_suite(&m, "sched"));
@@ -46,9 +46,9 @@ static void test_override(void **state)
                      GM_ERR_MISMATCH);
     assert_non_null(strstr(err.msg, "measured on gpuq Test GPU with 2 SMs"));
     assert_non_null(strstr(err.msg, "--force"));
-    assert_null(m.atomics);
+    assert_null(gm_machine_data(&m, "atomics"));
     assert_int_equal(gm_machine_load(&m, "NVIDIA H200", 132, atomics_only, ov, 1, NULL), GM_OK);
-    assert_non_null(m.atomics);
+    assert_non_null(gm_machine_data(&m, "atomics"));
     gm_machine_free(&m);
     /* a malformed override, a file that is no table */
     const char *const bad[] = {"atomics", NULL};
@@ -64,7 +64,7 @@ static void test_missing_is_a_line(void **state)
     (void)state;
     gm_machine m;
     assert_int_equal(gm_machine_load(&m, "gpuq Other GPU", 2, atomics_only, NULL, 0, NULL), GM_OK);
-    assert_null(m.atomics);
+    assert_null(gm_machine_data(&m, "atomics"));
     assert_int_equal(m.n_missing, 1);
     assert_non_null(strstr(m.missing[0], "no machine data for gpuq Other GPU with 2 SMs"));
     assert_non_null(strstr(m.missing[0], "section atomics skipped"));
@@ -99,15 +99,15 @@ static void test_found_in_gpu_folder(void **state)
     setenv("GPUQ_TABLE_DIR", dir, 1);
     gm_machine m;
     assert_int_equal(gm_machine_load(&m, "gpuq Test GPU", 2, atomics_only, NULL, 0, NULL), GM_OK);
-    assert_non_null(m.atomics);
-    assert_string_equal(m.atomics_path, file);
+    assert_non_null(gm_machine_data(&m, "atomics"));
+    assert_string_equal(gm_machine_path(&m, "atomics"), file);
     gm_machine_free(&m);
     /* SM count 0 (unknown) matches; another count does not */
     assert_int_equal(gm_machine_load(&m, "gpuq Test GPU", 0, atomics_only, NULL, 0, NULL), GM_OK);
-    assert_non_null(m.atomics);
+    assert_non_null(gm_machine_data(&m, "atomics"));
     gm_machine_free(&m);
     assert_int_equal(gm_machine_load(&m, "gpuq Test GPU", 4, atomics_only, NULL, 0, NULL), GM_OK);
-    assert_null(m.atomics);
+    assert_null(gm_machine_data(&m, "atomics"));
     assert_int_equal(m.n_missing, 1);
     gm_machine_free(&m);
     unsetenv("GPUQ_TABLE_DIR");

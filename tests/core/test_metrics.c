@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "gpuq/counters.h"
+#include "papers/atomics/atomics_model.h"
 #include "gpuq/metrics.h"
 
 static void test_table_fits_and_names_are_unique(void **state)

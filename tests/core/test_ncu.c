@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "gpuq/counters.h"
+#include "papers/atomics/atomics_model.h"
 
 #define NCU GPUQ_SOURCE_DIR "/tests/data/ncu/"
 

@@ -87,7 +87,7 @@ static void test_atomics_unit_matches_model(void **state)
     const gm_unit *u = gm_unit_find("atomics");
     gm_machine m;
     th_atomics_machine(&m, "tables/nvidia-h200/atomics.csv.gz");
-    snprintf(m.atomics_path, sizeof m.atomics_path, "h200 table");
+    snprintf(m.files[0].path, sizeof m.files[0].path, "h200 table");
     gm_counters_set set;
     th_recorded_h200(&set);
     char variants[256];
@@ -105,7 +105,7 @@ static void test_atomics_unit_matches_model(void **state)
             assert_int_equal(u->apply(st, &set.meta, &set.launches[i], res, NULL), GM_OK);
             gm_kernel_result want;
             memset(&want, 0, sizeof want);
-            assert_int_equal(gm_model_apply(m.atomics, &opt, &set.launches[i], &want, NULL), GM_OK);
+            assert_int_equal(gm_model_apply(gm_machine_data(&m, "atomics"), &opt, &set.launches[i], &want, NULL), GM_OK);
             gm_field f[GM_UNIT_MAX_FIELDS];
             size_t nf = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
             if (i == 0)
@@ -132,7 +132,7 @@ static void test_atomics_unit_matches_model(void **state)
     void *st = NULL;
     assert_int_equal(u->prepare(&m, "nosuch", &st, NULL), GM_ERR_INVALID_ARG);
     gm_counters_set_clear(&set);
-    gm_table_free(m.atomics);
+    gm_machine_free(&m);
 }
 
 /* A launch without the cycle counter: a result all the same, U = NaN,
@@ -172,8 +172,7 @@ static void test_atomics_missing_counter(void **state)
     u->release(st);
     gm_launch_counters_clear(&k);
     /* no table: prepare says so */
-    gm_table_free(m.atomics);
-    m.atomics = NULL;
+    gm_machine_free(&m);
     assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_ERR_MISSING);
 }
 

@@ -6,7 +6,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "fuzz_input.h"
+#include "gpuq/mdata.h"
 
 const char *fuzz_input_path(const uint8_t *data, size_t size)
 {
@@ -42,7 +45,41 @@ int fuzz_load_counters(const uint8_t *data, size_t size,
         FUZZ_CHECK(strchr(err.msg, '\n') == NULL);
         return 0;
     }
+    fuzz_check_counter_ranges(set);
     return 1;
+}
+
+void fuzz_check_counter_ranges(const gm_counters_set *set)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        const gm_launch_counters *k = &set->launches[i];
+        for (int m = 0; m < GM_METRIC_COUNT; m++)
+            FUZZ_CHECK(isnan(k->metric[m]) ||
+                       gm_quantity_ok(gm_metric_table[m].quantity, k->metric[m]));
+        if (k->split.valid) {
+            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.add));
+            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.cas));
+            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.popc_inc));
+            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.other));
+        }
+    }
+}
+
+gm_mdata *fuzz_load_mdata(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_input_path(data, size);
+    if (!path)
+        return NULL;
+    gm_mdata *md = NULL;
+    gm_error err = {{0}};
+    gm_status st = gm_mdata_load(path, &md, &err);
+    FUZZ_CHECK((st == GM_OK) == (md != NULL));
+    if (st != GM_OK)
+        FUZZ_CHECK(strchr(err.msg, '\n') == NULL);
+    /* what loads holds no number strtod alone would take: no inf, no hex */
+    for (size_t i = 0; md && i < md->n_rows * md->n_cols; i++)
+        FUZZ_CHECK(isnan(md->num[i]) || isfinite(md->num[i]));
+    return md;
 }
 
 void fuzz_fail(const char *what, const char *file, int line)

@@ -30,4 +30,13 @@ int fuzz_load_counters(const uint8_t *data, size_t size,
                        gm_status (*load)(const char *, gm_counters_set *, gm_error *),
                        gm_counters_set *set);
 
+/* The loaders' range promise (gpuq/ranges.h) on a loaded set: every
+ * metric is NaN (not collected) or inside its quantity's range. */
+void fuzz_check_counter_ranges(const gm_counters_set *set);
+
+/* The input loaded as machine data (gm_mdata_load through a path): NULL
+ * when it does not load; a refusal must say why in one line. */
+struct gm_mdata;
+struct gm_mdata *fuzz_load_mdata(const uint8_t *data, size_t size);
+
 #endif

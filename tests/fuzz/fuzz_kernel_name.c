@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "core/kernel_name.h"
+#include "gpuq/kernel_name.h"
 
 #define MAX_NAMES 64
 

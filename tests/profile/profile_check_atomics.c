@@ -14,6 +14,7 @@
 
 #include "core/csv_internal.h"
 #include "gpuq/counters.h"
+#include "papers/atomics/atomics_model.h"
 #include "papers/atomics/atomics_table.h"
 
 #include "profile_check_util.h"

@@ -6,7 +6,7 @@
 # output patterns (%p, %q{VAR}) for the counters and the report, the line
 # naming every process's file, the CUDA graph lines and the node attribution
 # kept next to the counters, the count of launches run during a capture,
-# and the usage errors of bad patterns.
+# the usage errors of bad patterns, and the HTML report.
 set -u
 gpuq=$1 fake=$2 src=$3 work=$4
 rm -rf "$work" && mkdir -p "$work" || exit 2
@@ -32,6 +32,14 @@ has "$work/one.err" "5 launches profiled; counters saved in $work/one.csv"
 has "$work/one.csv.graphs.csv" "launch_id,graph,graph_launch,node_index,node_id"
 has "$work/one.csv.graphs.csv" "4,7,1,1,101"
 [ -s "$work/one.report.csv" ] || fail "no report one.report.csv"
+
+# 1b. gpuq profile -f html: the report as one page, with its data block; the
+# CSV report opens with the ranked kernels.
+"$gpuq" profile --no-opcode-split --table "$table" --force -f html -o "$work/one.html" -- \
+    "$fake" 1 "$template" > /dev/null 2> "$work/html.err" || fail "-f html: gpuq failed: $(cat "$work/html.err")"
+has "$work/one.html" "<!DOCTYPE html>"
+has "$work/one.html" '<script type="application/json" id="gpuq-data">{"format":"gpuq report html v1"'
+has "$work/one.report.csv" "# kernels by GPU time: "
 
 # 2. Three processes, one file each by pid; the report named by pattern too.
 "$gpuq" profile --no-opcode-split --table "$table" --force --keep-counters "$work/m.%p.csv" \

@@ -18,6 +18,7 @@
 
 #include "host/host_sass.h"
 #include "gpuq/counters.h"
+#include "papers/atomics/atomics_model.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"
 

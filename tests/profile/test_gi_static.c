@@ -21,6 +21,7 @@
 
 #include "host/host_sass.h"
 #include "gpuq/counters.h"
+#include "papers/atomics/atomics_model.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"
 #define PER_LAUNCH 4194304.0 /* 256 blocks x 8 warps x 2048 iterations */

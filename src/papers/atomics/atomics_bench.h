@@ -26,6 +26,7 @@
 
 #include "gpuq/mdata.h"
 #include "gpuq/status.h"
+#include "gpuq/suite.h"
 #include "atomics_table.h"
 
 #ifdef __cplusplus
@@ -123,11 +124,8 @@ void gb_close(gb_context *ctx);
  * runtime versions; leaves the other fields alone. */
 void gb_device_meta(const gb_context *ctx, gm_table_meta *meta);
 
-/* The common machine-data header fields of device `device` (gpu_name, cc,
- * sm_count, driver and runtime versions; the others are left alone),
- * without setting up the benchmarks: what `gpuq calibrate` needs to name
- * the output folder.  GM_ERR_NO_GPU / GM_ERR_UNSUPPORTED as gb_open. */
-gm_status gb_device_identity(int device, gm_mdata_meta *meta, gm_error *err);
+/* gb_device_identity and gb_device_sm_clock (gpuq/suite.h) are this
+ * launcher's too. */
 
 /* Cells that one launch can carry: the SMs the GPU reports. */
 int gb_cells_per_launch(const gb_context *ctx);

@@ -23,6 +23,28 @@
 extern "C" {
 #endif
 
+/* Paper 000's Table 1 counters are the metric table's first rows, in this
+ * order (src/core/metrics.c; test_metrics checks it): this model's code and
+ * its tests index gm_launch_counters.metric[] by these ids.  The generic code
+ * and the other models find every metric by its name. */
+typedef enum gm_metric_id {
+    GM_M_N_ATOM_SASS = 0, /* smsp__sass_inst_executed_op_shared_atom.sum      N (instrumented) */
+    GM_M_N_ATOM,          /* smsp__inst_executed_op_shared_atom.sum           N (hardware) */
+    GM_M_N_CAS,           /* smsp__inst_executed_op_shared_atom_dot_cas.sum   N_c */
+    GM_M_N_ALU,           /* smsp__inst_executed_op_shared_atom_dot_alu.sum   N_f (non-CAS) */
+    GM_M_O_WAVEFRONTS,    /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum   O */
+    GM_M_CYCLES_SUM,      /* sm__cycles_active.sum   T summed over SMs */
+    GM_M_CYCLES_AVG,      /* sm__cycles_active.avg */
+    GM_M_CYCLES_MIN,      /* sm__cycles_active.min */
+    GM_M_CYCLES_MAX,      /* sm__cycles_active.max */
+    GM_M_OCCUPANCY_PCT,   /* sm__warps_active.avg.pct_of_peak_sustained_active   o (percent) */
+    GM_M_DURATION_NS,     /* gpu__time_duration.sum */
+    GM_M_SHARED_PENDING,  /* sm__inst_pending_pipe_lsu_mem_shared_cmd_read.sum   queue-length integral */
+    GM_M_SHARED_INST,     /* sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum  LDS+LDSM+ATOMS */
+    GM_M_ATOMIC_ROWS      /* rows of the shared-atomic model */
+} gm_metric_id;
+
+
 /* Clamp flags: which inputs fell outside the measured grid and were clamped
  * onto its edge.  Never silent: they travel into the report. */
 #define GM_CLAMP_N_HIGH 0x1u  /* n > n_max: used n_max */

@@ -40,16 +40,17 @@ typedef struct atomics_options {
 } atomics_options;
 
 static const gb_suite_key atomics_keys[] = {
+    /* the options of `gpuq calibrate` from before suites existed still set them */
     {"classes", "job classes, comma-separated (default add,cas,popc_inc; add is the paper's "
-                "FAO/CAS grid, c = 0..n)"},
-    {"methods", "single_shot,steady_state (default both)"},
-    {"patterns", "same_address,distinct_bank (default both)"},
-    {"reps", "samples per cell, median kept (default 5, 1..21)"},
+                "FAO/CAS grid, c = 0..n)", "classes"},
+    {"methods", "single_shot,steady_state (default both)", "methods"},
+    {"patterns", "same_address,distinct_bank (default both)", "patterns"},
+    {"reps", "samples per cell, median kept (default 5, 1..21)", "reps"},
     {"inner_reps", "measurements per sample on one SM in one launch; the sample is the "
-                   "shortest (default 8, 1..8)"},
+                   "shortest (default 8, 1..8)", "inner-reps"},
     {"spread_threshold", "re-measure a cell once, with 3x the samples, when (max-min)/median "
-                         "exceeds this (default 0.10)"},
-    {NULL, NULL},
+                         "exceeds this (default 0.10)", "spread-threshold"},
+    {NULL, NULL, NULL},
 };
 
 static const gb_sass_expect atomics_sass[] = {
@@ -421,3 +422,14 @@ const gb_suite gb_suite_atomics = {
     .keys = atomics_keys,
     .check = atomics_check,
 };
+
+gm_status gb_device_sm_clock(int device, double *mhz, gm_error *err)
+{
+    gb_context *ctx = NULL;
+    *mhz = 0;
+    gm_status st = gb_open(device, &ctx, err);
+    if (st == GM_OK)
+        st = gb_measure_sm_clock(ctx, mhz, err);
+    gb_close(ctx);
+    return st;
+}

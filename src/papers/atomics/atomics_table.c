@@ -251,6 +251,15 @@ gm_status gm_table_check_cell(const gm_cell *cell, const char *where, gm_error *
         if (v[i] < 0)
             return gm_fail(err, GM_ERR_RANGE, "%s%s=%g is negative", where, names[i], v[i]);
     }
+    /* the physical range (gpuq/ranges.h): a time in clocks under a day */
+    for (int i = 0; i < 3; i++)
+        if (!gm_quantity_ok(GM_Q_CLOCKS, v[i]))
+            return gm_fail(err, GM_ERR_RANGE, "%s%s=%g outside 0..%g (%s)", where, names[i], v[i],
+                           gm_quantity_table[GM_Q_CLOCKS].max,
+                           gm_quantity_table[GM_Q_CLOCKS].meaning);
+    if (!gm_quantity_ok(GM_Q_RATIO, cell->spread))
+        return gm_fail(err, GM_ERR_RANGE, "%sspread=%g outside 0..%g", where, cell->spread,
+                       gm_quantity_table[GM_Q_RATIO].max);
     if (cell->t_min > cell->t_median || cell->t_median > cell->t_max)
         return gm_fail(err, GM_ERR_RANGE, "%snot t_min <= t_median <= t_max (%g, %g, %g)", where,
                        cell->t_min, cell->t_median, cell->t_max);

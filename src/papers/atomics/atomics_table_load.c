@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/csv_internal.h"
 #include "core/gzstream.h"
 #include "atomics_table_internal.h"
 
@@ -64,7 +65,8 @@ static int parse_long(const char *text, long *out)
  * are rejected by the range checks, which say so by name. */
 static int parse_double(const char *text, double *out)
 {
-    if (*text == '\0')
+    /* no hexadecimal floats ("0x1p3"): decimal only, as every loader */
+    if (*text == '\0' || strpbrk(text, "xX"))
         return 0;
     char *end = NULL;
     errno = 0;
@@ -315,39 +317,12 @@ static gm_status parse_row(loader *ld, char *line, gm_error *err)
     return GM_OK;
 }
 
-/* Reads one line into buf (newline and a trailing CR removed).  Returns 1
- * for a line, 0 at end of file, -1 for a line too long, -2 for a NUL byte
- * in the line (a C string would end there). */
-static int read_line(FILE *in, char *buf, size_t size)
-{
-    size_t len = 0;
-    int ch, nul = 0;
-    /* A character at a time to see NUL bytes; unlocked, since a shipped
-     * table is ~30 MB of text and locked getc made loading 2.4x slower. */
-    flockfile(in);
-    while ((ch = getc_unlocked(in)) != EOF && ch != '\n') {
-        if (len + 2 >= size) {
-            funlockfile(in);
-            return -1;
-        }
-        nul |= ch == '\0';
-        buf[len++] = (char)ch;
-    }
-    funlockfile(in);
-    if (ch == EOF && len == 0)
-        return 0;
-    buf[len] = '\0';
-    if (len > 0 && buf[len - 1] == '\r')
-        buf[--len] = '\0';
-    return nul ? -2 : 1;
-}
-
 static gm_status load_lines(loader *ld, FILE *in, int allow_partial, gm_error *err)
 {
     char buf[TABLE_LINE_MAX + 2];
     int got;
     gm_status st;
-    while ((got = read_line(in, buf, sizeof buf)) != 0) {
+    while ((got = gm_read_line(in, buf, sizeof buf)) != 0) {
         ld->line_no++;
         if (got == -2)
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: NUL byte in the line", ld->name,
@@ -441,16 +416,11 @@ static gm_status load_path(const char *path, int allow_partial, gm_table **out, 
     if (!path || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no path or output pointer");
     *out = NULL;
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return gm_fail(err, GM_ERR_IO, "%s: is a directory, not a table file", path);
-    FILE *in = gm_fopen_maybe_gz(path, "r");
-    if (!in && errno == ENOTSUP)
-        return gm_fail(err, GM_ERR_UNSUPPORTED,
-                       "%s: this gpuq was built without zlib (gunzip the table first)", path);
-    if (!in)
-        return gm_fail(err, GM_ERR_IO, "%s: cannot open (%s)", path, strerror(errno));
-    gm_status st = load_stream(in, path, allow_partial, out, err);
+    FILE *in = NULL;
+    gm_status st = gm_open_input(path, "table file", &in, err);
+    if (st != GM_OK)
+        return st;
+    st = load_stream(in, path, allow_partial, out, err);
     fclose(in);
     return st;
 }

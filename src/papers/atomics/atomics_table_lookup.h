@@ -17,10 +17,6 @@
 #include "gpuq/status.h"
 #include "atomics_table.h"
 
-/* Points gm_mdata_find at the shipped folders searched here (after
- * $GPUQ_TABLE_DIR): <gpuq executable>/../tables, then the source tree's. */
-void cli_table_search_dirs(void);
-
 /* Finds the shipped table for (gpu_name, sm_count); sm_count 0 = unknown,
  * matches any.  On success path holds the file.  GM_ERR_MISSING when none
  * matches, with a message saying how to get one. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomics_format.h"
 #include "atomics_latency.h"
 #include "atomics_model.h"
 #include "gpuq/unit.h"
@@ -51,6 +52,8 @@ void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
         return;
     size_t used = 0;
     double U = r->avg.U;
+    char pct[32]; /* the report's own percentage format: never 300 digits */
+    gm_fmt_pct(pct, sizeof pct, U);
     if (r->notes & GM_NOTE_NO_ATOMICS) {
         VERDICT_ADD("no shared-memory atomics (U = 0)");
     } else if (isnan(U)) {
@@ -58,13 +61,17 @@ void gm_verdict(const gm_kernel_result *r, char *buf, size_t len)
         VERDICT_ADD("%s", r->verdict[0] ? r->verdict : "not modelled: model inputs missing");
         return;
     } else if (U >= GM_U_BOTTLENECK) {
-        VERDICT_ADD("shared-memory atomics are the bottleneck (U = %.0f%%)", 100 * U);
+        VERDICT_ADD("shared-memory atomics are the bottleneck (U = %s)", pct);
     } else if (U >= GM_U_SIGNIFICANT) {
-        VERDICT_ADD("shared-memory atomics are a significant load (U = %.0f%%)", 100 * U);
+        VERDICT_ADD("shared-memory atomics are a significant load (U = %s)", pct);
     } else {
-        VERDICT_ADD("shared-memory atomics are not the bottleneck (U = %.0f%%)", 100 * U);
+        VERDICT_ADD("shared-memory atomics are not the bottleneck (U = %s)", pct);
     }
     verdict_notes(r, buf, len, used < len ? used : len - 1);
+    /* A verdict that outgrew its buffer says so instead of ending mid-word. */
+    size_t n = strlen(buf);
+    if (n + 1 >= len && len > 4)
+        memcpy(buf + len - 4, "...", 4);
 }
 #undef VERDICT_ADD
 
@@ -203,7 +210,8 @@ static gm_status atomics_prepare(const gm_machine *m, const char *variant, void 
 {
     if (!m || !state)
         return gm_fail(err, GM_ERR_INVALID_ARG, "atomics: no machine data or state");
-    if (!m->atomics)
+    const gm_table *table = gm_machine_data(m, "atomics");
+    if (!table)
         return gm_fail(err, GM_ERR_MISSING, "atomics: no atomics table");
     atomics_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -213,12 +221,13 @@ static gm_status atomics_prepare(const gm_machine *m, const char *variant, void 
         return gm_fail(err, GM_ERR_INVALID_ARG, "unknown model variant 'atomics:%s' (known: %s)",
                        variant, gm_model_names());
     }
-    s->table = m->atomics;
+    s->table = table;
     s->row_sb = gm_metric_find("smsp__warps_issue_stalled_short_scoreboard.sum");
     s->row_mio = gm_metric_find("smsp__warps_issue_stalled_mio_throttle.sum");
     s->row_wait = gm_metric_find("smsp__warps_issue_stalled_wait.sum");
     s->row_sel = gm_metric_find("smsp__warps_issue_stalled_selected.sum");
-    s->table_path = m->atomics_path[0] ? m->atomics_path : "(table)";
+    const char *path = gm_machine_path(m, "atomics");
+    s->table_path = path && path[0] ? path : "(table)";
     *state = s;
     return GM_OK;
 }
@@ -508,4 +517,10 @@ const gm_unit gm_unit_atomics = {
     .verdict = atomics_verdict,
     .text_notes = atomics_text_notes,
     .json_extra = atomics_json_extra,
+    .format = &gm_atomics_format,
+    /* Hopper counts ATOMS.CAS but does not tell ATOMS.ADD from ATOMS.POPC.INC
+     * (docs/profile.md): gpuq profile splits them from the code and a second
+     * run, when the non-CAS count was gathered. */
+    .extra_passes = GM_PASS_OPCODE_SPLIT,
+    .extra_pass_when = "smsp__inst_executed_op_shared_atom_dot_alu.sum",
 };

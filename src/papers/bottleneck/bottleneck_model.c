@@ -7,12 +7,25 @@
 #include <string.h>
 
 static const char *const pipe_names[GM_ZO_PIPES] = {
-    "fma", "fmaheavy", "alu", "fp64", "fp16", "xu", "lsu", "cbu", "adu", "uniform"};
+#define PIPE_NAME(id, name) #name,
+    GM_ZO_PIPE_ROWS(PIPE_NAME)
+#undef PIPE_NAME
+};
+static const char *const pipe_metrics[GM_ZO_PIPES] = {
+#define PIPE_METRIC(id, name) "smsp__inst_executed_pipe_" #name ".sum",
+    GM_ZO_PIPE_ROWS(PIPE_METRIC)
+#undef PIPE_METRIC
+};
 static const char *const part_names[GM_ZO_PARTS] = {"instruction", "shared", "global"};
 
 const char *gm_zo_pipe_name(int pipe)
 {
     return pipe >= 0 && pipe < GM_ZO_PIPES ? pipe_names[pipe] : NULL;
+}
+
+const char *gm_zo_pipe_metric(int pipe)
+{
+    return pipe >= 0 && pipe < GM_ZO_PIPES ? pipe_metrics[pipe] : NULL;
 }
 
 int gm_zo_pipe_find(const char *name)
@@ -188,6 +201,38 @@ static void index_points(gm_zo_machine *m)
     }
 }
 
+/* The throughput file's cells by row kind (gpuq/ranges.h), checked before
+ * any is read: a cell the reader casts is required, the others any finite
+ * number or "nan" (not measured). */
+static const gm_mdata_rule throughput_rules[] = {
+    {"inst", "warps", GM_Q_WARPS, 0},
+    {"inst", "ilp", GM_Q_RATIO, 0},
+    {"inst", "value", GM_Q_RATE, 0},
+    {"issue", "warps", GM_Q_WARPS, 0},
+    {"issue", "value", GM_Q_RATE, 0},
+    {"shared", "bytes", GM_Q_ACCESS_BYTES, 0},
+    {"shared", "ways", GM_Q_WARPS, 0},
+    {"shared", "warps", GM_Q_WARPS, 0},
+    {"shared", "value", GM_Q_RATE, 0},
+    {"global", "bytes", GM_Q_ACCESS_BYTES, 0},
+    {"global", "blocks", GM_Q_BLOCKS, 0},
+    {"global", "threads", GM_Q_BLOCKS, 0},
+    {"global", "per_thread", GM_Q_BLOCKS, 0},
+    {"global", "value", GM_Q_RATE, 0},
+    {"launch", "value", GM_Q_DURATION_NS, 0},
+    {"device", "value", GM_Q_WARPS_PER_SM, 0}, /* max_warps_per_sm */
+    {NULL, "bytes", GM_Q_REAL, 1},
+    {NULL, "ways", GM_Q_REAL, 1},
+    {NULL, "ilp", GM_Q_REAL, 1},
+    {NULL, "warps", GM_Q_REAL, 1},
+    {NULL, "blocks", GM_Q_REAL, 1},
+    {NULL, "threads", GM_Q_REAL, 1},
+    {NULL, "per_thread", GM_Q_REAL, 1},
+    {NULL, "value", GM_Q_REAL, 1},
+    {NULL, "spread", GM_Q_REAL, 1},
+    {NULL, "documented", GM_Q_REAL, 1},
+};
+
 gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_error *err)
 {
     if (!md || !m)
@@ -205,6 +250,10 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
             return gm_fail(err, GM_ERR_MISSING, "throughput data: no column '%s'", need[i]);
     if (!(m->clock_mhz > 0))
         return gm_fail(err, GM_ERR_MISSING, "throughput data: sm_clock_mhz missing");
+    gm_status cst = gm_mdata_check(md, "kind", throughput_rules,
+                                   sizeof throughput_rules / sizeof throughput_rules[0], err);
+    if (cst != GM_OK)
+        return cst;
     m->global = calloc(md->n_rows ? md->n_rows : 1, sizeof *m->global);
     if (!m->global)
         return gm_fail(err, GM_ERR_NOMEM, "throughput data: out of memory");

@@ -33,23 +33,36 @@
 extern "C" {
 #endif
 
+/* The SM pipes, the one table of them: X(ID, name) per pipe, in model
+ * order.  The name is the suffix of the counter of its warp-instructions
+ * (smsp__inst_executed_pipe_<name>.sum, a row of src/core/metrics.c), the
+ * `name` of its rows in the throughput suite's data and the report field of
+ * its time (<name>_us).  Adding a pipe: a row here, its metric row, and the
+ * suite's kernel for it (bottleneck_suite.c, bottleneck_kernels.cu). */
+#define GM_ZO_PIPE_ROWS(X)                                                              \
+    X(FMA, fma)           /* FFMA FADD FMUL: fmaheavy + fmalite */                      \
+    X(FMAHEAVY, fmaheavy) /* IMAD and the other heavy-only ops */                       \
+    X(ALU, alu)           /* LOP3 IADD3 ISETP SHF ... */                                \
+    X(FP64, fp64)         /* DFMA DADD DMUL */                                          \
+    X(FP16, fp16)         /* HFMA2 HADD2 (when the counters put them there) */          \
+    X(XU, xu)             /* MUFU: rcp, rsqrt, sin, cos, ex2, lg2 (the paper's type III) */ \
+    X(LSU, lsu)                                                                         \
+    X(CBU, cbu)                                                                         \
+    X(ADU, adu)                                                                         \
+    X(UNIFORM, uniform)
+
 typedef enum gm_zo_pipe {
-    GM_ZO_FMA = 0,  /* FFMA FADD FMUL: fmaheavy + fmalite */
-    GM_ZO_FMAHEAVY, /* IMAD and the other heavy-only ops */
-    GM_ZO_ALU,      /* LOP3 IADD3 ISETP SHF ... */
-    GM_ZO_FP64,     /* DFMA DADD DMUL */
-    GM_ZO_FP16,     /* HFMA2 HADD2 (when the counters put them there) */
-    GM_ZO_XU,       /* MUFU: rcp, rsqrt, sin, cos, ex2, lg2 (the paper's type III) */
-    GM_ZO_LSU,
-    GM_ZO_CBU,
-    GM_ZO_ADU,
-    GM_ZO_UNIFORM,
+#define GM_ZO_PIPE_ENUM(id, name) GM_ZO_##id,
+    GM_ZO_PIPE_ROWS(GM_ZO_PIPE_ENUM)
+#undef GM_ZO_PIPE_ENUM
     GM_ZO_PIPES
 } gm_zo_pipe;
 
 /* "fma", "fmaheavy", ... (the counter suffix); NULL out of range. */
 const char *gm_zo_pipe_name(int pipe);
 int gm_zo_pipe_find(const char *name); /* -1 when unknown */
+/* The metric of the pipe's warp-instructions; NULL out of range. */
+const char *gm_zo_pipe_metric(int pipe);
 
 typedef enum gm_zo_form { GM_ZO_PAPER = 0, GM_ZO_HOPPER = 1 } gm_zo_form;
 typedef enum gm_zo_part { GM_ZO_INST = 0, GM_ZO_SHARED, GM_ZO_GLOBAL, GM_ZO_PARTS } gm_zo_part;

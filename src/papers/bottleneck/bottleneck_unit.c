@@ -8,7 +8,6 @@
  * the scheduling model (paper 003: N_slot of Eq. 3.3 from the sched data,
  * waves_model.h) where the machine has that suite, else the device maximum. */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,61 +19,51 @@
 #include "bottleneck_unit.h"
 #include "bottleneck_model.h"
 
-/* Metric names, in the order of enum m_* below. */
+/* The metrics the unit reads, by name (gpuq/metrics.h); the pipes' come
+ * from the pipe table (GM_ZO_PIPE_ROWS, bottleneck_model.h). */
+#define BN_INST "smsp__inst_executed.sum"
+#define BN_SH_WF "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+#define BN_SH_CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+#define BN_G_LD "smsp__inst_executed_op_global_ld.sum"
+#define BN_G_ST "smsp__inst_executed_op_global_st.sum"
+#define BN_G_SECT "smsp__sass_sectors_mem_global.sum"
+#define BN_G_IDEAL "smsp__sass_sectors_mem_global_ideal.sum"
+#define BN_DRAM_RD "dram__bytes_read.sum"
+#define BN_DRAM_WR "dram__bytes_write.sum"
+#define BN_L2_RD "lts__t_sectors_op_read.sum"
+#define BN_L2_WR "lts__t_sectors_op_write.sum"
+#define BN_ELAPSED "sm__cycles_elapsed.avg"
+#define BN_OCC "sm__warps_active.avg.pct_of_peak_sustained_active"
+#define BN_DURATION "gpu__time_duration.sum"
+#define BN_G_SECT_LD_HW "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+#define BN_G_SECT_ST_HW "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+
 static const char *const bn_metrics[] = {
-    "smsp__inst_executed.sum",
-    "smsp__inst_executed_pipe_fma.sum",
-    "smsp__inst_executed_pipe_fmaheavy.sum",
-    "smsp__inst_executed_pipe_alu.sum",
-    "smsp__inst_executed_pipe_fp64.sum",
-    "smsp__inst_executed_pipe_fp16.sum",
-    "smsp__inst_executed_pipe_xu.sum",
-    "smsp__inst_executed_pipe_lsu.sum",
-    "smsp__inst_executed_pipe_cbu.sum",
-    "smsp__inst_executed_pipe_adu.sum",
-    "smsp__inst_executed_pipe_uniform.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
-    "smsp__inst_executed_op_global_ld.sum",
-    "smsp__inst_executed_op_global_st.sum",
-    "smsp__sass_sectors_mem_global.sum",
-    "smsp__sass_sectors_mem_global_ideal.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "lts__t_sectors_op_read.sum",
-    "lts__t_sectors_op_write.sum",
-    "sm__cycles_elapsed.avg",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "gpu__time_duration.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    BN_INST,
+#define BN_PIPE_METRIC(id, name) "smsp__inst_executed_pipe_" #name ".sum",
+    GM_ZO_PIPE_ROWS(BN_PIPE_METRIC)
+#undef BN_PIPE_METRIC
+    BN_SH_WF,
+    BN_SH_CONFLICTS,
+    BN_G_LD,
+    BN_G_ST,
+    BN_G_SECT,
+    BN_G_IDEAL,
+    BN_DRAM_RD,
+    BN_DRAM_WR,
+    BN_L2_RD,
+    BN_L2_WR,
+    BN_ELAPSED,
+    BN_OCC,
+    BN_DURATION,
+    BN_G_SECT_LD_HW,
+    BN_G_SECT_ST_HW,
     NULL,
-};
-enum {
-    M_INST = 0,
-    M_PIPE0, /* GM_ZO_PIPES rows, gm_zo_pipe order */
-    M_SH_WF = M_PIPE0 + GM_ZO_PIPES,
-    M_SH_CONFLICTS,
-    M_G_LD,
-    M_G_ST,
-    M_G_SECT,
-    M_G_IDEAL,
-    M_DRAM_RD,
-    M_DRAM_WR,
-    M_L2_RD,
-    M_L2_WR,
-    M_ELAPSED,
-    M_OCC,
-    M_DURATION,
-    M_G_SECT_LD_HW,
-    M_G_SECT_ST_HW,
-    M_COUNT
 };
 
 typedef struct bn_state {
     gm_zo_machine mach;
     gm_zo_form form;
-    int row[M_COUNT];
     int have_sched;     /* sched data with state-buffer parameters was found */
     gm_gd_params sched; /* its hopper form (the one docs/diag.md shows the data needs) */
 } bn_state;
@@ -116,13 +105,19 @@ static gm_status bn_prepare(const gm_machine *m, const char *variant, void **sta
     /* optional: without it, more warps means the device maximum */
     const gm_mdata *sd = gm_machine_suite(m, "sched");
     gm_gd_data *gd = sd ? calloc(1, sizeof *gd) : NULL;
-    if (gd && gm_gd_data_load(sd, gd, NULL) == GM_OK && gd->have_params) {
+    gm_status gst = gd ? gm_gd_data_load(sd, gd, err) : GM_ERR_MISSING;
+    if (gst == GM_OK && gd->have_params) {
         s->sched = gd->form[GM_GD_FORM_HOPPER];
         s->have_sched = 1;
     }
     free(gd);
-    for (int i = 0; i < M_COUNT; i++)
-        s->row[i] = gm_metric_find(bn_metrics[i]);
+    if (gst == GM_ERR_RANGE || gst == GM_ERR_PARSE) {
+        /* sched data too short for N_slot is optional; sched data out of
+         * range is an input error, never silently replaced */
+        gm_zo_machine_free(&s->mach);
+        free(s);
+        return gst;
+    }
     *state = s;
     return GM_OK;
 }
@@ -135,27 +130,10 @@ static void bn_release(void *state)
     free(s);
 }
 
-/* The table rows of bn_metrics, found once: gm_bn_launch_from_counters
- * runs for every launch (and has no state to keep them in), and looking
- * each name up there took a third of gpuq model's time on a million. */
-static int bn_rows[M_COUNT];
-static pthread_once_t bn_rows_once = PTHREAD_ONCE_INIT;
-
-static void find_rows(void)
+static double counter(const gm_launch_counters *k, const char *name)
 {
-    for (int i = 0; i < M_COUNT; i++)
-        bn_rows[i] = gm_metric_find(bn_metrics[i]);
-}
-
-static double counter(const gm_launch_counters *k, int i)
-{
-    pthread_once(&bn_rows_once, find_rows);
-    return bn_rows[i] >= 0 ? k->metric[bn_rows[i]] : NAN;
-}
-
-static double metric(const bn_state *s, const gm_launch_counters *k, int i)
-{
-    return s->row[i] >= 0 ? k->metric[s->row[i]] : NAN;
+    int row = gm_metric_find(name);
+    return row >= 0 ? k->metric[row] : NAN;
 }
 
 /* The warps per SM the launch could reach (the more-warps what-if) and,
@@ -204,37 +182,37 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
                                 int ideal_from_lsu, gm_zo_launch *l)
 {
     gm_zo_launch_init(l);
-    l->inst_total = counter(k, M_INST);
+    l->inst_total = counter(k, BN_INST);
     for (int p = 0; p < GM_ZO_PIPES; p++)
-        l->inst[p] = counter(k, M_PIPE0 + p);
-    l->shared_wavefronts = counter(k, M_SH_WF);
+        l->inst[p] = counter(k, gm_zo_pipe_metric(p));
+    l->shared_wavefronts = counter(k, BN_SH_WF);
     /* without conflicts: wavefronts less the conflict counter (it matched the
      * simulator's difference on every shared pattern, docs/bottleneck.md) */
-    l->shared_ideal = l->shared_wavefronts - counter(k, M_SH_CONFLICTS);
-    l->global_inst = counter(k, M_G_LD) + counter(k, M_G_ST);
+    l->shared_ideal = l->shared_wavefronts - counter(k, BN_SH_CONFLICTS);
+    l->global_inst = counter(k, BN_G_LD) + counter(k, BN_G_ST);
     /* an ncu run without the conflict counter: the shared instructions stand in
      * for conflict-free wavefronts (validation of old recordings only) */
     if (!isfinite(l->shared_ideal) && ideal_from_lsu)
-        l->shared_ideal = counter(k, M_PIPE0 + GM_ZO_LSU) - l->global_inst;
-    l->global_sectors = counter(k, M_G_SECT);
+        l->shared_ideal = counter(k, gm_zo_pipe_metric(GM_ZO_LSU)) - l->global_inst;
+    l->global_sectors = counter(k, BN_G_SECT);
     /* gpuq profile has no SASS-instrumented sector count: the L1 hardware
      * counters of the same requests stand in (ncu CSV input has both) */
     if (isnan(l->global_sectors))
         l->global_sectors =
-            counter(k, M_G_SECT_LD_HW) + counter(k, M_G_SECT_ST_HW);
-    l->global_sectors_ideal = counter(k, M_G_IDEAL);
-    l->dram_read_bytes = counter(k, M_DRAM_RD);
-    l->dram_write_bytes = counter(k, M_DRAM_WR);
-    l->l2_write_bytes = 32 * counter(k, M_L2_WR);
+            counter(k, BN_G_SECT_LD_HW) + counter(k, BN_G_SECT_ST_HW);
+    l->global_sectors_ideal = counter(k, BN_G_IDEAL);
+    l->dram_read_bytes = counter(k, BN_DRAM_RD);
+    l->dram_write_bytes = counter(k, BN_DRAM_WR);
+    l->l2_write_bytes = 32 * counter(k, BN_L2_WR);
     /* L2 reads as the suite counts them: what the SMs request (L1-side
      * sectors), not the L2 tag count, which on H100 showed half of an
      * L2-resident kernel's .cg sectors (docs/bottleneck.md) */
-    l->l2_read_bytes = fmax(32 * counter(k, M_L2_RD),
+    l->l2_read_bytes = fmax(32 * counter(k, BN_L2_RD),
                             32 * l->global_sectors - l->l2_write_bytes);
-    l->warps_per_sm = counter(k, M_OCC) / 100.0 * max_warps_per_sm;
+    l->warps_per_sm = counter(k, BN_OCC) / 100.0 * max_warps_per_sm;
     l->blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
     l->threads_per_block = (double)k->block[0] * k->block[1] * k->block[2];
-    l->clock_ghz = counter(k, M_ELAPSED) / counter(k, M_DURATION);
+    l->clock_ghz = counter(k, BN_ELAPSED) / counter(k, BN_DURATION);
     /* summed rows: the clock is cycles per ns either way; the launch term is per launch */
     l->launches = k->summed > 1 ? k->summed : 1;
 }
@@ -250,7 +228,7 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     gm_zo_launch l;
     int max_warps = meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : s->mach.max_warps_per_sm;
     gm_bn_launch_from_counters(k, max_warps, 0, &l);
-    br->measured_ns = metric(s, k, M_DURATION);
+    br->measured_ns = counter(k, BN_DURATION);
     int sm = meta->sm_count > 0 ? meta->sm_count : s->mach.sm_count;
     gm_error e2;
     if (!isfinite(l.inst_total) || !(l.blocks > 0)) {
@@ -313,8 +291,10 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     NUM("issue_us", r->t_issue * us, 0, NULL);
     NUM("launch_us", r->t_launch * us, 0, NULL);
     static const char *const pipe_field[GM_ZO_PIPES] = {
-        "fma_us", "fmaheavy_us", "alu_us", "fp64_us", "fp16_us",
-        "xu_us",  "lsu_us",      "cbu_us", "adu_us",  "uniform_us"};
+#define BN_PIPE_FIELD(id, name) #name "_us",
+        GM_ZO_PIPE_ROWS(BN_PIPE_FIELD)
+#undef BN_PIPE_FIELD
+    };
     for (int p = 0; p < GM_ZO_PIPES; p++)
         NUM(pipe_field[p], r->t_pipe[p] * us, 0, NULL);
     NUM("warps_per_sm", r->warps, 6, "warps");

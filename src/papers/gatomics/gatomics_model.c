@@ -127,6 +127,16 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
     return GM_OK;
 }
 
+/* The gatomics file's cells (gpuq/ranges.h), checked before any is read:
+ * the rates the model divides by are finite and positive. */
+static const gm_mdata_rule gatomics_rules[] = {
+    {"l2rate", "warps", GM_Q_WARPS, 0}, {"l2rate", "median", GM_Q_RATE, 0},
+    {NULL, "bits", GM_Q_REAL, 1},       {NULL, "warps", GM_Q_REAL, 1},
+    {NULL, "param", GM_Q_REAL, 1},      {NULL, "median", GM_Q_REAL, 1},
+    {NULL, "lo", GM_Q_REAL, 1},         {NULL, "hi", GM_Q_REAL, 1},
+    {NULL, "n", GM_Q_REAL, 1},
+};
+
 gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops_in[GM_GA_CLASSES],
                                  gm_ga_rates *out, gm_error *err)
 {
@@ -139,6 +149,10 @@ gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops_in[GM
         if (col[i] < 0)
             return gm_fail(err, GM_ERR_MISSING, "gatomics data: no column '%s'", need[i]);
     }
+    gm_status cst = gm_mdata_check(md, "experiment", gatomics_rules,
+                                   sizeof gatomics_rules / sizeof gatomics_rules[0], err);
+    if (cst != GM_OK)
+        return cst;
     const char *defaults[GM_GA_CLASSES] = {"atom.add.u32", "red.add.u32", "atom.cas.u32"};
     const char *pats[2] = {"one", "distinct"};
     for (int c = 0; c < GM_GA_CLASSES; c++) {

@@ -33,12 +33,12 @@ const char *const ga_ex_names[EX_COUNT] = {"clock", "stall", "lock", "sector",
 
 static const gb_suite_key ga_keys[] = {
     {"experiments", "comma-separated subset of clock,stall,lock,sector,l2rate,interfere,hide "
-                    "(default all)"},
-    {"reps", "launches per point, median kept (default 3, 1..21)"},
+                    "(default all)", NULL},
+    {"reps", "launches per point, median kept (default 3, 1..21)", NULL},
     {"warps", "warps per SM of the clock and stall sweeps, comma-separated 1..64 "
-              "(default 1,2,4,8,16,32,64)"},
-    {"iters", "timed iterations per thread in the stall sweep (default 24, 1..1000)"},
-    {NULL, NULL},
+              "(default 1,2,4,8,16,32,64)", NULL},
+    {"iters", "timed iterations per thread in the stall sweep (default 24, 1..1000)", NULL},
+    {NULL, NULL, NULL},
 };
 
 /* Every timed operation's opcode, in the kernel that claims it (cuobjdump

@@ -4,6 +4,7 @@
  * (Sec. 4.3.3); text, CSV or JSON; --plot DIR draws the figures.  Needs no
  * GPU. */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -269,7 +270,7 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
         char name[64];
         snprintf(name, sizeof name, "tail_%s_b%d", t.op, t.b);
         add(r, "end to end", name, t.most, (double)even, 0,
-            "G = %.0f: %d tail blocks on %d SMs; most on one SM vs Eq. 3.2's even share", t.G,
+            "G = %.0f: %ld tail blocks on %d SMs; most on one SM vs Eq. 3.2's even share", t.G,
             t.total, t.sms);
     }
 }
@@ -380,10 +381,9 @@ static int scan_dir(const char *dir, char *path, size_t len)
         if (e->d_name[0] == '.')
             continue;
         snprintf(p, sizeof p, "%s/%s/sched.csv", dir, e->d_name);
-        FILE *f = fopen(p, "r");
-        if (!f)
+        struct stat sb; /* stat, not fopen: opening a FIFO would wait for a writer */
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
             continue;
-        fclose(f);
         if (!found)
             snprintf(path, len, "%s", p);
         found++;
@@ -440,7 +440,7 @@ int cmd_diag(int argc, char **argv)
         case 'f':
             if (cli_take_once(CMD, "--format", &fmt_arg, optarg) < 0)
                 return GPUQ_EXIT_USAGE;
-            if (gm_format_parse(optarg, &fmt) != GM_OK)
+            if (gm_format_parse(optarg, &fmt) != GM_OK || fmt == GM_FORMAT_HTML)
                 return cli_usage_error(CMD, "--format: '%s' is not text, csv or json", optarg);
             break;
         case ':': return cli_usage_error(CMD, "%s needs a value", argv[optind - 1]);
@@ -478,7 +478,9 @@ int cmd_diag(int argc, char **argv)
     if ((st = gm_mdata_load(path, &md, &err)) != GM_OK)
         return cli_fail(CMD, st, &err);
     if (strcmp(md->meta.suite, "sched") != 0) {
-        cli_error(CMD, "%s holds suite '%s', not 'sched'", path, md->meta.suite);
+        cli_error(CMD, "%s: not sched machine data (it holds suite '%s'; give the sched.csv of "
+                       "'gpuq calibrate --suite sched')",
+                  path, md->meta.suite);
         gm_mdata_free(md);
         return GPUQ_EXIT_INPUT;
     }

@@ -10,6 +10,58 @@ enum { C_KIND, C_NAME, C_X, C_Y, C_Z, C_VALUE, C_DOC, C_EXTRA, C_NOTE, C_COUNT }
 static const char *const cols[C_COUNT] = {"kind", "name", "x", "y", "z",
                                           "value", "doc", "extra", "note"};
 
+/* What each row kind's cells are (gpuq/ranges.h), checked before any is
+ * cast or multiplied: a cell the readers cast to an integer is required,
+ * one they only compare (> 0) may be "nan" (not measured).  Columns of
+ * kinds not listed are any finite number or nan. */
+static const gm_mdata_rule sched_rules[] = {
+    {"nmp", "x", GM_Q_BLOCKS, 0},           /* G */
+    {"nmp", "value", GM_Q_CLOCKS, 1},       /* T(G) */
+    {"nslot", "x", GM_Q_WARPS_PER_BLOCK, 0},
+    {"nslot", "y", GM_Q_SMEM_BYTES, 0},
+    {"nslot", "z", GM_Q_REGS, 0},
+    {"nslot", "extra", GM_Q_BLOCKS, 0},     /* blocks resident on the GPU */
+    {"nslot", "value", GM_Q_BLOCKS_PER_SM, 1},
+    {"nslot", "doc", GM_Q_BLOCKS_PER_SM, 1}, /* the occupancy API's */
+    {"fu", "x", GM_Q_WARPS, 0},             /* c */
+    {"fu", "value", GM_Q_RATIO, 1},
+    {"fu_sum", "x", GM_Q_RATIO, 1},         /* P1 */
+    {"fu_sum", "y", GM_Q_WARPS, 0},         /* s_u */
+    {"fu_sum", "z", GM_Q_WARPS, 0},         /* c_at */
+    {"fu_sum", "value", GM_Q_RATIO, 1},
+    {"fu_sum", "doc", GM_Q_RATIO, 1},
+    {"kern", "x", GM_Q_REGS, 0},
+    {"kern", "y", GM_Q_SMEM_BYTES, 0},
+    {"tail", "x", GM_Q_SM_INDEX, 0},
+    {"tail", "y", GM_Q_WARPS_PER_BLOCK, 0},
+    {"tail", "z", GM_Q_BLOCKS, 0},
+    {"tail", "value", GM_Q_BLOCKS, 0},
+    {"tgb", "x", GM_Q_BLOCKS, 0},
+    {"tgb", "y", GM_Q_WARPS_PER_BLOCK, 0},
+    {"tgb", "value", GM_Q_DURATION_MS, 1},
+    {"tgbs", "x", GM_Q_BLOCKS, 0},
+    {"tgbs", "y", GM_Q_WARPS_PER_BLOCK, 0},
+    {"tgbs", "z", GM_Q_INDEX, 0},
+    {"tgbs", "value", GM_Q_DURATION_MS, 1},
+    {"tgbs", "extra", GM_Q_DURATION_MS, 1},
+    {"tgbr", "x", GM_Q_BLOCKS, 0},
+    {"tgbr", "y", GM_Q_WARPS_PER_BLOCK, 0},
+    {"tgbr", "z", GM_Q_INDEX, 0},
+    {"tgbr", "value", GM_Q_DURATION_MS, 1},
+    {"tgbr", "extra", GM_Q_DURATION_MS, 1},
+    {"wsched", "x", GM_Q_WARPS, 0},
+    {"wsched", "y", GM_Q_WARPS, 0},
+    {"wsched", "z", GM_Q_WARPS, 0},
+    {"wsched", "value", GM_Q_CLOCKS, 1},
+    {"cluster", "x", GM_Q_BLOCKS_PER_SM, 0},
+    {NULL, "x", GM_Q_REAL, 1},
+    {NULL, "y", GM_Q_REAL, 1},
+    {NULL, "z", GM_Q_REAL, 1},
+    {NULL, "value", GM_Q_REAL, 1},
+    {NULL, "doc", GM_Q_REAL, 1},
+    {NULL, "extra", GM_Q_REAL, 1},
+};
+
 static int find_cols(const gm_mdata *md, int *c)
 {
     for (int i = 0; i < C_COUNT; i++)
@@ -130,6 +182,10 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
     int miss = find_cols(md, c);
     if (miss >= 0)
         return gm_fail(err, GM_ERR_MISSING, "sched machine data has no column '%s'", cols[miss]);
+    gm_status cst = gm_mdata_check(md, "kind", sched_rules,
+                                   sizeof sched_rules / sizeof sched_rules[0], err);
+    if (cst != GM_OK)
+        return cst;
     o->n_mp = n_mp_override > 0 ? n_mp_override : nmp_from_rows(md, c);
     if (o->n_mp <= 0)
         return gm_fail(err, GM_ERR_MISSING, "sched machine data: no doubling in the nmp rows "
@@ -151,6 +207,15 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
                               .r = (long)gm_mdata_num(md, r, c[C_Z]),
                               .total = (long)total};
             gm_gd_point_from_total(&pt, o->n_mp);
+            if (!gm_quantity_ok(GM_Q_BLOCKS_PER_SM, pt.nslot)) {
+                free(p);
+                return gm_fail(err, GM_ERR_RANGE,
+                               "%s:%ld: sched row 'nslot': %ld blocks on the GPU over n_mp = %d "
+                               "is %d blocks per SM, above the device limit of %g",
+                               md->source[0] ? md->source : "sched", md->line ? md->line[r] : 0L,
+                               pt.total, o->n_mp, pt.nslot,
+                               gm_quantity_table[GM_Q_BLOCKS_PER_SM].max);
+            }
             o->not_divisible += pt.not_divisible;
             double api = gm_mdata_num(md, r, c[C_DOC]);
             if (!isnan(api) && (int)api != pt.nslot)

@@ -83,7 +83,7 @@ typedef struct gm_gd_tail {
     double G;       /* blocks in the grid */
     int sms;        /* SMs that started a tail block */
     int most;       /* the busiest SM's tail blocks */
-    int total;      /* all tail blocks */
+    long total;     /* all tail blocks (long: a sum over up to 10^7 rows) */
 } gm_gd_tail;
 /* The next log at or after row *row of d's machine data; *row moves past
  * it.  0 when there is none. */

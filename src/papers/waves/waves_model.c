@@ -9,6 +9,7 @@
 
 #include "waves_model.h"
 #include "core/stats.h"
+#include "gpuq/ranges.h"
 
 long gm_gd_round_up(long a, long u)
 {
@@ -299,10 +300,33 @@ void gm_gd_point_from_total(gm_gd_point *pt, int n_mp)
     pt->not_divisible = pt->total % n_mp != 0;
 }
 
+/* A point the capacity fits can take: what the sched reader's range
+ * rules let through (gpuq/ranges.h), so that the products below stay far
+ * inside a long (at most 2^24 bytes x 64 blocks, 255 x 32 registers x 4096
+ * warps) whoever builds the points. */
+static gm_status check_points(const gm_gd_point *pts, size_t n, gm_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const gm_gd_point *p = &pts[i];
+        if (!gm_quantity_ok(GM_Q_WARPS_PER_BLOCK, p->b) ||
+            !gm_quantity_ok(GM_Q_BLOCKS_PER_SM, p->nslot) ||
+            !gm_quantity_ok(GM_Q_SMEM_BYTES, (double)p->s) ||
+            !gm_quantity_ok(GM_Q_REGS, (double)p->r))
+            return gm_fail(err, GM_ERR_RANGE,
+                           "point %zu (b = %d, s = %ld, r = %ld, N_slot = %d) outside the ranges "
+                           "a GPU has (b 1..64, s 0..2^24, r 0..255, N_slot 0..64)",
+                           i + 1, p->b, p->s, p->r, p->nslot);
+    }
+    return GM_OK;
+}
+
 /* Eq. 3.12 */
 gm_status gm_gd_derive_wsb(const gm_gd_point *pts, size_t n, int *N1, int *N2, gm_error *err)
 {
     int n1 = -1, n2 = 0;
+    gm_status st = check_points(pts, n, err);
+    if (st != GM_OK)
+        return st;
     for (size_t i = 0; i < n; i++) {
         if (pts[i].b == 1)
             n1 = pts[i].nslot;
@@ -377,6 +401,11 @@ gm_status gm_gd_derive_shm(const gm_gd_point *pts, size_t n, int nslot1, long s_
 {
     if (n == 0 || n_cands == 0)
         return gm_fail(err, GM_ERR_MISSING, "no shared-memory points or s_min candidates");
+    gm_status st = check_points(pts, n, err);
+    if (st != GM_OK)
+        return st;
+    if (s_res < 0 || s_res > (1L << 24))
+        return gm_fail(err, GM_ERR_RANGE, "reservation %ld outside 0..2^24", s_res);
     gd_fit f = {.demand = shm_demand, .fits = shm_fits, .nslot1 = nslot1, .s_res = s_res};
     gd_search(&f, pts, n, cands, n_cands, S, s_min, mismatch);
     return GM_OK;
@@ -408,6 +437,12 @@ gm_status gm_gd_derive_rf(const gm_gd_point *pts, size_t n, int w, int N1, int N
 {
     if (n == 0 || n_cands == 0 || r_parts < 1)
         return gm_fail(err, GM_ERR_MISSING, "no register points or r_min candidates");
+    gm_status st = check_points(pts, n, err);
+    if (st != GM_OK)
+        return st;
+    if (w < 1 || w > 64 || r_parts > 64 || N1 < 0 || N1 > 64 || N2 < 0 || N2 > 64 * 64)
+        return gm_fail(err, GM_ERR_RANGE, "w = %d, r_parts = %d, N1 = %d or N2 = %d out of range",
+                       w, r_parts, N1, N2);
     gd_fit f = {.demand = rf_demand, .fits = rf_fits, .w = w, .N1 = N1, .N2 = N2,
                 .r_parts = r_parts};
     gd_search(&f, pts, n, cands, n_cands, R, r_min, mismatch);

@@ -288,7 +288,7 @@ static void unit_on_recorded(const char *variant, int drop_issue_counters, const
     free(res);
     u->release(st);
     gm_counters_set_clear(&set);
-    gm_table_free(m.atomics);
+    gm_machine_free(&m);
 }
 
 static void unit_on_recorded_launches(void **state)
@@ -350,7 +350,7 @@ static void unit_without_stall_counters(void **state)
         memset(&want, 0, sizeof want);
         gm_model_options opt;
         assert_int_equal(gm_model_by_name("default", &opt), GM_OK);
-        assert_int_equal(gm_model_apply_report(m.atomics, &opt, &set.launches[i], &want, NULL), GM_OK);
+        assert_int_equal(gm_model_apply_report(gm_machine_data(&m, "atomics"), &opt, &set.launches[i], &want, NULL), GM_OK);
         gm_field f[GM_UNIT_MAX_FIELDS];
         size_t nf = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
         double N = set.launches[i].metric[GM_M_N_ATOM];
@@ -366,7 +366,7 @@ static void unit_without_stall_counters(void **state)
     free(res);
     u->release(st);
     gm_counters_set_clear(&set);
-    gm_table_free(m.atomics);
+    gm_machine_free(&m);
 }
 
 int main(void)

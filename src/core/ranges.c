@@ -1,0 +1,132 @@
+/* The physical range of every loaded quantity (gpuq/ranges.h) and the one
+ * number parser of the loaders.  Bounds come from physics, not from the
+ * shipped data: each is far beyond any GPU's reach yet small enough that
+ * the models' arithmetic cannot overflow (docs/input-ranges.md). */
+#include "gpuq/ranges.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 2^63: a count below it fits an int64_t; one day of cycles at 5 GHz on
+ * 10,000 SMs is 4.3e18, still below. */
+#define TWO63 9223372036854775808.0
+#define DAY_S 86400.0
+
+const gm_quantity_range gm_quantity_table[GM_QUANTITY_COUNT] = {
+    [GM_Q_EVENTS] = {"events", 0, TWO63, 0, 1, "an event count"},
+    [GM_Q_BYTES] = {"bytes", 0, TWO63, 0, 1, "a byte count"},
+    [GM_Q_CYCLES] = {"cycles", 0, TWO63, 0, 1, "a cycle count"},
+    [GM_Q_MEAN] = {"mean", 0, TWO63, 0, 0, "an average count"},
+    [GM_Q_PERCENT] = {"percent", 0, 100, 0, 0, "a percentage of a peak"},
+    [GM_Q_DURATION_NS] = {"duration_ns", 0, DAY_S * 1e9, 0, 0, "a duration in ns, under a day"},
+    [GM_Q_DURATION_MS] = {"duration_ms", 0, DAY_S * 1e3, 0, 0, "a duration in ms, under a day"},
+    [GM_Q_CLOCKS] = {"clocks", 0, DAY_S * 5e9, 0, 0, "a time in clocks, under a day at 5 GHz"},
+    /* per clock per SM, GB/s or G/s: 1e7 GB/s is 10 PB/s, 3,000 times an H100's DRAM */
+    [GM_Q_RATE] = {"rate", 0, 1e7, 1, 0, "a rate, finite and positive"},
+    [GM_Q_CLOCK_MHZ] = {"clock_mhz", 0, 1e5, 0, 0, "a clock in MHz, 0 unknown"},
+    [GM_Q_WARPS] = {"warps", 0, 64, 0, 1, "warps, at most 64 on an SM"},
+    [GM_Q_WARPS_PER_BLOCK] = {"warps_per_block", 1, 64, 0, 1, "warps per block"},
+    [GM_Q_WARPS_PER_SM] = {"warps_per_sm", 1, 64, 0, 1, "warps per SM, at most 64"},
+    [GM_Q_BLOCKS_PER_SM] = {"blocks_per_sm", 0, 64, 0, 1,
+                            "blocks per SM, at most 64: one warp each, 64 warps an SM"},
+    [GM_Q_BLOCKS] = {"blocks", 0, 2147483647.0, 0, 1, "blocks, at most 2^31-1 in a grid"},
+    [GM_Q_REGS] = {"regs", 0, 255, 0, 1, "registers per thread, at most 255"},
+    [GM_Q_SMEM_BYTES] = {"smem_bytes", 0, 16777216.0, 0, 1,
+                         "shared-memory bytes per block, at most 16 MiB"},
+    [GM_Q_SM_INDEX] = {"sm_index", 0, 65535, 0, 1, "an SM index"},
+    [GM_Q_ACCESS_BYTES] = {"access_bytes", 0, 1024, 0, 1, "bytes per access, at most 1024"},
+    [GM_Q_INDEX] = {"index", 0, 2147483647.0, 0, 1, "an index or a repeat count"},
+    [GM_Q_RATIO] = {"ratio", 0, 1e9, 0, 0, "a ratio"},
+    [GM_Q_REAL] = {"real", -TWO63, TWO63, 0, 0, "a measured number"},
+};
+
+int gm_number_parse(const char *text, double *out)
+{
+    if (!text)
+        return -1;
+    /* The grammar first, so that strtod's extras (hex, inf, nan, blanks)
+     * never pass: [+-] digits [. digits] [(e|E) [+-] digits]. */
+    const char *p = text;
+    if (*p == '+' || *p == '-')
+        p++;
+    size_t digits = 0;
+    while (isdigit((unsigned char)*p))
+        p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p))
+            p++, digits++;
+    }
+    if (digits == 0)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p != '\0')
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end != p)
+        return -1;
+    if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1))
+        return -2;
+    if (v == 0)
+        v = 0; /* -0 and underflow read as 0 */
+    *out = v;
+    return 0;
+}
+
+int gm_quantity_ok(gm_quantity q, double v)
+{
+    if ((unsigned)q >= GM_QUANTITY_COUNT || !isfinite(v))
+        return 0;
+    const gm_quantity_range *r = &gm_quantity_table[q];
+    if (v < r->min || v > r->max || (r->min_open && v == r->min))
+        return 0;
+    return !r->integer || v == floor(v);
+}
+
+gm_status gm_quantity_check(gm_quantity q, double v, const char *where, const char *field,
+                            gm_error *err)
+{
+    if ((unsigned)q >= GM_QUANTITY_COUNT)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "%s: %s: no such quantity", where, field);
+    if (gm_quantity_ok(q, v))
+        return GM_OK;
+    const gm_quantity_range *r = &gm_quantity_table[q];
+    if (!isfinite(v))
+        return gm_fail(err, GM_ERR_RANGE, "%s: %s is %g, not a finite number (%s)", where, field,
+                       v, r->meaning);
+    if (v >= r->min && v <= r->max && !(r->min_open && v == r->min))
+        return gm_fail(err, GM_ERR_RANGE, "%s: %s %.17g is not a whole number (%s)", where,
+                       field, v, r->meaning);
+    return gm_fail(err, GM_ERR_RANGE, "%s: %s %.6g outside %s%.6g..%.6g (%s)", where, field, v,
+                   r->min_open ? "above " : "", r->min, r->max, r->meaning);
+}
+
+gm_status gm_quantity_parse(gm_quantity q, const char *text, const char *where,
+                            const char *field, double *out, gm_error *err)
+{
+    double v;
+    int rc = gm_number_parse(text, &v);
+    if (rc == -2)
+        return gm_fail(err, GM_ERR_RANGE, "%s: %s '%.40s' is beyond a double's range", where,
+                       field, text);
+    if (rc != 0)
+        return gm_fail(err, GM_ERR_PARSE, "%s: %s '%.40s' is not a number (plain decimal only)",
+                       where, field, text);
+    gm_status st = gm_quantity_check(q, v, where, field, err);
+    if (st == GM_OK)
+        *out = v;
+    return st;
+}

@@ -1,0 +1,73 @@
+/* Looking things up in the unit table (gpuq/unit.h; the table itself is
+ * src/papers/units.c): units by name, the metrics to gather, the machine-data
+ * formats the units declare, the extra passes they ask for. */
+#include <string.h>
+
+#include "gpuq/metrics.h"
+#include "gpuq/unit.h"
+
+size_t gm_unit_count(void)
+{
+    size_t n = 0;
+    while (gm_units[n])
+        n++;
+    return n;
+}
+
+const gm_unit *gm_unit_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; gm_units[i]; i++)
+        if (strcmp(gm_units[i]->name, name) == 0)
+            return gm_units[i];
+    return NULL;
+}
+
+size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *rows, size_t max)
+{
+    size_t n = 0;
+    if (!units)
+        n_units = gm_unit_count();
+    for (size_t u = 0; u < n_units; u++) {
+        const gm_unit *unit = units ? units[u] : gm_units[u];
+        if (!unit || !unit->metrics)
+            continue;
+        for (size_t i = 0; unit->metrics[i]; i++) {
+            int row = gm_metric_find(unit->metrics[i]);
+            if (row < 0)
+                continue; /* test_units checks that every declared metric is a row */
+            int seen = 0;
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = rows[j] == row;
+            if (!seen && n < max && rows)
+                rows[n++] = row;
+        }
+    }
+    return n;
+}
+
+const gm_mdata_format *gm_mdata_format_of(const char *suite)
+{
+    for (size_t i = 0; suite && gm_units[i]; i++)
+        if (gm_units[i]->format && strcmp(gm_units[i]->format->suite, suite) == 0)
+            return gm_units[i]->format;
+    return NULL;
+}
+
+int gm_units_want_pass(const gm_counters_meta *meta, unsigned pass)
+{
+    if (!meta)
+        return 0;
+    if (meta->n_metrics == 0)
+        return 1;
+    for (size_t u = 0; gm_units[u]; u++) {
+        if (!(gm_units[u]->extra_passes & pass) || !gm_units[u]->extra_pass_when)
+            continue;
+        int row = gm_metric_find(gm_units[u]->extra_pass_when);
+        for (size_t j = 0; row >= 0 && j < meta->n_metrics; j++)
+            if (meta->metric_rows[j] == row)
+                return 1;
+    }
+    return 0;
+}
