@@ -559,14 +559,8 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT: %s", perr.msg);
         return 0;
     }
-    /* gpuq profile renames the file when the run is over, so that an
-     * earlier file of that name stays until something replaces it. */
-    v = getenv("GPUQ_OUT_TMP");
-    if (v && strlen(v) >= sizeof g.out_tmp) {
-        gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT_TMP='%s' is too long", v);
+    if (!gi_read_out_tmp())
         return 0;
-    }
-    snprintf(g.out_tmp, sizeof g.out_tmp, "%s", v && !strchr(v, '/') ? v : "");
     v = getenv("GPUQ_RUN_START_NS");
     g.run_start_ns = v ? strtoull(v, NULL, 10) : 0;
     /* The per-GPU lock of the counters pass (gi_device.lock_fd). */

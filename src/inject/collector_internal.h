@@ -301,6 +301,8 @@ int gi_ctx_synchronize(void);
 /* Per-device properties for the counters file header. */
 int gi_device_fill_meta(gi_device *dev);
 
+/* Reads GPUQ_OUT_TMP into g.out_tmp: 0 (stood down) when it is too long. */
+int gi_read_out_tmp(void);
 /* Writes one counters row (opening the file with its header first). */
 void gi_write_row(gi_device *dev, const gm_launch_counters *k);
 /* Writes text lines to the sass pass file (opening it first). */

@@ -174,6 +174,19 @@ static int claim(const char *path)
     return fd;
 }
 
+int gi_read_out_tmp(void)
+{
+    /* gpuq profile renames the file when the run is over, so that an
+     * earlier file of that name stays until something replaces it. */
+    const char *v = getenv("GPUQ_OUT_TMP");
+    if (v && strlen(v) >= sizeof g.out_tmp) {
+        gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT_TMP='%s' is too long", v);
+        return 0;
+    }
+    snprintf(g.out_tmp, sizeof g.out_tmp, "%s", v && !strchr(v, '/') ? v : "");
+    return 1;
+}
+
 /* The file written for the output name path: path itself, or, with
  * GPUQ_OUT_TMP, path<tmp> (gpuq renames it to path when the run is over,
  * so that an earlier path survives a run that measures nothing). */
