@@ -186,6 +186,11 @@ typedef struct gm_unit {
      * metric extra_pass_when (one only this unit reads: it was gathered). */
     unsigned extra_passes;
     const char *extra_pass_when;
+
+    /* Optional: NULL-terminated metrics the unit reads where present but
+     * that the collector gathers only on request (GPUQ_EXTRA_METRICS=@NAME),
+     * because they would add replay passes to the default set. */
+    const char *const *opt_in_metrics;
 } gm_unit;
 
 /* gm_unit.extra_passes */
@@ -204,6 +209,9 @@ size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *ro
  * counters hold its extra_pass_when metric; also when the counters do not
  * list their metrics (every unit may be there). */
 int gm_units_want_pass(const gm_counters_meta *meta, unsigned pass);
+/* Appends unit u's opt-in metrics (gm_unit.opt_in_metrics) to rows[0 .. *n),
+ * each once, at most max; returns how many were added. */
+size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max);
 
 #ifdef __cplusplus
 }

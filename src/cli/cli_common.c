@@ -90,7 +90,7 @@ void cli_report_opts_init(cli_report_opts *r)
 }
 
 /* The section a -m names: "U:V" is unit U's, a bare V the first unit's
- * (gm_report_options). */
+ * (gm_units[0], as gm_report_options.variants reads it). */
 static size_t variant_unit(const char *v, const char **unit)
 {
     const char *colon = strchr(v, ':');

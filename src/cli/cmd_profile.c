@@ -51,7 +51,7 @@ int cmd_profile(int argc, char **argv)
     int rc = prof_check_program(o.program[0]);
     if (rc != GPUQ_EXIT_OK)
         return rc;
-    char collector[PATH_MAX], counters[PATH_MAX], tmpdir[PATH_MAX];
+    char collector[PATH_MAX], counters[sizeof(((collector_status *)0)->output)], tmpdir[PATH_MAX];
     if (!prof_find_collector(collector, sizeof collector))
         return GPUQ_EXIT_GPU;
     if (!prof_absolute_path(o.counters, counters, sizeof counters)) {
@@ -130,7 +130,7 @@ int cmd_profile(int argc, char **argv)
     }
     /* the file as written; without a status that names it (a crash before
      * the collector wrote one), the name it was given */
-    char written[PATH_MAX + 64];
+    char written[sizeof counters + 64];
     snprintf(written, sizeof written, "%s%s", counters, out_tmp);
     if (main_proc && main_proc->output[0]) {
         snprintf(counters, sizeof counters, "%s", main_proc->output);
@@ -302,7 +302,8 @@ int cmd_profile(int argc, char **argv)
         char how[128];
         prof_describe_exit(&run1, how, sizeof how);
         cli_error(CMD, "warning: the program %s; the report covers the %zu launches measured "
-                  "before", how, set.count);
+                  "before (gpuq exits with the program's status, %d)", how, set.count,
+                  prof_program_status(&run1));
     }
     cli_error(CMD, "%zu launch%s profiled; counters saved in %s", set.count,
               set.count == 1 ? "" : "es", pattern ? counters : o.counters);
@@ -310,6 +311,12 @@ int cmd_profile(int argc, char **argv)
         rc = GPUQ_EXIT_INTERRUPTED;
 done_set:
     gm_counters_set_clear(&set);
+    /* A failing program's status is passed on (docs/profile.md, "Exit
+     * codes"): a CI job that wraps its tests in gpuq profile sees them
+     * fail.  gpuq's own codes are left for runs whose program succeeded,
+     * and an interrupted run keeps 130. */
+    if (!prof_interrupted_by && (run1.signaled || run1.code != 0))
+        rc = prof_program_status(&run1);
 done:
     prof_status_set_free(&procs);
     prof_prefetch_free(&prefetch);

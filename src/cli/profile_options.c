@@ -35,6 +35,10 @@ static void print_help(void)
            "                           extended regex (searched anywhere; anchor with ^ $)\n"
            "  -s, --launch-skip N      skip the first N matching launches\n"
            "  -c, --launch-count N     profile at most N matching launches (0: no limit)\n"
+           "      --nvtx-include NAME  only launches inside an NVTX range named NAME: a\n"
+           "                           push/pop range on the launching thread, or a\n"
+           "                           start/end range; the others count for neither -s\n"
+           "                           nor -c (ranges opened before CUDA starts are not seen)\n"
            "\n"
            "model and report (every section whose machine data exists, as gpuq model):\n"
            CLI_REPORT_HELP
@@ -57,14 +61,16 @@ static void print_help(void)
            "GPU are counted, not profiled (profiling then could break the capture).  Processes\n"
            "that profile one GPU take turns (a lock file in GPUQ_LOCK_DIR, at most 10 s wait).\n"
            "\n"
-           "exit codes: 0 measured (a failing program is a warning), 1 usage, 2 missing\n"
-           "program or bad input, 3 nothing measured (collector, GPU or permission error),\n"
-           "130 interrupted (what was measured is still reported)\n",
+           "exit status: the program's when it failed (its code, or 128+N when signal N\n"
+           "killed it; what was measured is still reported, with a warning naming it);\n"
+           "else gpuq's own: 0 measured, 1 usage, 2 missing program or bad input, 3 nothing\n"
+           "measured (collector, GPU or permission error), 130 interrupted.  gpuq's own\n"
+           "errors always print a 'gpuq: profile:' line saying what failed\n",
            gm_units[0]->name, gm_units[0]->variants, DEFAULT_COUNTERS);
 }
 
 
-enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN };
+enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE };
 
 /* 0 ok, 1 help shown, -1 usage error printed. */
 int prof_parse_options(int argc, char **argv, profile_opts *o)
@@ -73,6 +79,7 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         {"kernel-name", required_argument, NULL, 'k'},
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
+        {"nvtx-include", required_argument, NULL, OPT_NVTX_INCLUDE},
         CLI_REPORT_LONG_OPTIONS,
         {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
         {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
@@ -123,6 +130,13 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
             if (cli_take_once(CMD, "--keep-counters", &keep_arg, optarg) < 0)
                 return -1;
             o->counters = optarg;
+            break;
+        case OPT_NVTX_INCLUDE:
+            if (!optarg[0] || strlen(optarg) >= 256) {
+                cli_usage_error(CMD, "--nvtx-include needs a range name of 1 to 255 characters");
+                return -1;
+            }
+            o->nvtx_include = optarg;
             break;
         default: /* a report option, or a usage error */
             if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)

@@ -71,3 +71,19 @@ int gm_units_want_pass(const gm_counters_meta *meta, unsigned pass)
     }
     return 0;
 }
+
+size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max)
+{
+    size_t added = 0;
+    for (size_t i = 0; u && u->opt_in_metrics && u->opt_in_metrics[i] && rows && n; i++) {
+        int row = gm_metric_find(u->opt_in_metrics[i]);
+        int seen = row < 0;
+        for (size_t j = 0; j < *n && !seen; j++)
+            seen = rows[j] == row;
+        if (!seen && *n < max) {
+            rows[(*n)++] = row;
+            added++;
+        }
+    }
+    return added;
+}

@@ -124,6 +124,15 @@ static void add_named_rows(const char *list, const char *var, int *rows, size_t 
         p = list_item(p, name, sizeof name);
         if (!name[0])
             continue;
+        if (name[0] == '@') {
+            /* @UNIT: that unit's opt-in metrics (gm_unit.opt_in_metrics) */
+            const gm_unit *u = gm_unit_find(name + 1);
+            if (!u || !u->opt_in_metrics)
+                gi_note("%s: '%s' names no unit with opt-in metrics: skipped", var, name);
+            else
+                gm_unit_opt_in_rows(u, rows, n, max);
+            continue;
+        }
         int row = gm_metric_find(name);
         int seen = 0;
         for (size_t j = 0; j < *n && !seen; j++)
@@ -144,11 +153,11 @@ static int metric_rows(int *rows, size_t *n, size_t max, int *file_rows, size_t 
 {
     *n = 0;
     *n_file = 0;
-    const char *only = getenv("GPUQ_METRICS");
+    const char *only = getenv(GI_ENV(GI_ENV_METRICS));
     if (only && only[0]) {
-        add_named_rows(only, "GPUQ_METRICS", rows, n, max);
+        add_named_rows(only, GI_ENV(GI_ENV_METRICS), rows, n, max);
     } else {
-        const char *sections = getenv("GPUQ_SECTIONS");
+        const char *sections = getenv(GI_ENV(GI_ENV_SECTIONS));
         const gm_unit *units[64];
         size_t n_units = 0;
         char name[128];
@@ -165,7 +174,7 @@ static int metric_rows(int *rows, size_t *n, size_t max, int *file_rows, size_t 
                 units[n_units++] = u;
         }
         *n = gm_units_metric_rows(n_units ? units : NULL, n_units, rows, max);
-        add_named_rows(getenv("GPUQ_EXTRA_METRICS"), "GPUQ_EXTRA_METRICS", rows, n, max);
+        add_named_rows(getenv(GI_ENV(GI_ENV_EXTRA_METRICS)), GI_ENV(GI_ENV_EXTRA_METRICS), rows, n, max);
     }
     size_t kept = 0;
     for (size_t i = 0; i < *n; i++)

@@ -11,6 +11,11 @@
  * kernels (report_rank.c): that block is taken out of each new report
  * before the comparison, and must be there, once, in every report.
  *
+ * Reports the bottleneck section's verdicts changed on purpose (the physical
+ * check, launch and latency bound, the Hopper unit fields) are compared with
+ * their recording in tests/data/report-before/bottleneck-verdicts/ instead,
+ * and their CSV cells outside those verdicts still with ec755ce's.
+ *
  * 2. The reshape changed how the report is built (registered units, sections)
  * but not what it says: every CSV report in tests/data/report-before/,
  * written by gpuq 0.1.0 from the recorded counters in data/recorded/ for
@@ -42,6 +47,8 @@
 
 #define BEFORE_DIR GPUQ_SOURCE_DIR "/tests/data/report-before"
 #define EC755CE_DIR BEFORE_DIR "/ec755ce"
+/* reports the bottleneck section's verdicts changed on purpose (its README) */
+#define VERDICTS_DIR BEFORE_DIR "/bottleneck-verdicts"
 
 typedef struct csv_doc {
     size_t n_cols, n_rows;
@@ -290,6 +297,53 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* A report the bottleneck verdicts changed on purpose (bottleneck-verdicts/
+ * README.md), as CSV: every column of ec755ce's is there, with ec755ce's
+ * cells, except the bottleneck column, the prediction and the verdict, and
+ * those only on rows whose bottleneck verdict is no longer a unit (a model
+ * error, latency or launch bound). */
+static void check_intended(const char *name, char *before, size_t nb, char *after, size_t na)
+{
+    if (!strstr(name, ".csv"))
+        return;
+    FILE *fb = fmemopen(before, nb, "r"), *fa = fmemopen(after, na, "r");
+    assert_non_null(fb);
+    assert_non_null(fa);
+    csv_doc b, a;
+    doc_read(fb, name, &b);
+    doc_read(fa, name, &a);
+    fclose(fb);
+    fclose(fa);
+    assert_int_equal(a.n_rows, b.n_rows);
+    long kind = column(&a, "bottleneck.verdict");
+    static const char *const may_change[] = {"bottleneck.bottleneck", "bottleneck.predicted_us",
+                                             "bottleneck.error", "verdict", "verdict_section"};
+    size_t changed = 0;
+    for (size_t c = 0; c < b.n_cols; c++) {
+        long ca = column(&a, b.head[c]);
+        if (ca < 0)
+            fail_msg("%s: column %s of ec755ce's report is gone", name, b.head[c]);
+        int free_cell = 0;
+        for (size_t i = 0; i < sizeof may_change / sizeof may_change[0]; i++)
+            free_cell |= strcmp(b.head[c], may_change[i]) == 0;
+        for (size_t r = 0; r < b.n_rows; r++) {
+            const char *x = b.cells[r * b.n_cols + c], *y = a.cells[r * a.n_cols + (size_t)ca];
+            if (strcmp(x, y) == 0)
+                continue;
+            const char *v = kind >= 0 ? a.cells[r * a.n_cols + (size_t)kind] : "unit";
+            if (!free_cell || strcmp(v, "unit") == 0 || strcmp(v, "-") == 0)
+                fail_msg("%s row %zu: %s '%s' became '%s' (bottleneck verdict '%s')", name, r + 1,
+                         b.head[c], x, y, v);
+            changed++;
+        }
+    }
+    if (changed)
+        printf("  %s: %zu cells of ec755ce's columns changed by the bottleneck verdicts\n", name,
+               changed);
+    doc_free(&a);
+    doc_free(&b);
+}
+
 /* Where two texts first differ, as "line L: 'before' vs 'after'". */
 static void first_difference(const char *a, size_t na, const char *b, size_t nb, char *out,
                              size_t len)
@@ -360,7 +414,7 @@ static void test_every_cli_report_is_byte_identical(void **state)
     FILE *errs_out = open_memstream(&errs, &errs_len);
     assert_non_null(errs_out);
     char line[2048];
-    size_t reports = 0, bytes = 0, blocks = 0, with_report = 0;
+    size_t reports = 0, bytes = 0, blocks = 0, with_report = 0, intended = 0;
     while (fgets(line, sizeof line, list)) {
         line[strcspn(line, "\n")] = '\0';
         char *args = strchr(line, ' ');
@@ -387,6 +441,17 @@ static void test_every_cli_report_is_byte_identical(void **state)
         if (stripped != report)
             fail_msg("%s (gpuq model %s): %s", line, args,
                      report ? "no ranked kernels' block" : "a ranked block where no report is");
+        /* a report the bottleneck verdicts changed on purpose: its recording
+         * (with its ranked block, taken out the same way) instead */
+        snprintf(path, sizeof path, "%s/%s.gz", VERDICTS_DIR, line);
+        if (access(path, R_OK) == 0) {
+            check_intended(line, before, n_before, after, n_after);
+            free(before);
+            before = slurp(path, &n_before);
+            if (strip_ranked_block(args, before, &n_before) != report)
+                fail_msg("%s: the recording in bottleneck-verdicts/ has no ranked block", line);
+            intended++;
+        }
         if (n_before != n_after || memcmp(before, after, n_before) != 0) {
             char where[512];
             first_difference(before, n_before, after, n_after, where, sizeof where);
@@ -427,6 +492,15 @@ static void test_every_cli_report_is_byte_identical(void **state)
            "stdout) once the ranked kernels' block is taken out of the %zu reports, exit status "
            "and stderr too\n", reports, bytes, blocks);
     assert_int_equal(blocks, with_report);
+    printf("  %zu of them as the bottleneck verdicts changed them (bottleneck-verdicts/)\n",
+           intended);
+    size_t n_listed = 0;
+    FILE *v = fopen(VERDICTS_DIR "/commands.txt", "r");
+    assert_non_null(v);
+    while (fgets(line, sizeof line, v))
+        n_listed++;
+    fclose(v);
+    assert_int_equal(intended, n_listed);
     assert_int_equal(reports, 98); /* the lines of commands.txt */
 }
 

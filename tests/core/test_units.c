@@ -71,6 +71,38 @@ static void test_metric_rows_union(void **state)
     assert_int_equal(gm_units_metric_rows(atomics, 1, rows, 3), 3);
 }
 
+/* Opt-in metrics are rows of the table, and the default set (every unit's
+ * metrics) holds none of the bottleneck unit's: asking for them is what
+ * adds their passes, not the default. */
+static void test_opt_in_metrics(void **state)
+{
+    (void)state;
+    const gm_unit *bn = gm_unit_find("bottleneck");
+    assert_non_null(bn);
+    assert_non_null(bn->opt_in_metrics);
+    int all[GM_METRIC_MAX];
+    size_t n_all = gm_units_metric_rows(NULL, 0, all, GM_METRIC_MAX);
+    size_t k = 0;
+    for (; bn->opt_in_metrics[k]; k++) {
+        int row = gm_metric_find(bn->opt_in_metrics[k]);
+        assert_true(row >= 0);
+        for (size_t i = 0; i < n_all; i++)
+            if (all[i] == row)
+                fail_msg("opt-in metric %s is in the default set", bn->opt_in_metrics[k]);
+    }
+    assert_true(k >= 10);
+    /* appended once each, after what is there, within max */
+    int rows[GM_METRIC_MAX];
+    size_t n = 0;
+    rows[n++] = gm_metric_find("smsp__warps_issue_stalled_barrier.sum");
+    assert_int_equal(gm_unit_opt_in_rows(bn, rows, &n, GM_METRIC_MAX), k - 1);
+    assert_int_equal(n, k);
+    assert_int_equal(gm_unit_opt_in_rows(bn, rows, &n, GM_METRIC_MAX), 0);
+    n = 0;
+    assert_int_equal(gm_unit_opt_in_rows(bn, rows, &n, 2), 2);
+    assert_int_equal(gm_unit_opt_in_rows(gm_unit_find("atomics"), rows, &n, GM_METRIC_MAX), 0);
+}
+
 static const gm_field *field(const gm_field *f, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
@@ -181,6 +213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_metric_rows_union),
+        cmocka_unit_test(test_opt_in_metrics),
         cmocka_unit_test(test_atomics_unit_matches_model),
         cmocka_unit_test(test_atomics_missing_counter),
     };

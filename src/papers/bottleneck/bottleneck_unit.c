@@ -8,6 +8,8 @@
  * the scheduling model (paper 003: N_slot of Eq. 3.3 from the sched data,
  * waves_model.h) where the machine has that suite, else the device maximum. */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,8 @@
 #include "gpuq/unit.h"
 #include "bottleneck_unit.h"
 #include "bottleneck_model.h"
+#include "bottleneck_units.h"
+#include "bottleneck_verdict.h"
 
 /* The metrics the unit reads, by name (gpuq/metrics.h); the pipes' come
  * from the pipe table (GM_ZO_PIPE_ROWS, bottleneck_model.h). */
@@ -58,6 +62,19 @@ static const char *const bn_metrics[] = {
     BN_DURATION,
     BN_G_SECT_LD_HW,
     BN_G_SECT_ST_HW,
+    /* Hopper's units (bottleneck_units.h) that fit the default set's passes
+     * (6 on GH100 with or without them: validation/metric_passes); the rest
+     * are opt-in (gm_bu_metrics).  Read by name. */
+    "sm__pipe_tensor_cycles_active.max",
+    "sm__pipe_tensor_cycles_active.sum",
+    "lts__t_sectors.sum",
+    "lts__t_sectors_lookup_hit.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+    "smsp__warps_issue_stalled_long_scoreboard.sum",
+    "sm__inst_issued.sum",
+    "sm__pipe_alu_cycles_active.sum",
+    "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+    "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum",
     NULL,
 };
 
@@ -80,6 +97,10 @@ typedef struct bn_result {
     double occ_warps;     /* warps per SM with registers and shared memory not binding */
     double speedup_occ;
     char occ_needs[96];   /* what the launch would change to reach occ_warps */
+    double nslot;         /* blocks per SM the launch can have (NaN: no sched data) */
+    gm_bnv v;             /* the physical check and the verdict (bottleneck_verdict.h) */
+    gm_bu_comp bu[GM_BU_MAX]; /* Hopper's units (bottleneck_units.h; NaN: not collected) */
+    const char *named;    /* the verdict's component, when it names one */
 } bn_result;
 
 static gm_status bn_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
@@ -130,9 +151,49 @@ static void bn_release(void *state)
     free(s);
 }
 
+/* The table row of each name this unit reads, found once per name:
+ * gm_bn_launch_from_counters runs for every launch, and looking each name
+ * up there took a third of gpuq model's time on a million launches.  The
+ * names are string constants, so their addresses key the cache; a miss
+ * looks the name up and keeps it (readers take no lock: a slot's row is
+ * written before its name is published). */
+#define BN_CACHE_SLOTS 64
+static struct {
+    const char *name;
+    int row;
+} bn_cache[BN_CACHE_SLOTS];
+static pthread_mutex_t bn_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int metric_row(const char *name)
+{
+    size_t h = (size_t)((uintptr_t)name >> 3) % BN_CACHE_SLOTS;
+    for (size_t i = 0; i < BN_CACHE_SLOTS; i++) {
+        size_t j = (h + i) % BN_CACHE_SLOTS;
+        const char *n = __atomic_load_n(&bn_cache[j].name, __ATOMIC_ACQUIRE);
+        if (n == name)
+            return bn_cache[j].row;
+        if (!n)
+            break;
+    }
+    int row = gm_metric_find(name);
+    pthread_mutex_lock(&bn_cache_lock);
+    for (size_t i = 0; i < BN_CACHE_SLOTS; i++) {
+        size_t j = (h + i) % BN_CACHE_SLOTS;
+        if (bn_cache[j].name == name)
+            break;
+        if (!bn_cache[j].name) {
+            bn_cache[j].row = row;
+            __atomic_store_n(&bn_cache[j].name, name, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&bn_cache_lock);
+    return row;
+}
+
 static double counter(const gm_launch_counters *k, const char *name)
 {
-    int row = gm_metric_find(name);
+    int row = metric_row(name);
     return row >= 0 ? k->metric[row] : NAN;
 }
 
@@ -146,7 +207,7 @@ static double reachable_warps(const bn_state *s, const gm_launch_counters *k, in
     double b = ceil((double)k->block[0] * k->block[1] * k->block[2] / 32);
     double G = (double)k->grid[0] * k->grid[1] * k->grid[2];
     double grid_cap = ceil(G / sm);
-    br->occ_warps = br->speedup_occ = NAN;
+    br->occ_warps = br->speedup_occ = br->nslot = NAN;
     snprintf(br->occ_needs, sizeof br->occ_needs, "-");
     gm_gd_relief rel;
     if (s->have_sched && k->regs_per_thread >= 0 && k->shared_bytes >= 0 &&
@@ -155,6 +216,7 @@ static double reachable_warps(const bn_state *s, const gm_launch_counters *k, in
         rel.nslot > 0) {
         char lim[48];
         gm_gd_limiter_text(rel.limiter, lim, sizeof lim);
+        br->nslot = rel.nslot;
         snprintf(br->more_from, sizeof br->more_from, "sched: N_slot %d x %.0f warps (%s)%s",
                  rel.nslot, b, lim, grid_cap < rel.nslot ? ", grid-capped" : "");
         if ((rel.limiter & (GM_GD_LIM_REGS | GM_GD_LIM_SMEM)) &&
@@ -189,6 +251,13 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
     /* without conflicts: wavefronts less the conflict counter (it matched the
      * simulator's difference on every shared pattern, docs/bottleneck.md) */
     l->shared_ideal = l->shared_wavefronts - counter(k, BN_SH_CONFLICTS);
+    /* wgmma reads its operands from shared memory: the tensor pipe's feed,
+     * not LSU traffic, so not the shared-memory component's (where counted) */
+    double gmma = gm_bu_gmma_wavefronts(k);
+    if (isfinite(gmma) && gmma > 0) {
+        l->shared_wavefronts = fmax(0, l->shared_wavefronts - gmma);
+        l->shared_ideal = fmin(l->shared_ideal, l->shared_wavefronts);
+    }
     l->global_inst = counter(k, BN_G_LD) + counter(k, BN_G_ST);
     /* an ncu run without the conflict counter: the shared instructions stand in
      * for conflict-free wavefronts (validation of old recordings only) */
@@ -217,6 +286,64 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
     l->launches = k->summed > 1 ? k->summed : 1;
 }
 
+/* The physical check and the verdict (bottleneck_verdict.h): the model's
+ * components, the same at the best rates the suite measured (the launch at
+ * the device's warps per SM, where every curve has levelled off), the
+ * warp states and what the launch could have. */
+static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_zo_launch *l,
+                      int max_warps, int sm, double more, bn_result *br)
+{
+    gm_bnv_input in;
+    gm_bnv_input_init(&in);
+    in.measured_ns = br->measured_ns;
+    gm_zo_launch best = *l;
+    best.warps_per_sm = max_warps;
+    gm_zo_result rb;
+    gm_error e2;
+    int have_best = gm_zo_predict(&s->mach, s->form, sm, &best, &rb, &e2) == GM_OK;
+    /* Hopper's units (hopper form, where collected): their rates are the
+     * units' own, so with L2 and DRAM timed the LSU curve's global time is
+     * not a component of the verdict (it stays in the fields) */
+    size_t n_bu = 0;
+    if (s->form == GM_ZO_HOPPER)
+        n_bu = gm_bu_times(&s->mach, k, l->clock_ghz, br->r.sms, br->bu);
+    else
+        gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu);
+    int memory_units = 0;
+    for (size_t i = 0; i < gm_bu_count(); i++)
+        memory_units += isfinite(br->bu[i].ns) &&
+                        (strcmp(br->bu[i].name, "l2") == 0 || strcmp(br->bu[i].name, "dram") == 0);
+    for (int p = 0; p < GM_ZO_PARTS; p++) {
+        if (p == GM_ZO_GLOBAL && memory_units == 2)
+            continue;
+        in.comp_name[in.n_comp] = gm_zo_part_name(p);
+        in.comp_ns[in.n_comp] = br->r.t[p];
+        in.comp_best_ns[in.n_comp] = have_best ? rb.t[p] : NAN;
+        in.n_comp++;
+    }
+    for (size_t i = 0; n_bu && i < gm_bu_count() && in.n_comp < GM_BNV_MAX_COMP; i++)
+        if (isfinite(br->bu[i].ns)) {
+            in.comp_name[in.n_comp] = br->bu[i].name;
+            in.comp_ns[in.n_comp] = in.comp_best_ns[in.n_comp] = br->bu[i].ns;
+            in.n_comp++;
+        }
+    in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
+    /* resident warp-cycles: warps per active cycle x active cycles, all SMs */
+    in.warp_cycles = counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 *
+                     max_warps * counter(k, "sm__cycles_active.sum");
+    for (int i = 0; i < GM_BNV_STALLS; i++)
+        in.stall[i] = counter(k, gm_bnv_stall_metric(i));
+    in.warps_per_sm = l->warps_per_sm;
+    in.reachable_warps = more;
+    in.reachable_from = br->more_from;
+    in.blocks = l->blocks;
+    in.blocks_per_wave = br->nslot > 0 ? br->nslot * sm : NAN;
+    in.sm_count = sm;
+    if (gm_bnv_decide(&in, &br->v, &e2) != GM_OK)
+        br->v.kind = GM_BNV_UNDECIDED;
+    br->named = br->v.comp >= 0 ? in.comp_name[br->v.comp] : NULL;
+}
+
 static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
                           const gm_launch_counters *k, void *result, gm_error *err)
 {
@@ -225,6 +352,7 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     if (!s || !k || !br || !meta)
         return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: no state, launch or result");
     memset(br, 0, sizeof *br);
+    gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu); /* the units' names, times NaN */
     gm_zo_launch l;
     int max_warps = meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : s->mach.max_warps_per_sm;
     gm_bn_launch_from_counters(k, max_warps, 0, &l);
@@ -250,8 +378,20 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     }
     br->ok = br->r.bottleneck >= 0;
     br->error = (br->r.predicted - br->measured_ns) / br->measured_ns;
+    bn_decide(s, k, &l, max_warps, sm, more, br);
     gm_zo_causes_text(br->r.causes, br->causes, sizeof br->causes);
-    if (br->ok) {
+    if (br->ok && br->v.kind != GM_BNV_UNIT && br->v.kind != GM_BNV_UNDECIDED) {
+        /* launch, latency or a model error: the largest component is not
+         * what holds the kernel up (bottleneck_verdict.h) */
+        snprintf(br->verdict, sizeof br->verdict, "%s", br->v.text);
+    } else if (br->ok && br->v.kind == GM_BNV_UNIT && br->named &&
+               gm_zo_part_name(br->r.bottleneck) != br->named) {
+        /* one of Hopper's units: its time is at its own best rate */
+        snprintf(br->verdict, sizeof br->verdict,
+                 "%s is the bottleneck (%.1f us of %.1f measured: %.0f%% of its best rate)",
+                 br->named, br->v.share * br->measured_ns / 1e3, br->measured_ns / 1e3,
+                 100 * br->v.share);
+    } else if (br->ok) {
         static const char *const what[] = {"the instruction pipeline", "shared memory",
                                            "global memory"};
         int n = snprintf(br->verdict, sizeof br->verdict, "%s is the bottleneck (%.1f us",
@@ -281,10 +421,19 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     if (n < max) out[n++] = (gm_field){nm, GM_FIELD_NUM, ok ? (v) : NAN, NULL, (w), (h), 0}
 #define TXT(nm, t, w, h) \
     if (n < max) out[n++] = (gm_field){nm, GM_FIELD_TEXT, NAN, (t), (w), (h), 0}
-    TXT("bottleneck", ok ? gm_zo_part_name(r->bottleneck) : "-", 11, NULL);
-    NUM("predicted_us", r->predicted * us, 9, "pred us");
+    const gm_bnv *v = &b->v;
+    /* a model error leaves no prediction to show (bottleneck_verdict.h) */
+    int fits = ok && v->n_over == 0;
+    const char *named = !ok                       ? "-"
+                        : v->kind == GM_BNV_LAUNCH  ? "launch"
+                        : v->kind == GM_BNV_LATENCY ? "latency"
+                        : v->kind == GM_BNV_MISFIT  ? "misfit"
+                        : v->kind == GM_BNV_UNIT && b->named ? b->named
+                                                    : gm_zo_part_name(r->bottleneck);
+    TXT("bottleneck", named, 11, NULL);
+    NUM("predicted_us", fits ? r->predicted * us : NAN, 9, "pred us");
     NUM("measured_us", b->measured_ns * us, 9, "meas us");
-    NUM("error", b->error, 0, NULL);
+    NUM("error", fits ? b->error : NAN, 0, NULL);
     NUM("inst_us", r->t[GM_ZO_INST] * us, 8, "inst us");
     NUM("shared_us", r->t[GM_ZO_SHARED] * us, 8, "smem us");
     NUM("global_us", r->t[GM_ZO_GLOBAL] * us, 8, "glob us");
@@ -311,6 +460,24 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     TXT("occ_needs", b->occ_needs, 0, NULL);
     TXT("causes", ok ? b->causes : b->why, 0, NULL);
     TXT("form", r->form == GM_ZO_PAPER ? "paper" : "hopper", 0, NULL);
+    /* the physical check and the verdict (bottleneck_verdict.h) */
+    TXT("verdict", ok ? gm_bnv_kind_name(v->kind) : "-", 0, NULL);
+    TXT("model_error", ok ? v->model_error : "", 0, NULL);
+    NUM("spread_us", v->spread_ns * us, 0, NULL);
+    NUM("share", v->share, 0, NULL);
+    TXT("wait_on", ok && v->wait >= 0 ? gm_bnv_stall_name(v->wait) : "-", 0, NULL);
+    NUM("wait_share", v->wait_share, 0, NULL);
+    NUM("uncollected_share", v->uncollected, 0, NULL);
+    TXT("busiest", ok && v->busiest >= 0 ? gm_zo_part_name(v->busiest) : "-", 0, NULL);
+    NUM("busiest_use", v->busiest_use, 0, NULL);
+    NUM("need_warps", v->need_warps, 0, NULL);
+    NUM("need_ilp", v->need_ilp, 0, NULL);
+    NUM("wave_fill", v->wave_fill, 0, NULL);
+    TXT("fix", ok ? v->fix : "", 0, NULL);
+    for (size_t i = 0; i < gm_bu_count(); i++) {
+        NUM(b->bu[i].field, b->bu[i].ns * us, 0, NULL);
+        NUM(b->bu[i].use_field, b->bu[i].ns / b->measured_ns, 0, NULL);
+    }
 #undef NUM
 #undef TXT
     return n;
@@ -325,6 +492,17 @@ static void bn_verdict(const void *state, const void *result, gm_unit_verdict *o
     out->severity = b->ok && b->measured_ns > 0
                         ? fmin(1.0, b->r.t[b->r.bottleneck] / b->measured_ns)
                         : NAN;
+    if (b->ok && b->v.kind == GM_BNV_UNIT)
+        out->severity = fmin(1.0, b->v.share);
+    /* launch bound: the launch holds it up whole; latency bound: the part
+     * no unit accounts for; a model error outranks every other verdict of
+     * the launch, since this section's numbers cannot be trusted for it */
+    if (b->ok && b->v.kind == GM_BNV_LAUNCH)
+        out->severity = 1;
+    else if (b->ok && b->v.kind == GM_BNV_LATENCY)
+        out->severity = isfinite(b->v.share) ? 1 - b->v.share : 1;
+    else if (b->ok && b->v.kind == GM_BNV_MISFIT)
+        out->severity = 1;
     const char *t = b->ok ? b->verdict : b->why;
     size_t len = strlen(t);
     if (len >= sizeof out->text)
@@ -352,6 +530,15 @@ static void bn_text_notes(FILE *out, const void *state, const void *const *resul
                      "%d warps per SM (the device maximum: no sched data), capped by the grid's "
                      "blocks per SM\n",
                 s->mach.max_warps_per_sm);
+    /* the verdicts (bottleneck_verdict.h), with the numbers they use */
+    fprintf(out, "  - misfit: a component above the measured time by more than max(%.0f%%, %.2f us) "
+                 "(the spread of repeated launches) is a model error, named in the verdict, and "
+                 "leaves no prediction; ",
+            100 * GM_BNV_SPREAD_REL, GM_BNV_SPREAD_NS / 1e3);
+    if (s->mach.launch_ns > 0)
+        fprintf(out, "launch: no longer than an empty launch (%.2f us) and that spread; ",
+                s->mach.launch_ns / 1e3);
+    fprintf(out, "latency: no component at %.0f%% of the measured time\n", 100 * GM_BNV_BUSY_SHARE);
 }
 
 static const char *const bn_suites[] = {"throughput", NULL};
@@ -375,4 +562,5 @@ const gm_unit gm_unit_bottleneck = {
     .text_notes = bn_text_notes,
     .json_extra = NULL,
     .optional_suites = bn_optional,
+    .opt_in_metrics = gm_bu_metrics,
 };

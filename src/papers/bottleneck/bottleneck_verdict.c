@@ -1,0 +1,232 @@
+/* The bottleneck unit's verdict: include/gpuq/bottleneck_verdict.h. */
+#include "bottleneck_verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One row per warp state: the counter, its short name, what it waits on. */
+static const struct {
+    const char *metric, *name, *words;
+} stalls[GM_BNV_STALLS] = {
+    {"smsp__warps_issue_stalled_long_scoreboard.sum", "long scoreboard",
+     "global, local or texture memory"},
+    {"smsp__warps_issue_stalled_short_scoreboard.sum", "short scoreboard",
+     "shared-memory or special-math results"},
+    {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction"},
+    {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers"},
+    {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results"},
+    {"smsp__warps_issue_stalled_branch_resolving.sum", "branch resolving", "branch targets"},
+    {"smsp__warps_issue_stalled_no_instruction.sum", "no instruction", "instruction fetch"},
+    {"smsp__warps_issue_stalled_math_pipe_throttle.sum", "math pipe throttle",
+     "a busy math pipe"},
+    {"smsp__warps_issue_stalled_lg_throttle.sum", "lg throttle",
+     "a full global/local memory queue"},
+    {"smsp__warps_issue_stalled_mio_throttle.sum", "mio throttle", "a full MIO queue"},
+    {"smsp__warps_issue_stalled_membar.sum", "membar", "memory barriers"},
+    {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing"},
+};
+
+const char *gm_bnv_stall_metric(int s)
+{
+    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].metric : NULL;
+}
+
+const char *gm_bnv_stall_name(int s)
+{
+    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].name : NULL;
+}
+
+const char *gm_bnv_stall_words(int s)
+{
+    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].words : NULL;
+}
+
+const char *gm_bnv_kind_name(int kind)
+{
+    static const char *const names[] = {"-", "unit", "model error", "latency", "launch"};
+    return kind >= 0 && kind <= GM_BNV_LAUNCH ? names[kind] : "-";
+}
+
+double gm_bnv_spread_ns(double measured_ns)
+{
+    return fmax(GM_BNV_SPREAD_REL * measured_ns, GM_BNV_SPREAD_NS);
+}
+
+void gm_bnv_input_init(gm_bnv_input *in)
+{
+    memset(in, 0, sizeof *in);
+    in->measured_ns = in->launch_ns = in->warp_cycles = NAN;
+    in->warps_per_sm = in->reachable_warps = in->blocks = in->blocks_per_wave = NAN;
+    for (int i = 0; i < GM_BNV_MAX_COMP; i++)
+        in->comp_ns[i] = in->comp_best_ns[i] = NAN;
+    for (int i = 0; i < GM_BNV_STALLS; i++)
+        in->stall[i] = NAN;
+}
+
+/* Appends to buf, never past its end. */
+static void addf(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* What the warps wait on: the waiting state with most warp-cycles, and the
+ * share of warp-cycles the collected states do not account for. */
+static void warp_states(const gm_bnv_input *in, gm_bnv *o)
+{
+    o->wait = -1;
+    o->wait_share = o->uncollected = NAN;
+    if (!(in->warp_cycles > 0))
+        return;
+    double known = 0;
+    int any = 0;
+    for (int s = 0; s < GM_BNV_STALLS; s++) {
+        if (!isfinite(in->stall[s]))
+            continue;
+        any = 1;
+        known += in->stall[s];
+        if (s != GM_BNV_ST_SELECTED && (o->wait < 0 || in->stall[s] > in->stall[o->wait]))
+            o->wait = s;
+    }
+    if (!any)
+        return;
+    o->uncollected = fmax(0, 1 - known / in->warp_cycles);
+    if (o->wait >= 0) {
+        o->wait_share = in->stall[o->wait] / in->warp_cycles;
+        snprintf(o->wait_text, sizeof o->wait_text, "%s (%s, %.0f%%)", stalls[o->wait].words,
+                 stalls[o->wait].name, 100 * o->wait_share);
+    }
+    /* states the collection left out can hold more than the top collected
+     * one (long scoreboard and barrier are opt-in): say so, not guess */
+    if (o->uncollected > (o->wait >= 0 ? o->wait_share : 0))
+        addf(o->wait_text, sizeof o->wait_text, "%s%.0f%% in states not collected",
+             o->wait_text[0] ? "; " : "", 100 * o->uncollected);
+}
+
+/* Little's law: at a fixed latency, throughput grows with the work in
+ * flight, so bringing the busiest unit from its share u of the measured time
+ * to its best rate needs 1/u times the concurrency: warps x 1/u, or that many
+ * more independent operations per warp at the warps the launch can have. */
+static void littles_law(const gm_bnv_input *in, gm_bnv *o)
+{
+    o->busiest = -1;
+    o->busiest_use = o->need_warps = o->need_ilp = NAN;
+    for (size_t c = 0; c < in->n_comp; c++) {
+        double u = in->comp_best_ns[c] / in->measured_ns;
+        if (isfinite(u) && u > 0 && (o->busiest < 0 || u > o->busiest_use)) {
+            o->busiest = (int)c;
+            o->busiest_use = u;
+        }
+    }
+    if (o->busiest < 0 || !(in->warps_per_sm > 0))
+        return;
+    const char *what = in->comp_name[o->busiest];
+    o->need_warps = in->warps_per_sm / o->busiest_use;
+    double have = isfinite(in->reachable_warps) ? fmax(in->reachable_warps, in->warps_per_sm)
+                                                : in->warps_per_sm;
+    o->need_ilp = o->need_warps / have;
+    snprintf(o->fix, sizeof o->fix, "%s at %.0f%% of its best rate; ", what,
+             100 * o->busiest_use);
+    if (o->need_ilp <= 1)
+        addf(o->fix, sizeof o->fix, "%.0f warps/SM would reach it (has %.1f; can have %s)",
+             o->need_warps, in->warps_per_sm, in->reachable_from ? in->reachable_from : "?");
+    else
+        addf(o->fix, sizeof o->fix,
+             "needs %.1fx the independent work per warp at %.0f warps/SM (%s)", o->need_ilp,
+             have, in->reachable_from ? in->reachable_from : "the warps it has");
+}
+
+/* A grid under one wave: how full the GPU was. */
+static void small_grid(const gm_bnv_input *in, gm_bnv *o)
+{
+    o->wave_fill = NAN;
+    if (!(in->blocks > 0) || !(in->blocks_per_wave > 0) || in->blocks >= in->blocks_per_wave)
+        return;
+    o->wave_fill = in->blocks / in->blocks_per_wave;
+    double sms = in->sm_count > 0 ? fmin(in->blocks, in->sm_count) : NAN;
+    addf(o->fix, sizeof o->fix, "%sgrid under one wave: %.0f of %.0f block slots (%.0f%%), %.0f of %d SMs",
+         o->fix[0] ? "; " : "", in->blocks, in->blocks_per_wave, 100 * o->wave_fill, sms,
+         in->sm_count);
+}
+
+gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
+{
+    if (!in || !o || in->n_comp > GM_BNV_MAX_COMP)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck verdict: bad arguments");
+    memset(o, 0, sizeof *o);
+    o->comp = o->over = o->wait = o->busiest = -1;
+    o->share = o->over_ratio = o->spread_ns = NAN;
+    o->wait_share = o->uncollected = o->busiest_use = NAN;
+    o->need_warps = o->need_ilp = o->wave_fill = NAN;
+    double T = in->measured_ns;
+    /* the largest component, as the model has always named it */
+    for (size_t c = 0; c < in->n_comp; c++)
+        if (isfinite(in->comp_ns[c]) && (o->comp < 0 || in->comp_ns[c] > in->comp_ns[o->comp]))
+            o->comp = (int)c;
+    if (!(T > 0)) {
+        o->kind = GM_BNV_UNDECIDED;
+        return GM_OK;
+    }
+    o->spread_ns = gm_bnv_spread_ns(T);
+    /* the physical check: the largest component that fits, and the worst misfit */
+    o->comp = -1;
+    for (size_t c = 0; c < in->n_comp; c++) {
+        double t = in->comp_ns[c];
+        if (!isfinite(t))
+            continue;
+        if (t > T + o->spread_ns) {
+            o->n_over++;
+            if (o->over < 0 || t > in->comp_ns[o->over])
+                o->over = (int)c;
+        } else if (o->comp < 0 || t > in->comp_ns[o->comp]) {
+            o->comp = (int)c;
+        }
+    }
+    if (o->comp >= 0)
+        o->share = in->comp_ns[o->comp] / T;
+    if (o->over >= 0) {
+        o->over_ratio = in->comp_ns[o->over] / T;
+        snprintf(o->model_error, sizeof o->model_error, "%s %.1f us > %.1f us measured (%.2fx)",
+                 in->comp_name[o->over], in->comp_ns[o->over] / 1e3, T / 1e3, o->over_ratio);
+    }
+    warp_states(in, o);
+    if (isfinite(in->launch_ns) && in->launch_ns > 0 && T <= in->launch_ns + o->spread_ns) {
+        o->kind = GM_BNV_LAUNCH;
+        snprintf(o->text, sizeof o->text,
+                 "launch bound: %.1f us, at most an empty launch back to back (%.1f us) and "
+                 "the spread (%.1f us)",
+                 T / 1e3, in->launch_ns / 1e3, o->spread_ns / 1e3);
+        snprintf(o->fix, sizeof o->fix,
+                 "fusing it into a neighbour or a CUDA graph saves up to %.1f us per launch",
+                 in->launch_ns / 1e3);
+        small_grid(in, o);
+        return GM_OK;
+    }
+    if (o->over >= 0) {
+        o->kind = GM_BNV_MISFIT;
+        snprintf(o->text, sizeof o->text, "model does not fit: %s", o->model_error);
+        return GM_OK;
+    }
+    if (o->comp >= 0 && o->share >= GM_BNV_BUSY_SHARE) {
+        o->kind = GM_BNV_UNIT;
+        return GM_OK;
+    }
+    o->kind = GM_BNV_LATENCY;
+    int n = snprintf(o->text, sizeof o->text, "latency bound: no unit above %.0f%%",
+                     100 * GM_BNV_BUSY_SHARE);
+    if (o->comp >= 0 && n > 0 && (size_t)n < sizeof o->text)
+        n += snprintf(o->text + n, sizeof o->text - (size_t)n, " (%s %.0f%%)",
+                      in->comp_name[o->comp], 100 * o->share);
+    if (o->wait_text[0] && n > 0 && (size_t)n < sizeof o->text)
+        snprintf(o->text + n, sizeof o->text - (size_t)n, "; warps wait on %s", o->wait_text);
+    littles_law(in, o);
+    small_grid(in, o);
+    return GM_OK;
+}

@@ -1,0 +1,135 @@
+/* What the bottleneck unit says about one launch, once its components are
+ * timed (bottleneck_model.h, bottleneck_units.h): the physical check, and the
+ * verdicts for launches that no unit holds up.
+ *
+ *   launch bound  the kernel ran no longer than an empty launch takes back
+ *                 to back on this GPU (machine data kind=launch), within the
+ *                 run-to-run spread: a stream of such launches is paced by
+ *                 launching, and fusing or a CUDA graph is what can help;
+ *   model error   a component takes longer than the kernel did, by more
+ *                 than the spread: the rate it was timed at is wrong for this
+ *                 kernel; it is never named the bottleneck and the predicted
+ *                 time is no prediction;
+ *   unit bound    the largest component holds at least GM_BNV_BUSY_SHARE of
+ *                 the measured time: that component is the bottleneck;
+ *   latency bound no component reaches it: what the warps wait on (the
+ *                 warp-state counters), and from Little's law how many more
+ *                 warps, or independent operations per warp, would bring the
+ *                 busiest unit to its measured rate, against what the launch
+ *                 can reach.
+ * The thresholds are measured (docs/bottleneck.md, "Verdicts"): the spread
+ * from repeated launches of identical kernels in the H200 corpus, the busy
+ * share from the by-construction kernels of validation/bottleneck.  Pure C.
+ */
+#ifndef GPUQ_BOTTLENECK_VERDICT_H
+#define GPUQ_BOTTLENECK_VERDICT_H
+
+#include <stddef.h>
+#include "gpuq/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Run-to-run spread, (max - min) / median, of repeated launches of the same
+ * kernel with the same counts in data/recorded/realkernels-corpus-
+ * nvidia-h200.counters.csv (83 groups, 259 launches; same grid, block,
+ * instructions, DRAM bytes to 0.1%): at most 6.8% for kernels of 10 us and
+ * longer (reduce_kernel, 14 launches around 27.0 us), at most 608 ns below
+ * (computeDigitCumSum, 6 launches around 8.7 us; durations come in steps of
+ * 32 ns).  test_bottleneck_verdict checks that these cover every group. */
+#define GM_BNV_SPREAD_REL 0.07
+#define GM_BNV_SPREAD_NS 640.0
+/* A component at or above this share of the measured time is the
+ * bottleneck; below, the launch is latency bound.  Of the 60 by-construction
+ * kernels of validation/bottleneck (H100, validation/bottleneck/shares.py),
+ * the 9 whose time latency sets (dependent DFMA chains at 2-4 warps per SM,
+ * the stride-8 gather at 2-4, the coalesced 4-byte gather at 2-32) have
+ * shares of 0.18-0.51, the other 51 of 0.69 or more (stream_w2 0.692); 0.6
+ * lies in that gap. */
+#define GM_BNV_BUSY_SHARE 0.6
+
+/* The spread allowed around a measured duration: max(rel x T, abs). */
+double gm_bnv_spread_ns(double measured_ns);
+
+/* Warp states, in the order of gm_bnv_stall_metric (one row each: counter,
+ * short name, what the warps wait on). */
+typedef enum gm_bnv_stall {
+    GM_BNV_ST_LONG_SB = 0,
+    GM_BNV_ST_SHORT_SB,
+    GM_BNV_ST_WAIT,
+    GM_BNV_ST_BARRIER,
+    GM_BNV_ST_GMMA,
+    GM_BNV_ST_BRANCH,
+    GM_BNV_ST_NO_INST,
+    GM_BNV_ST_MATH,
+    GM_BNV_ST_LG,
+    GM_BNV_ST_MIO,
+    GM_BNV_ST_MEMBAR,
+    GM_BNV_ST_SELECTED, /* issuing, not waiting */
+    GM_BNV_STALLS
+} gm_bnv_stall;
+
+const char *gm_bnv_stall_metric(int stall); /* "smsp__warps_issue_stalled_wait.sum"; NULL */
+const char *gm_bnv_stall_name(int stall);   /* "wait" */
+const char *gm_bnv_stall_words(int stall);  /* "a dependent fixed-latency instruction" */
+
+#define GM_BNV_MAX_COMP 16
+
+typedef enum gm_bnv_kind {
+    GM_BNV_UNDECIDED = 0, /* no measured duration: the largest component, as before */
+    GM_BNV_UNIT,
+    GM_BNV_MISFIT,
+    GM_BNV_LATENCY,
+    GM_BNV_LAUNCH
+} gm_bnv_kind;
+const char *gm_bnv_kind_name(int kind); /* "unit", "model error", "latency", "launch", "-" */
+
+typedef struct gm_bnv_input {
+    double measured_ns;             /* gpu__time_duration; NaN: undecided */
+    size_t n_comp;
+    const char *comp_name[GM_BNV_MAX_COMP];
+    double comp_ns[GM_BNV_MAX_COMP];      /* at the launch's warps (NaN: not timed) */
+    double comp_best_ns[GM_BNV_MAX_COMP]; /* at the unit's best measured rate (NaN: unknown) */
+    double launch_ns;               /* an empty launch back to back; NaN: no machine data */
+    double warp_cycles;             /* resident warp-cycles summed over SMs; NaN: unknown */
+    double stall[GM_BNV_STALLS];    /* warp-cycles per state; NaN: not collected */
+    double warps_per_sm;            /* achieved */
+    double reachable_warps;         /* what the launch could have (NaN: unknown) */
+    const char *reachable_from;     /* how that was found ("sched: N_slot 2 x 8 warps (regs)") */
+    double blocks;                  /* grid size */
+    double blocks_per_wave;         /* N_slot x SMs (NaN: unknown) */
+    int sm_count;
+} gm_bnv_input;
+
+void gm_bnv_input_init(gm_bnv_input *in); /* everything NaN / empty */
+
+typedef struct gm_bnv {
+    gm_bnv_kind kind;
+    int comp;             /* UNIT: the bottleneck; otherwise the largest component that fits */
+    double share;         /* its time / measured */
+    int n_over;           /* components above measured + spread */
+    int over;             /* the one most above (-1 none) */
+    double over_ratio;    /* its time / measured */
+    double spread_ns;     /* the spread used */
+    int wait;             /* the waiting state with most warp-cycles (-1: none collected) */
+    double wait_share;    /* its share of the warp-cycles */
+    double uncollected;   /* share of warp-cycles in states not collected (NaN unknown) */
+    int busiest;          /* the component nearest its best rate (-1 none) */
+    double busiest_use;   /* its time at the best rate / measured */
+    double need_warps;    /* Little's law: warps per SM for the busiest unit's best rate */
+    double need_ilp;      /* independent operations per warp, at the warps the launch can have */
+    double wave_fill;     /* blocks / blocks_per_wave when under one wave, else NaN */
+    char model_error[128];/* "global 128.2 us > 93.6 us measured (1.37x)", "" none */
+    char wait_text[160];  /* "a dependent fixed-latency instruction (wait, 21%)" and the
+                             share in states not collected where that is larger */
+    char fix[192];        /* what would help (latency, launch), "" none */
+    char text[192];       /* the one-line verdict ("" for UNIT: the unit writes it) */
+} gm_bnv;
+
+gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *out, gm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
