@@ -135,9 +135,12 @@ def main():
             continue
         if "gpuq-collector:" in err and "profiling stopped" in err:
             fail("%s: the collector stood down:\n%s" % (tag, err))
-        if rc != 0 and not (rc == 2 and "table" in err):
-            # 2: no calibration table for this GPU; the counters are what is checked.
-            fail("%s: gpuq profile exited %d\n%s" % (tag, rc, err))
+        # gpuq exits with a failing program's status (abort: 128 + 6), else
+        # 0; 2: no calibration table for this GPU (the counters are checked).
+        gpuq_want = 0 if want_rc == 0 else (128 - want_rc if want_rc < 0 else want_rc)
+        if rc != gpuq_want and not (rc == 2 and "table" in err):
+            fail("%s: gpuq profile exited %d, want %d (the program's status)\n%s"
+                 % (tag, rc, gpuq_want, err))
             continue
         rows = load_counters(counters) if os.path.exists(counters) else []
         node_ids = set()
