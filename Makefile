@@ -28,13 +28,17 @@ all: build
 $(BUILD)/CMakeCache.txt:
 	$(CMAKE) -S . -B $(BUILD) $(CMAKE_ARGS)
 
+# cmake_refresh.sh: reconfigure when cmocka was missing at configure time and
+# is there now (make demo, then make test), or when CMAKE_ARGS change.
 build: $(BUILD)/CMakeCache.txt
+	@sh scripts/cmake_refresh.sh $(BUILD) $(CMAKE) $(CMAKE_ARGS)
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt:
 	$(CMAKE) -S . -B $(ASAN_BUILD) -DGPUQ_SANITIZE=ON -DGPUQ_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
 
 build-asan: $(ASAN_BUILD)/CMakeCache.txt
+	@sh scripts/cmake_refresh.sh $(ASAN_BUILD) $(CMAKE) $(CMAKE_ARGS)
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
 deps:

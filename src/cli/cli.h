@@ -52,10 +52,34 @@ int cli_print_help(const char *cmd, FILE *out);
  * error and returns -1. */
 long cli_parse_count(const char *cmd, const char *option, const char *value, long min, long max);
 
-/* Writes a report to path: "-" or NULL is stdout, a regular file is
- * replaced atomically, a device or pipe is written in place.  Returns the
- * exit code (errors already printed). */
+/* ---- output files (cli_output.c) ---- */
+
+/* Writes obj to an open stream. */
+typedef gm_status (*cli_writer)(FILE *out, const void *obj, gm_error *err);
+/* Writes an output: "-" or NULL is stdout (flushed and checked), a regular
+ * file is replaced atomically (PATH.tmp.PID, renamed when complete, removed
+ * on any error and on SIGINT/SIGTERM when their action is the default), a
+ * device or pipe is written in place; a ".gz" path is compressed.  Every
+ * write, flush and close error is reported.  Returns the exit code (errors
+ * already printed). */
+int cli_write_output(const char *cmd, const char *path, cli_writer writer, const void *obj);
+/* The same for a report in one format. */
 int cli_write_report(const char *cmd, const char *path, const gm_report *rep, gm_format fmt);
+/* Flushes stdout; a write error there is one line and exit 2.  main runs
+ * it after every command, so no command can lose output silently. */
+int cli_finish_stdout(const char *cmd);
+/* 1 when a and b name one file: the same inode where both exist, else
+ * (neither exists yet) the same path once resolved.  "-" and devices are
+ * never the same file. */
+int cli_same_file(const char *a, const char *b);
+/* Refuses an output named '' or naming one of the n inputs (NULL entries
+ * skipped): a usage error printed, -1; else 0.  option is how the output
+ * was given ("-o"). */
+int cli_check_output(const char *cmd, const char *option, const char *output,
+                     const char *const *inputs, size_t n);
+/* Takes the value of an option that may be given once: '' or a second,
+ * different value is a usage error (printed, -1); else *slot = value, 0. */
+int cli_take_once(const char *cmd, const char *option, const char **slot, const char *value);
 
 /* 1 when stdout/stderr is a terminal (progress bars, colour). */
 int cli_isatty(FILE *f);
@@ -78,6 +102,7 @@ typedef struct cli_report_opts {
     gm_format format;
     int summary;
     const char *output;
+    const char *format_arg, *name_base_arg; /* as given, to refuse a second, other one */
 } cli_report_opts;
 
 enum { CLI_OPT_TABLE = 1000, CLI_OPT_FORCE, CLI_OPT_SUMMARY, CLI_OPT_SECTION, CLI_OPT_NAME_BASE };

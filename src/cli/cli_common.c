@@ -82,42 +82,6 @@ int cli_isatty(FILE *f)
     return isatty(fileno(f));
 }
 
-int cli_write_report(const char *cmd, const char *path, const gm_report *rep, gm_format fmt)
-{
-    gm_error err = {{0}};
-    gm_status st;
-    if (!path || strcmp(path, "-") == 0) {
-        st = gm_report_write(stdout, rep, fmt, &err);
-        if (st == GM_OK && fflush(stdout) != 0)
-            st = gm_fail(&err, GM_ERR_IO, "cannot write the report: %s", strerror(errno));
-        return st == GM_OK ? GPUQ_EXIT_OK : cli_fail(cmd, st, &err);
-    }
-    /* A regular file is replaced atomically (temporary file + rename), so a
-     * crash never leaves half a report; a device or pipe (/dev/null,
-     * /dev/stdout) is written in place: renaming over it would replace it. */
-    struct stat sb;
-    int in_place = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    const char *target = in_place ? path : tmp;
-    FILE *out = fopen(target, "w");
-    if (!out) {
-        cli_error(cmd, "cannot create %s (%s)", target, strerror(errno));
-        return GPUQ_EXIT_INPUT;
-    }
-    st = gm_report_write(out, rep, fmt, &err);
-    if (fclose(out) != 0 && st == GM_OK)
-        st = gm_fail(&err, GM_ERR_IO, "cannot write %s: %s", target, strerror(errno));
-    if (st == GM_OK && !in_place && rename(tmp, path) != 0)
-        st = gm_fail(&err, GM_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-    if (st != GM_OK) {
-        if (!in_place)
-            unlink(tmp);
-        return cli_fail(cmd, st, &err);
-    }
-    return GPUQ_EXIT_OK;
-}
-
 void cli_report_opts_init(cli_report_opts *r)
 {
     memset(r, 0, sizeof *r);
@@ -125,13 +89,41 @@ void cli_report_opts_init(cli_report_opts *r)
     r->name_base = GM_NAME_FUNCTION;
 }
 
+/* The section a -m names: "U:V" is unit U's, a bare V the first unit's
+ * (gm_units[0], as gm_report_options.variants reads it). */
+static size_t variant_unit(const char *v, const char **unit)
+{
+    const char *colon = strchr(v, ':');
+    *unit = colon ? v : gm_units[0]->name;
+    return colon ? (size_t)(colon - v) : strlen(gm_units[0]->name);
+}
+
+/* One variant per section: "-m paper -m steady" would use only one. */
+static int take_variant(const char *cmd, const char *arg, cli_report_opts *r)
+{
+    const char *unit;
+    size_t len = variant_unit(arg, &unit);
+    for (size_t i = 0; i < r->n_variants; i++) {
+        const char *u;
+        size_t l = variant_unit(r->variants[i], &u);
+        if (l != len || strncmp(u, unit, len) != 0)
+            continue;
+        if (strcmp(r->variants[i], arg) == 0)
+            return 0; /* the same twice */
+        cli_usage_error(cmd, "-m %s and -m %s both choose the %.*s section's variant",
+                        r->variants[i], arg, (int)len, unit);
+        return -1;
+    }
+    r->variants[r->n_variants++] = arg;
+    return 0;
+}
+
 int cli_take_report_option(const char *cmd, int opt, const char *arg, const char *given,
                            cli_report_opts *r)
 {
     switch (opt) {
     case CLI_OPT_TABLE:
-        r->table = arg;
-        return 0;
+        return cli_take_once(cmd, "--table", &r->table, arg);
     case CLI_OPT_FORCE:
         r->force = 1;
         return 0;
@@ -143,7 +135,8 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
             cli_usage_error(cmd, "at most %d -m options", CLI_MAX_LIST);
             return -1;
         }
-        r->variants[r->n_variants++] = arg;
+        if (take_variant(cmd, arg, r) < 0)
+            return -1;
         return 0;
     case CLI_OPT_SECTION:
         if (r->n_sections >= CLI_MAX_LIST) {
@@ -153,15 +146,18 @@ int cli_take_report_option(const char *cmd, int opt, const char *arg, const char
         r->sections[r->n_sections++] = arg;
         return 0;
     case CLI_OPT_NAME_BASE:
+        if (cli_take_once(cmd, "--kernel-name-base", &r->name_base_arg, arg) < 0)
+            return -1;
         if (gm_name_base_parse(arg, &r->name_base) == GM_OK)
             return 0;
         cli_usage_error(cmd, "--kernel-name-base must be function, demangled or mangled, not '%s'",
                         arg);
         return -1;
     case 'o':
-        r->output = arg;
-        return 0;
+        return cli_take_once(cmd, "-o", &r->output, arg);
     case 'f':
+        if (cli_take_once(cmd, "--format", &r->format_arg, arg) < 0)
+            return -1;
         if (gm_format_parse(arg, &r->format) == GM_OK)
             return 0;
         cli_usage_error(cmd, "--format must be text, csv, json or html, not '%s'", arg);

@@ -226,9 +226,8 @@ static int parse_options(int argc, char **argv, calibrate_options *o)
                 return -1;
             break;
         case 'o':
-            if (check_output(optarg))
+            if (cli_take_once(CMD, "-o", &o->output, optarg) < 0 || check_output(optarg))
                 return -1;
-            o->output = optarg;
             break;
         case OPT_RESUME:
             o->resume = 1;

@@ -118,7 +118,8 @@ static int parse_options(int argc, char **argv, model_opts *o)
             print_sections();
             return 1;
         case OPT_NCU_CSV:
-            o->ncu_csv = optarg;
+            if (cli_take_once(CMD, "--ncu-csv", &o->ncu_csv, optarg) < 0)
+                return -1;
             break;
         default: /* a report option, or a usage error */
             if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)
@@ -147,7 +148,13 @@ static int parse_options(int argc, char **argv, model_opts *o)
         cli_usage_error(CMD, "--force only makes sense with --table");
         return -1;
     }
-    return 0;
+    const char *inputs[GM_REPORT_MAX_FILES + 2];
+    size_t n = 0;
+    for (size_t i = 0; i < o->n_counters; i++)
+        inputs[n++] = o->counters[i];
+    inputs[n++] = o->ncu_csv;
+    inputs[n++] = o->r.table;
+    return cli_check_output(CMD, "-o", o->r.output, inputs, n);
 }
 
 /* Several files make one report only when they come from one kind of GPU:

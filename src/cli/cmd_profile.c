@@ -51,21 +51,21 @@ int cmd_profile(int argc, char **argv)
     int rc = prof_check_program(o.program[0]);
     if (rc != GPUQ_EXIT_OK)
         return rc;
-    char collector[PATH_MAX], counters[PATH_MAX], tmpdir[PATH_MAX];
+    char collector[PATH_MAX], counters[sizeof(((collector_status *)0)->output)], tmpdir[PATH_MAX];
     if (!prof_find_collector(collector, sizeof collector))
         return GPUQ_EXIT_GPU;
     if (!prof_absolute_path(o.counters, counters, sizeof counters)) {
         cli_error(CMD, "cannot resolve '%s' (%s)", o.counters, strerror(errno));
         return GPUQ_EXIT_INPUT;
     }
-    /* The collector claims the counters file with O_EXCL: an old one from
-     * an earlier run goes first.  A pattern (%p, %q{RANK}...) is expanded
-     * by each process, which replaces a left-over of an earlier run. */
+    /* The collector writes the counters under a temporary name, the path +
+     * ".part.<gpuq's pid>" (each process of a pattern %p, %q{RANK}... its
+     * own), renamed over the path once the run is over and measured
+     * something: an earlier file of that name stays until then, and for
+     * good when nothing is measured (no GPU, a mistyped command). */
     int pattern = gi_pattern_is_pattern(o.counters);
-    if (!pattern && unlink(counters) != 0 && errno != ENOENT) {
-        cli_error(CMD, "cannot replace %s (%s)", counters, strerror(errno));
-        return GPUQ_EXIT_INPUT;
-    }
+    char out_tmp[32];
+    snprintf(out_tmp, sizeof out_tmp, ".part.%ld", (long)getpid());
     if (!prof_make_temp_dir(tmpdir, sizeof tmpdir))
         return GPUQ_EXIT_INPUT;
     char status1[PATH_MAX + 32], status2[PATH_MAX + 32], sass[PATH_MAX + 32],
@@ -101,7 +101,7 @@ int cmd_profile(int argc, char **argv)
      * the cubins for the split from the disassembly. */
     run_result run1;
     int static_split = !o.no_split && !o.always_rerun;
-    pass_env pe1 = {"counters", counters, status1, static_split ? cubins1 : NULL};
+    pass_env pe1 = {"counters", counters, status1, static_split ? cubins1 : NULL, out_tmp};
     spec.enabled = static_split && mkdir(spec_dir, 0700) == 0;
     spec.cubin_dir = cubins1;
     spec.work_dir = spec_dir;
@@ -116,6 +116,7 @@ int cmd_profile(int argc, char **argv)
      * report covers the one that wrote the counters path (or, for a
      * pattern, the first that wrote rows), and names the others' files. */
     prof_read_statuses(status1, &procs);
+    prof_untemp_names(&procs, out_tmp);
     collector_status st1 = procs.total;
     const collector_status *main_proc = NULL;
     size_t writers = 0;
@@ -127,8 +128,20 @@ int cmd_profile(int argc, char **argv)
         if (!main_proc || (!pattern && strcmp(p->output, counters) == 0))
             main_proc = p;
     }
-    if (main_proc && main_proc->output[0])
+    /* the file as written; without a status that names it (a crash before
+     * the collector wrote one), the name it was given */
+    char written[sizeof counters + 64];
+    snprintf(written, sizeof written, "%s%s", counters, out_tmp);
+    if (main_proc && main_proc->output[0]) {
         snprintf(counters, sizeof counters, "%s", main_proc->output);
+        snprintf(written, sizeof written, "%s", main_proc->written);
+    }
+    /* the other processes' files: kept under their own names */
+    for (size_t i = 0; i < procs.n; i++) {
+        const collector_status *p = &procs.proc[i];
+        if (p != main_proc && strcmp(p->written, p->output) != 0 && access(p->written, F_OK) == 0)
+            prof_keep_counters(p->written, p->output);
+    }
     if (writers > 1) {
         cli_error(CMD, "%zu processes wrote counters; this report covers %s (process %ld):",
                   writers, counters, main_proc->pid);
@@ -143,13 +156,21 @@ int cmd_profile(int argc, char **argv)
     gm_counters_set_init(&set);
     gm_error err = {{0}};
     int measured = 0;
-    if (access(counters, F_OK) == 0) {
-        gm_status ls = gm_counters_load(counters, &set, &err);
+    if (access(written, F_OK) == 0) {
+        gm_status ls = gm_counters_load(written, &set, &err);
         if (ls != GM_OK) {
             rc = cli_fail(CMD, ls, &err);
             goto done_set;
         }
         measured = set.count > 0;
+        /* measured: the new file replaces the old one now; else the old
+         * one stays as it was */
+        if (!measured)
+            unlink(written);
+        else if (!prof_keep_counters(written, counters)) {
+            rc = GPUQ_EXIT_INPUT;
+            goto done_set;
+        }
     }
     if (!measured) {
         prof_explain_nothing_measured(&o, &st1, &run1, collector);
@@ -200,7 +221,7 @@ int cmd_profile(int argc, char **argv)
         cli_error(CMD, "running the program again for the ATOMS opcode split "
                   "(--no-opcode-split skips this)");
         run_result run2;
-        pass_env pe2 = {"sass", sass, status2, cubins};
+        pass_env pe2 = {"sass", sass, status2, cubins, NULL};
         clock_gettime(CLOCK_MONOTONIC, &t_phase);
         if (!prof_run_pass(&o, collector, &pe2, NULL, NULL, &run2)) {
             snprintf(why, sizeof why, "the second run could not start");
@@ -281,7 +302,8 @@ int cmd_profile(int argc, char **argv)
         char how[128];
         prof_describe_exit(&run1, how, sizeof how);
         cli_error(CMD, "warning: the program %s; the report covers the %zu launches measured "
-                  "before", how, set.count);
+                  "before (gpuq exits with the program's status, %d)", how, set.count,
+                  prof_program_status(&run1));
     }
     cli_error(CMD, "%zu launch%s profiled; counters saved in %s", set.count,
               set.count == 1 ? "" : "es", pattern ? counters : o.counters);
@@ -289,6 +311,12 @@ int cmd_profile(int argc, char **argv)
         rc = GPUQ_EXIT_INTERRUPTED;
 done_set:
     gm_counters_set_clear(&set);
+    /* A failing program's status is passed on (docs/profile.md, "Exit
+     * codes"): a CI job that wraps its tests in gpuq profile sees them
+     * fail.  gpuq's own codes are left for runs whose program succeeded,
+     * and an interrupted run keeps 130. */
+    if (!prof_interrupted_by && (run1.signaled || run1.code != 0))
+        rc = prof_program_status(&run1);
 done:
     prof_status_set_free(&procs);
     prof_prefetch_free(&prefetch);

@@ -84,13 +84,24 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         print_overview(stdout);
-        return GPUQ_EXIT_OK;
+        return cli_finish_stdout("help");
     }
-    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
-        return cmd_version(1, argv + 1);
-    for (size_t i = 0; i < n_commands; i++)
+    int rc = -1;
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+        name = "version";
+        rc = cmd_version(1, argv + 1);
+    }
+    for (size_t i = 0; rc < 0 && i < n_commands; i++)
         if (strcmp(name, commands[i].name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "gpuq: '%s' is not a gpuq command (see 'gpuq --help')\n", name);
-    return GPUQ_EXIT_USAGE;
+            rc = commands[i].fn(argc - 1, argv + 1);
+    if (rc < 0) {
+        cli_error(name, "not a gpuq command (see 'gpuq --help' for the commands)");
+        return GPUQ_EXIT_USAGE;
+    }
+    /* What a command printed on stdout may still sit in its buffer: a full
+     * disk or a closed pipe shows only now, and must not pass for success
+     * (a command that failed has said why already). */
+    if (rc == GPUQ_EXIT_OK)
+        rc = cli_finish_stdout(name);
+    return rc;
 }

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "host/host_sass.h"
+#include "inject/gi_protocol.h"
 #include "gpuq/counters.h"
 
 #define CMD "profile"
@@ -28,6 +29,7 @@ typedef struct profile_opts {
     cli_report_opts r; /* --table --force -m -f --summary -o */
     const char *regex;
     long skip, count;
+    const char *nvtx_include; /* --nvtx-include NAME, or NULL */
     int no_split;
     int always_rerun;
     const char *counters;     /* may be a pattern (gi_pattern.h) */
@@ -39,6 +41,7 @@ typedef struct pass_env {
     const char *out;
     const char *status;
     const char *cubin_dir;
+    const char *out_tmp;      /* the collector writes <out><out_tmp>; NULL: <out> */
 } pass_env;
 
 typedef struct run_result {
@@ -116,19 +119,8 @@ typedef struct disasm_spec {
 } disasm_spec;
 
 /* What the collector reported (its status file, "key: value" lines). */
-typedef struct collector_status {
-    int present;
-    long pid;
-    long long launches_seen, profiled, rows, filtered, graphs;
-    long long captured, capture_skipped, graph_captured, graph_profiled, graph_nodes;
-    long long passes;
-    char replay[16];
-    char device_name[128];  /* the device it set up: "" until then */
-    int sm_count, cc_major, cc_minor;
-    char error_kind[32];
-    char error[512];
-    char output[PATH_MAX];  /* the counters file this process wrote */
-} collector_status;
+/* One process's status file (the protocol's definition, gi_protocol.h). */
+typedef gi_status collector_status;
 
 /* Every process of a run writes <prefix>.<pid> (a launcher's workers too). */
 typedef struct status_set {
@@ -156,10 +148,18 @@ void prof_read_status(const char *path, collector_status *s);
 /* Reads the status files <prefix>.<pid> of all the run's processes. */
 void prof_read_statuses(const char *prefix, status_set *set);
 void prof_status_set_free(status_set *set);
+/* The counters files of a run are written under a temporary name (the
+ * output + out_tmp, pass_env): each process's name as written and final. */
+void prof_untemp_names(status_set *set, const char *out_tmp);
+/* Renames written to final; 1 done, else 0 with the error printed. */
+int prof_keep_counters(const char *written, const char *final);
 /* The paths <prefix>.<digits> (malloc'ed list), sorted. */
 size_t prof_status_files(const char *prefix, char ***out);
 int prof_collector_failed(const collector_status *s);
 void prof_describe_exit(const run_result *r, char *buf, size_t len);
+/* The program's exit status as a shell gives it: its code, or 128 + the
+ * signal that killed it. */
+int prof_program_status(const run_result *r);
 void prof_remove_temp_dir(const char *dir);
 int prof_make_temp_dir(char *dir, size_t len);
 void prof_install_signal_handlers(struct sigaction *old_int, struct sigaction *old_term);

@@ -35,6 +35,10 @@ static void print_help(void)
            "                           extended regex (searched anywhere; anchor with ^ $)\n"
            "  -s, --launch-skip N      skip the first N matching launches\n"
            "  -c, --launch-count N     profile at most N matching launches (0: no limit)\n"
+           "      --nvtx-include NAME  only launches inside an NVTX range named NAME: a\n"
+           "                           push/pop range on the launching thread, or a\n"
+           "                           start/end range; the others count for neither -s\n"
+           "                           nor -c (ranges opened before CUDA starts are not seen)\n"
            "\n"
            "model and report (every section whose machine data exists, as gpuq model):\n"
            CLI_REPORT_HELP
@@ -57,14 +61,16 @@ static void print_help(void)
            "GPU are counted, not profiled (profiling then could break the capture).  Processes\n"
            "that profile one GPU take turns (a lock file in GPUQ_LOCK_DIR, at most 10 s wait).\n"
            "\n"
-           "exit codes: 0 measured (a failing program is a warning), 1 usage, 2 missing\n"
-           "program or bad input, 3 nothing measured (collector, GPU or permission error),\n"
-           "130 interrupted (what was measured is still reported)\n",
+           "exit status: the program's when it failed (its code, or 128+N when signal N\n"
+           "killed it; what was measured is still reported, with a warning naming it);\n"
+           "else gpuq's own: 0 measured, 1 usage, 2 missing program or bad input, 3 nothing\n"
+           "measured (collector, GPU or permission error), 130 interrupted.  gpuq's own\n"
+           "errors always print a 'gpuq: profile:' line saying what failed\n",
            gm_units[0]->name, gm_units[0]->variants, DEFAULT_COUNTERS);
 }
 
 
-enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN };
+enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE };
 
 /* 0 ok, 1 help shown, -1 usage error printed. */
 int prof_parse_options(int argc, char **argv, profile_opts *o)
@@ -73,6 +79,7 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         {"kernel-name", required_argument, NULL, 'k'},
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
+        {"nvtx-include", required_argument, NULL, OPT_NVTX_INCLUDE},
         CLI_REPORT_LONG_OPTIONS,
         {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
         {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
@@ -86,6 +93,7 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
     optind = 1;
     opterr = 0;
     int c;
+    const char *skip_arg = NULL, *count_arg = NULL, *keep_arg = NULL;
     /* '+': options end at the program's name, so its own options pass. */
     while ((c = getopt_long(argc, argv, "+:hk:s:c:m:f:o:", opts, NULL)) != -1) {
         switch (c) {
@@ -93,13 +101,18 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
             print_help();
             return 1;
         case 'k':
-            o->regex = optarg;
+            if (cli_take_once(CMD, "--kernel-name", &o->regex, optarg) < 0)
+                return -1;
             break;
         case 's':
+            if (cli_take_once(CMD, "--launch-skip", &skip_arg, optarg) < 0)
+                return -1;
             if ((o->skip = cli_parse_count(CMD, "--launch-skip", optarg, 0, LONG_MAX)) < 0)
                 return -1;
             break;
         case 'c':
+            if (cli_take_once(CMD, "--launch-count", &count_arg, optarg) < 0)
+                return -1;
             if ((o->count = cli_parse_count(CMD, "--launch-count", optarg, 0, LONG_MAX)) < 0)
                 return -1;
             break;
@@ -110,7 +123,20 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
             o->always_rerun = 1;
             break;
         case OPT_KEEP:
+            if (!optarg[0]) {
+                cli_usage_error(CMD, "--keep-counters needs a file name");
+                return -1;
+            }
+            if (cli_take_once(CMD, "--keep-counters", &keep_arg, optarg) < 0)
+                return -1;
             o->counters = optarg;
+            break;
+        case OPT_NVTX_INCLUDE:
+            if (!optarg[0] || strlen(optarg) >= 256) {
+                cli_usage_error(CMD, "--nvtx-include needs a range name of 1 to 255 characters");
+                return -1;
+            }
+            o->nvtx_include = optarg;
             break;
         default: /* a report option, or a usage error */
             if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)
@@ -157,6 +183,12 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         cli_usage_error(CMD, "-o %s", perr.msg);
         return -1;
     }
+    /* The report must not replace the counters it is made of, nor either
+     * of them the machine data read. */
+    const char *inputs[2] = {o->counters, o->r.table};
+    if (cli_check_output(CMD, "-o", o->r.output, inputs, 2) < 0 ||
+        cli_check_output(CMD, "--keep-counters", o->counters, &o->r.table, 1) < 0)
+        return -1;
     return 0;
 }
 
@@ -166,6 +198,65 @@ static int is_executable_file(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The executable name names in $PATH, as execvp finds it; 1 found. */
+static int find_in_path(const char *name, char *candidate, size_t len)
+{
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        int w = snprintf(candidate, len, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name);
+        if (w > 0 && (size_t)w < len && is_executable_file(candidate))
+            return 1;
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+static int in_path(const char *name)
+{
+    char candidate[PATH_MAX];
+    return find_in_path(name, candidate, sizeof candidate);
+}
+
+/* A script whose "#!" interpreter is missing: exec fails with ENOENT, which
+ * would read as the script itself missing.  0 when the file runs as far as
+ * this can tell, else the exit-2 message printed. */
+static int check_interpreter(const char *name, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return GPUQ_EXIT_OK; /* exec will say why */
+    char line[PATH_MAX + 8] = "";
+    int shebang = fgets(line, sizeof line, f) && line[0] == '#' && line[1] == '!';
+    fclose(f);
+    if (!shebang)
+        return GPUQ_EXIT_OK;
+    char *interp = line + 2 + strspn(line + 2, " \t");
+    char *rest = interp + strcspn(interp, " \t\r\n");
+    if (*rest)
+        *rest++ = '\0';
+    if (!interp[0]) {
+        cli_error(CMD, "cannot run '%s' (its '#!' line names no interpreter)", name);
+        return GPUQ_EXIT_INPUT;
+    }
+    if (!is_executable_file(interp)) {
+        cli_error(CMD, "cannot run '%s' (its interpreter %s %s)", name, interp,
+                  access(interp, F_OK) == 0 ? "is not executable" : "does not exist");
+        return GPUQ_EXIT_INPUT;
+    }
+    /* "#!/usr/bin/env python3": the program env looks for in $PATH */
+    const char *slash = strrchr(interp, '/');
+    if (strcmp(slash ? slash + 1 : interp, "env") == 0) {
+        char *word = rest + strspn(rest, " \t");
+        word[strcspn(word, " \t\r\n")] = '\0';
+        if (word[0] && word[0] != '-' && !strchr(word, '=') && !in_path(word)) {
+            cli_error(CMD, "cannot run '%s' (its interpreter %s is not in $PATH)", name, word);
+            return GPUQ_EXIT_INPUT;
+        }
+    }
+    return GPUQ_EXIT_OK;
 }
 
 /* Resolves the program like execvp would; exit-2 message when it cannot. */
@@ -181,18 +272,11 @@ int prof_check_program(const char *name)
             cli_error(CMD, "cannot run '%s' (not an executable file)", name);
             return GPUQ_EXIT_INPUT;
         }
-        return GPUQ_EXIT_OK;
+        return check_interpreter(name, name);
     }
-    const char *path = getenv("PATH");
     char candidate[PATH_MAX];
-    for (const char *p = path ? path : ""; *p;) {
-        size_t n = strcspn(p, ":");
-        int w = snprintf(candidate, sizeof candidate, "%.*s/%s", (int)(n ? n : 1), n ? p : ".",
-                         name);
-        if (w > 0 && (size_t)w < sizeof candidate && is_executable_file(candidate))
-            return GPUQ_EXIT_OK;
-        p += n + (p[n] == ':');
-    }
+    if (find_in_path(name, candidate, sizeof candidate))
+        return check_interpreter(name, candidate);
     cli_error(CMD, "cannot run '%s' (no executable of that name in $PATH)", name);
     return GPUQ_EXIT_INPUT;
 }

@@ -85,11 +85,18 @@ void prof_explain_nothing_measured(const profile_opts *o, const collector_status
     prof_describe_exit(run, how, sizeof how);
     if (!st->present) {
         cli_error(CMD, "nothing was measured: the collector never started (the program %s "
-                  "without initializing CUDA, or CUDA could not load %s)", how, collector);
+                  "without initializing CUDA, or CUDA could not load %s: a library needing "
+                  "static TLS fails to load into a process that loaded many libraries first; "
+                  "LD_DEBUG=files shows whether it was opened, GPUQ_VERBOSE=1 whether it "
+                  "started)", how, collector);
         return;
     }
     if (prof_collector_failed(st))
         cli_error(CMD, "nothing was measured: the collector stopped (%s)", st->error);
+    else if (o->nvtx_include && st->launches_seen == 0 && st->nvtx_outside > 0)
+        cli_error(CMD, "nothing was measured: none of %lld launches ran inside an NVTX range "
+                  "named '%s' (ranges opened before CUDA initialized are not seen)",
+                  st->nvtx_outside, o->nvtx_include);
     else if (st->launches_seen == 0)
         cli_error(CMD, "nothing was measured: the program launched no kernel outside CUDA graphs "
                   "(%lld graph launches)", st->graphs);
@@ -100,5 +107,6 @@ void prof_explain_nothing_measured(const profile_opts *o, const collector_status
         cli_error(CMD, "nothing was measured (%lld launches seen, %lld profiled)",
                   st->launches_seen, st->profiled);
     if (run->signaled || run->code != 0)
-        cli_error(CMD, "the program %s", how);
+        cli_error(CMD, "the program %s (gpuq exits with the program's status, %d)", how,
+                  prof_program_status(run));
 }

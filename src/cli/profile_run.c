@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -76,6 +77,7 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
     fflush(NULL);
     struct timespec forked;
     clock_gettime(CLOCK_MONOTONIC, &forked);
+    pid_t gpuq_pid = getpid();
     /* The child reports a failed exec through this pipe (closed by a
      * successful exec), so that gpuq says it once, in its own words. */
     int exec_pipe[2];
@@ -94,39 +96,58 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
         close(exec_pipe[0]);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        /* If gpuq itself is killed (SIGKILL, which it cannot forward), the
+         * program gets SIGTERM instead of running on with the GPU's
+         * counters held and nobody to read its results: the collector's
+         * signal path writes what it measured, and the program ends as a
+         * SIGTERM would end it.  The setting changes nothing else (it
+         * survives exec, is not inherited by the program's own children,
+         * and fires only when gpuq dies first); gpuq dead before it was
+         * set: end now. */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != gpuq_pid)
+            _exit(128 + SIGTERM);
         char command[512];
         join_words((const char *const *)o->program, " ", command, sizeof command);
-        setenv("CUDA_INJECTION64_PATH", collector, 1);
-        setenv("GPUQ_PASS", pe->pass, 1);
-        setenv("GPUQ_OUT", pe->out, 1);
-        setenv("GPUQ_STATUS", pe->status, 1);
-        setenv("GPUQ_COMMAND", command, 1);
+        setenv(GI_ENV(GI_ENV_INJECTION), collector, 1);
+        setenv(GI_ENV(GI_ENV_PASS), pe->pass, 1);
+        setenv(GI_ENV(GI_ENV_OUT), pe->out, 1);
+        if (pe->out_tmp)
+            setenv(GI_ENV(GI_ENV_OUT_TMP), pe->out_tmp, 1);
+        else
+            unsetenv(GI_ENV(GI_ENV_OUT_TMP));
+        setenv(GI_ENV(GI_ENV_STATUS), pe->status, 1);
+        setenv(GI_ENV(GI_ENV_COMMAND), command, 1);
         char t0[32];
         snprintf(t0, sizeof t0, "%lld", (long long)forked.tv_sec * 1000000000LL + forked.tv_nsec);
-        setenv("GPUQ_T0_NS", t0, 1);
+        setenv(GI_ENV(GI_ENV_T0_NS), t0, 1);
         /* Wall clock: an output file older than this is a left-over of an
          * earlier run, which the collector replaces. */
         struct timespec wall;
         clock_gettime(CLOCK_REALTIME, &wall);
         snprintf(t0, sizeof t0, "%lld", (long long)wall.tv_sec * 1000000000LL + wall.tv_nsec);
-        setenv("GPUQ_RUN_START_NS", t0, 1);
+        setenv(GI_ENV(GI_ENV_RUN_START_NS), t0, 1);
         if (pe->cubin_dir)
-            setenv("GPUQ_CUBIN_DIR", pe->cubin_dir, 1);
+            setenv(GI_ENV(GI_ENV_CUBIN_DIR), pe->cubin_dir, 1);
         else
-            unsetenv("GPUQ_CUBIN_DIR");
+            unsetenv(GI_ENV(GI_ENV_CUBIN_DIR));
         /* --section: the collector gathers those units' metrics only
          * (else every registered unit's, or GPUQ_SECTIONS as set). */
         if (o->r.n_sections > 0) {
             char list[1024];
             join_words(o->r.sections, ",", list, sizeof list);
-            setenv("GPUQ_SECTIONS", list, 1);
+            setenv(GI_ENV(GI_ENV_SECTIONS), list, 1);
         }
         if (o->regex)
-            setenv("GPUQ_KERNEL_REGEX", o->regex, 1);
+            setenv(GI_ENV(GI_ENV_KERNEL_REGEX), o->regex, 1);
         else
-            unsetenv("GPUQ_KERNEL_REGEX");
-        set_count_env("GPUQ_LAUNCH_SKIP", o->skip);
-        set_count_env("GPUQ_LAUNCH_COUNT", o->count);
+            unsetenv(GI_ENV(GI_ENV_KERNEL_REGEX));
+        if (o->nvtx_include)
+            setenv(GI_ENV(GI_ENV_NVTX_INCLUDE), o->nvtx_include, 1);
+        else
+            unsetenv(GI_ENV(GI_ENV_NVTX_INCLUDE));
+        set_count_env(GI_ENV(GI_ENV_LAUNCH_SKIP), o->skip);
+        set_count_env(GI_ENV(GI_ENV_LAUNCH_COUNT), o->count);
         execvp(o->program[0], o->program);
         int e = errno;
         ssize_t put = write(exec_pipe[1], &e, sizeof e);
@@ -178,59 +199,7 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
 /* What the collector reported (its status file, "key: value" lines). */
 void prof_read_status(const char *path, collector_status *s)
 {
-    memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    s->present = 1;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *colon = strstr(line, ": ");
-        if (line[0] == '#' || !colon)
-            continue;
-        *colon = '\0';
-        const char *key = line, *value = colon + 2;
-        if (strcmp(key, "pid") == 0)
-            s->pid = atol(value);
-        else if (strcmp(key, "output") == 0)
-            snprintf(s->output, sizeof s->output, "%s", value);
-        else if (strcmp(key, "captured_launches") == 0)
-            s->captured = atoll(value);
-        else if (strcmp(key, "capture_skipped_launches") == 0)
-            s->capture_skipped = atoll(value);
-        else if (strcmp(key, "graph_captured") == 0)
-            s->graph_captured = atoll(value);
-        else if (strcmp(key, "graph_profiled") == 0)
-            s->graph_profiled = atoll(value);
-        else if (strcmp(key, "graph_nodes_profiled") == 0)
-            s->graph_nodes = atoll(value);
-        else if (strcmp(key, "launches_seen") == 0)
-            s->launches_seen = atoll(value);
-        else if (strcmp(key, "profiled_launches") == 0)
-            s->profiled = atoll(value);
-        else if (strcmp(key, "rows_written") == 0)
-            s->rows = atoll(value);
-        else if (strcmp(key, "filtered_out_launches") == 0)
-            s->filtered = atoll(value);
-        else if (strcmp(key, "graph_launches") == 0)
-            s->graphs = atoll(value);
-        else if (strcmp(key, "passes") == 0)
-            s->passes = atoll(value);
-        else if (strcmp(key, "replay") == 0)
-            snprintf(s->replay, sizeof s->replay, "%s", value);
-        else if (strcmp(key, "device_name") == 0)
-            snprintf(s->device_name, sizeof s->device_name, "%s", value);
-        else if (strcmp(key, "sm_count") == 0)
-            sscanf(value, "%d", &s->sm_count);
-        else if (strcmp(key, "compute_capability") == 0)
-            sscanf(value, "%d.%d", &s->cc_major, &s->cc_minor);
-        else if (strcmp(key, "error_kind") == 0)
-            snprintf(s->error_kind, sizeof s->error_kind, "%s", value);
-        else if (strcmp(key, "error") == 0)
-            snprintf(s->error, sizeof s->error, "%s", value);
-    }
-    fclose(f);
+    gi_status_read(path, s);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -296,6 +265,7 @@ void prof_read_statuses(const char *prefix, status_set *set)
         t->graph_captured += s->graph_captured;
         t->graph_profiled += s->graph_profiled;
         t->graph_nodes += s->graph_nodes;
+        t->nvtx_outside += s->nvtx_outside;
         if (!t->passes)
             t->passes = s->passes;
         if (!t->replay[0])
@@ -306,6 +276,27 @@ void prof_read_statuses(const char *prefix, status_set *set)
         }
     }
     prof_free_list(files, n);
+}
+
+void prof_untemp_names(status_set *set, const char *out_tmp)
+{
+    size_t n = strlen(out_tmp);
+    for (size_t i = 0; i < set->n; i++) {
+        collector_status *p = &set->proc[i];
+        snprintf(p->written, sizeof p->written, "%s", p->output);
+        size_t len = strlen(p->output);
+        if (n && len > n && strcmp(p->output + len - n, out_tmp) == 0)
+            p->output[len - n] = '\0';
+    }
+}
+
+int prof_keep_counters(const char *written, const char *final)
+{
+    if (strcmp(written, final) == 0 || rename(written, final) == 0)
+        return 1;
+    cli_error(CMD, "cannot rename %s to %s (%s); the counters are in %s", written, final,
+              strerror(errno), written);
+    return 0;
 }
 
 void prof_status_set_free(status_set *set)
@@ -326,6 +317,13 @@ void prof_describe_exit(const run_result *r, char *buf, size_t len)
     else
         snprintf(buf, len, "exited with status %d", r->code);
 }
+int prof_program_status(const run_result *r)
+{
+    if (r->signaled)
+        return 128 + r->sig;
+    return r->code;
+}
+
 /* Removes the temporary directory: the files this command and the collector
  * put there (status files, the sass file, cubins/<crc>.cubin). */
 void prof_remove_temp_dir(const char *dir)
@@ -389,4 +387,6 @@ void prof_install_signal_handlers(struct sigaction *old_int, struct sigaction *o
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, old_int);
     sigaction(SIGTERM, &sa, old_term);
+    /* A closed terminal: passed on as well (gpuq then ends as on SIGTERM). */
+    sigaction(SIGHUP, &sa, NULL);
 }

@@ -30,6 +30,30 @@ int gm_csv_write_field(FILE *out, const char *text)
     return fputc('"', out) == EOF ? -1 : 0;
 }
 
+/* An integral v below limit in magnitude as printf's %g and %.0f print it
+ * (all digits, a sign, "-0" for negative zero): 1 when written.  Counters
+ * are mostly whole numbers, and snprintf costs most of a million-launch
+ * report. */
+static int fmt_integral(char *buf, size_t len, double v, double limit)
+{
+    if (!(fabs(v) < limit) || v != floor(v) || len < 24)
+        return 0;
+    char digits[24];
+    size_t n = 0;
+    unsigned long long u = (unsigned long long)fabs(v);
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    size_t k = 0;
+    if (signbit(v))
+        buf[k++] = '-';
+    while (n)
+        buf[k++] = digits[--n];
+    buf[k] = '\0';
+    return 1;
+}
+
 void gm_csv_format_double(char *buf, size_t len, double v)
 {
     if (isnan(v)) {
@@ -37,6 +61,10 @@ void gm_csv_format_double(char *buf, size_t len, double v)
             buf[0] = '\0';
         return;
     }
+    /* %.15g prints a whole number of at most 15 digits exactly, and it
+     * reads back as itself */
+    if (fmt_integral(buf, len, v, 1e15))
+        return;
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
@@ -139,6 +167,8 @@ void gm_fmt_num(char *buf, size_t len, double v)
         snprintf(buf, len, "-");
     else if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3))
         snprintf(buf, len, "%.3g", v);
+    else if (fmt_integral(buf, len, v, 1e6)) /* as %.0f, and %.4g below 1000 */
+        return;
     else if (fabs(v) >= 1000)
         snprintf(buf, len, "%.0f", v);
     else

@@ -277,50 +277,6 @@ static int lock_with_timeout(pthread_mutex_t *m)
     return pthread_mutex_timedlock(m, &t) == 0;
 }
 
-/* GPUQ_DEBUG=1: the timeline of the process as the collector saw it and
- * the time of each CUPTI call, so that the cost of profiling can be taken
- * apart (docs/profile.md quotes it). */
-static void debug_report(uint64_t drain_end_ns)
-{
-    static const char *const call_names[GI_CALL_COUNT] = {
-        "subscribe", "profiler init", "device support", "counter availability", "host init",
-        "add metrics", "config image", "num passes", "range profiler enable", "image init",
-        "set config", "first start", "start", "stop", "decode", "counter data info",
-        "evaluate", "write row", "ctx synchronize", "range profiler disable", "host deinit",
-        "profiler deinit", "sass setup", "sass enable", "sass flush", "save cubin",
-        "nvperf preload (thread)", "nvperf preload wait"};
-    uint64_t windows = 0;
-    for (int i = 0; i < GI_MAX_DEVICES; i++)
-        windows += g.devices[i].windows;
-#define GI_SINCE(t) ((t) ? ((double)(t) - (double)g.init_ns) / 1e6 : -1.0)
-    gi_note("[debug] timeline (ms since InitializeInjection): first context %.1f, device set up "
-            "%.1f, first profiled launch %.1f, drain %.1f to %.1f; %" PRIu64 " launches profiled "
-            "in %" PRIu64 " windows (GPUQ_BATCH %zu)",
-            GI_SINCE(g.first_context_ns), GI_SINCE(g.setup_done_ns), GI_SINCE(g.first_launch_ns),
-            GI_SINCE(g.drain_start_ns), GI_SINCE(drain_end_ns), g.profiled, windows, g.batch);
-#undef GI_SINCE
-    if (g.t0_ns) {
-#define GI_FROM0(t) ((t) ? ((double)(t) - (double)g.t0_ns) / 1e6 : -1.0)
-        gi_note("[debug] timeline (ms since gpuq started the program): InitializeInjection %.1f, "
-                "ready %.1f, first context %.1f, device set up %.1f, first profiled launch %.1f, "
-                "drain %.1f to %.1f",
-                GI_FROM0(g.init_ns), GI_FROM0(g.ready_ns), GI_FROM0(g.first_context_ns),
-                GI_FROM0(g.setup_done_ns), GI_FROM0(g.first_launch_ns), GI_FROM0(g.drain_start_ns),
-                GI_FROM0(drain_end_ns));
-#undef GI_FROM0
-    }
-    double total = 0;
-    for (int c = 0; c < GI_CALL_COUNT; c++)
-        total += (double)g.call_ns[c];
-    gi_note("[debug] %-24s %7s %10s %10s", "call", "count", "total ms", "mean ms");
-    for (int c = 0; c < GI_CALL_COUNT; c++)
-        if (g.call_count[c])
-            gi_note("[debug] %-24s %7" PRIu64 " %10.3f %10.4f", call_names[c], g.call_count[c],
-                    (double)g.call_ns[c] / 1e6,
-                    (double)g.call_ns[c] / 1e6 / (double)g.call_count[c]);
-    gi_note("[debug] %-24s %7s %10.3f", "all timed calls", "", total / 1e6);
-}
-
 /* Closes every window, writes what was measured and releases CUPTI's
  * objects.  Runs once: at exit, at the first context's destruction in a
  * fork child (never), or in the flush thread after a fatal signal. */
@@ -394,7 +350,7 @@ static void drain(void)
         gi_verbose("%s", line);
     }
     if (g.debug)
-        debug_report(gi_now_ns());
+        gi_debug_report(gi_now_ns());
 }
 
 /* ---- fatal signals ---------------------------------------------------- */
@@ -541,36 +497,44 @@ static int read_path(const char *var, char *dst, int required)
 
 static int read_config(void)
 {
-    const char *v = getenv("GPUQ_VERBOSE");
+    const char *v = getenv(GI_ENV(GI_ENV_VERBOSE));
     g.verbose = v && v[0] ? atoi(v) : 0;
     /* The status path first, so that a configuration error is recorded.
      * One status file per process (<GPUQ_STATUS>.<pid>): a job of several
      * processes (a launcher and its workers) gives one each. */
-    if (!read_path("GPUQ_STATUS", g.status_path, 0))
+    if (!read_path(GI_ENV(GI_ENV_STATUS), g.status_path, 0))
         return 0;
     if (g.status_path[0]) {
         size_t n = strlen(g.status_path);
         snprintf(g.status_path + n, sizeof g.status_path - n, ".%ld", (long)g.pid);
     }
-    if (!read_path("GPUQ_OUT", g.out_path, 1))
+    if (!read_path(GI_ENV(GI_ENV_OUT), g.out_path, 1))
         return 0;
     gm_error perr = {{0}};
     if (gi_pattern_check(g.out_path, &perr) != GM_OK) {
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT: %s", perr.msg);
         return 0;
     }
-    v = getenv("GPUQ_RUN_START_NS");
+    /* gpuq profile renames the file when the run is over, so that an
+     * earlier file of that name stays until something replaces it. */
+    v = getenv(GI_ENV(GI_ENV_OUT_TMP));
+    if (v && strlen(v) >= sizeof g.out_tmp) {
+        gi_stand_down(GI_ERROR_CONFIG, "GPUQ_OUT_TMP='%s' is too long", v);
+        return 0;
+    }
+    snprintf(g.out_tmp, sizeof g.out_tmp, "%s", v && !strchr(v, '/') ? v : "");
+    v = getenv(GI_ENV(GI_ENV_RUN_START_NS));
     g.run_start_ns = v ? strtoull(v, NULL, 10) : 0;
     /* The per-GPU lock of the counters pass (gi_device.lock_fd). */
-    v = getenv("GPUQ_LOCK_DIR");
+    v = getenv(GI_ENV(GI_ENV_LOCK_DIR));
     if (!v || !v[0])
         v = getenv("TMPDIR");
     snprintf(g.lock_dir, sizeof g.lock_dir, "%s", v && v[0] ? v : "/tmp");
-    v = getenv("GPUQ_LOCK_WAIT_S");
+    v = getenv(GI_ENV(GI_ENV_LOCK_WAIT_S));
     g.lock_wait_s = v && v[0] ? atoi(v) : GI_LOCK_WAIT_MAX_S;
     if (g.lock_wait_s < 0 || g.lock_wait_s > GI_LOCK_WAIT_MAX_S)
         g.lock_wait_s = GI_LOCK_WAIT_MAX_S;
-    v = getenv("GPUQ_PASS");
+    v = getenv(GI_ENV(GI_ENV_PASS));
     if (!v || !v[0] || strcmp(v, "counters") == 0) {
         g.pass = GI_PASS_COUNTERS;
     } else if (strcmp(v, "sass") == 0) {
@@ -579,11 +543,11 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_PASS='%s' is neither 'counters' nor 'sass'", v);
         return 0;
     }
-    if (!read_path("GPUQ_CUBIN_DIR", g.cubin_dir, 0))
+    if (!read_path(GI_ENV(GI_ENV_CUBIN_DIR), g.cubin_dir, 0))
         return 0;
     if (g.pass == GI_PASS_SASS && !g.cubin_dir[0])
         snprintf(g.cubin_dir, sizeof g.cubin_dir, "%s.cubins", g.out_path);
-    v = getenv("GPUQ_REPLAY");
+    v = getenv(GI_ENV(GI_ENV_REPLAY));
     if (!v || !v[0] || strcmp(v, "auto") == 0)
         g.forced_replay = 0;
     else if (strcmp(v, "user") == 0)
@@ -594,11 +558,11 @@ static int read_config(void)
         gi_stand_down(GI_ERROR_CONFIG, "GPUQ_REPLAY='%s' is not auto, user or kernel", v);
         return 0;
     }
-    v = getenv("GPUQ_BATCH");
+    v = getenv(GI_ENV(GI_ENV_BATCH));
     if (v && v[0]) {
         gm_error berr = {{0}};
         uint64_t batch = 0;
-        if (gi_parse_count("GPUQ_BATCH", v, 1, &batch, &berr) != GM_OK || batch < 1 ||
+        if (gi_parse_count(GI_ENV(GI_ENV_BATCH), v, 1, &batch, &berr) != GM_OK || batch < 1 ||
             batch > GI_MAX_BATCH) {
             gi_stand_down(GI_ERROR_CONFIG, "GPUQ_BATCH='%s' is not a count of 1 to %d", v,
                           GI_MAX_BATCH);
@@ -608,18 +572,19 @@ static int read_config(void)
     } else {
         g.batch = GI_DEFAULT_BATCH;
     }
-    v = getenv("GPUQ_DEBUG");
+    v = getenv(GI_ENV(GI_ENV_DEBUG));
     g.debug = v && v[0] && strcmp(v, "0") != 0;
-    v = getenv("GPUQ_SASS_METRIC");
+    v = getenv(GI_ENV(GI_ENV_SASS_METRIC));
     snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_DEFAULT_METRIC);
-    v = getenv("GPUQ_COMMAND");
+    v = getenv(GI_ENV(GI_ENV_COMMAND));
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 
     gm_error err = {{0}};
     uint64_t skip = 0, count = 0;
-    if (gi_parse_count("GPUQ_LAUNCH_SKIP", getenv("GPUQ_LAUNCH_SKIP"), 0, &skip, &err) != GM_OK ||
-        gi_parse_count("GPUQ_LAUNCH_COUNT", getenv("GPUQ_LAUNCH_COUNT"), 0, &count, &err) != GM_OK ||
-        gi_filter_init(&g.filter, getenv("GPUQ_KERNEL_REGEX"), skip, count, &err) != GM_OK) {
+    const char *skip_var = GI_ENV(GI_ENV_LAUNCH_SKIP), *count_var = GI_ENV(GI_ENV_LAUNCH_COUNT);
+    if (gi_parse_count(skip_var, getenv(skip_var), 0, &skip, &err) != GM_OK ||
+        gi_parse_count(count_var, getenv(count_var), 0, &count, &err) != GM_OK ||
+        gi_filter_init(&g.filter, getenv(GI_ENV(GI_ENV_KERNEL_REGEX)), skip, count, &err) != GM_OK) {
         gi_stand_down(GI_ERROR_CONFIG, "%s", err.msg);
         return 0;
     }
@@ -725,7 +690,7 @@ static void initialize_once(void)
         g.devices[i].ordinal = i;
         g.devices[i].lock_fd = -1;
     }
-    const char *t0_env = getenv("GPUQ_T0_NS");
+    const char *t0_env = getenv(GI_ENV(GI_ENV_T0_NS));
     if (t0_env)
         g.t0_ns = strtoull(t0_env, NULL, 10);
     if (!read_config())
@@ -766,6 +731,8 @@ static void initialize_once(void)
             return;
         }
     }
+    if (!gi_nvtx_setup())
+        return;
     gi_call_done(GI_CALL_SUBSCRIBE, t0);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     preload_start();

@@ -333,7 +333,7 @@ void gi_graph_not_profiled(CUgraphExec exec, uint64_t seq, const char *why)
 
 static int graph_nodes_wanted(void)
 {
-    const char *v = getenv("GPUQ_GRAPH_NODES");
+    const char *v = getenv(GI_ENV(GI_ENV_GRAPH_NODES));
     return v && v[0] == '1';
 }
 

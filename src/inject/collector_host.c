@@ -153,11 +153,11 @@ static int metric_rows(int *rows, size_t *n, size_t max, int *file_rows, size_t 
 {
     *n = 0;
     *n_file = 0;
-    const char *only = getenv("GPUQ_METRICS");
+    const char *only = getenv(GI_ENV(GI_ENV_METRICS));
     if (only && only[0]) {
-        add_named_rows(only, "GPUQ_METRICS", rows, n, max);
+        add_named_rows(only, GI_ENV(GI_ENV_METRICS), rows, n, max);
     } else {
-        const char *sections = getenv("GPUQ_SECTIONS");
+        const char *sections = getenv(GI_ENV(GI_ENV_SECTIONS));
         const gm_unit *units[64];
         size_t n_units = 0;
         char name[128];
@@ -174,7 +174,7 @@ static int metric_rows(int *rows, size_t *n, size_t max, int *file_rows, size_t 
                 units[n_units++] = u;
         }
         *n = gm_units_metric_rows(n_units ? units : NULL, n_units, rows, max);
-        add_named_rows(getenv("GPUQ_EXTRA_METRICS"), "GPUQ_EXTRA_METRICS", rows, n, max);
+        add_named_rows(getenv(GI_ENV(GI_ENV_EXTRA_METRICS)), GI_ENV(GI_ENV_EXTRA_METRICS), rows, n, max);
     }
     size_t kept = 0;
     for (size_t i = 0; i < *n; i++)

@@ -37,6 +37,8 @@
 #include <cupti_target.h>
 
 #include "gi_filter.h"
+#include "gi_nvtx.h"
+#include "gi_protocol.h"
 #include "gpuq/counters.h"
 
 #define GI_MAX_DEVICES 64
@@ -59,17 +61,8 @@ typedef enum gi_pass {
     GI_PASS_SASS          /* per-instruction execution counts through SASS metrics */
 } gi_pass;
 
-/* Why the collector stood down: goes to the status file for gpuq profile. */
-typedef enum gi_error_kind {
-    GI_ERROR_NONE = 0,
-    GI_ERROR_CONFIG,      /* bad GPUQ_* environment */
-    GI_ERROR_PERMISSION,  /* counters restricted to admin users */
-    GI_ERROR_BUSY,        /* another profiler holds the counters or the callback slot */
-    GI_ERROR_UNSUPPORTED, /* device, MIG, vGPU, ... */
-    GI_ERROR_CUPTI,       /* another CUPTI failure */
-    GI_ERROR_CUDA,        /* a driver call failed */
-    GI_ERROR_IO           /* cannot write the output */
-} gi_error_kind;
+/* gi_error_kind, why the collector stood down, is part of the protocol
+ * (gi_protocol.h). */
 
 /* Where the time of profiled launches goes (GPUQ_VERBOSE prints it at exit;
  * docs/profile.md quotes it). */
@@ -85,6 +78,8 @@ typedef enum gi_phase {
 } gi_phase;
 
 uint64_t gi_now_ns(void);
+/* The calling thread's kernel id (async-signal-safe). */
+pid_t gi_gettid(void);
 
 /* CUPTI and driver calls whose time GPUQ_DEBUG=1 reports at exit (count,
  * total and mean): where the cost of a profiled launch goes, call by call. */
@@ -122,6 +117,8 @@ typedef enum gi_call {
 
 /* Adds the time since t0 (gi_now_ns) to call's total. */
 void gi_call_done(gi_call call, uint64_t t0);
+/* GPUQ_DEBUG=1: the timeline and the time of each CUPTI call, at the drain. */
+void gi_debug_report(uint64_t drain_end_ns);
 
 typedef struct gi_device {
     pthread_mutex_t lock;
@@ -155,6 +152,8 @@ typedef struct gi_device {
      * when it is full, before unprofiled work, a context switch or a stream
      * capture, at context destruction, at exit and on a fatal signal. */
     size_t batch_max;                /* launches per window (GPUQ_BATCH; 1 after a mismatch) */
+    size_t batch_full;               /* what GPUQ_BATCH asked for (batch_max while checked) */
+    int duration_check;              /* collector_range.c, check_durations */
     size_t range_capacity;           /* ranges a window holds (GPUQ_BATCH) */
     gm_launch_counters *pending;     /* the open window's launches, batch_max of them */
     size_t n_pending;
@@ -229,7 +228,8 @@ typedef struct gi_collector {
     gi_pass pass;
     int verbose;
     char out_path[GI_PATH_MAX];
-    char out_path_used[GI_PATH_MAX + 32];
+    char out_tmp[32];           /* GPUQ_OUT_TMP: written as <path><out_tmp>, gpuq renames */
+    char out_path_used[GI_PATH_MAX + 64];
     char status_path[GI_PATH_MAX];
     char cubin_dir[GI_PATH_MAX + 16];
     char command[512];
@@ -251,6 +251,9 @@ typedef struct gi_collector {
     size_t n_kernel_names;
     volatile sig_atomic_t signal_seen;
     gi_filter filter;
+    char nvtx_include[256];     /* GPUQ_NVTX_INCLUDE: profile inside ranges of this name only */
+    gi_nvtx_open nvtx_open;     /* its open start/end ranges (g.lock) */
+    uint64_t nvtx_outside;      /* launches not profiled: outside the range */
     FILE *out;
     int out_failed;
     uint64_t next_launch_id;
@@ -321,10 +324,24 @@ void gi_preload_join(void);
 
 /* Launch tracking (collector_launch.c): the CUPTI callback, and whether
  * this thread is inside one of its launch callbacks (read by the fatal
- * signal handler: a thread-local of the initial-exec model, no allocation). */
+ * signal handler: async-signal-safe, a lock-free table of thread ids; the
+ * library has no thread-local storage, collector_launch.c says why). */
 void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const void *data);
 int gi_in_launch_callback(void);
+/* This thread's NVTX push/pop state (NULL when out of memory). */
+gi_nvtx_thread *gi_thread_nvtx(void);
+
+/* The NVTX range filter (collector_nvtx.c): reads GPUQ_NVTX_INCLUDE and,
+ * when set, enables CUPTI's NVTX callbacks (0 when that fails, the
+ * collector stood down); the callback; and whether
+ * the calling thread is inside the range now. */
+int gi_nvtx_setup(void);
+void gi_nvtx_on_callback(CUpti_CallbackId cbid, const void *data);
+int gi_nvtx_inside(void);
+/* The path of the libcupti mapped into this process (the collector's, or a
+ * copy the program loaded first, as the torch wheel does); 0 if none. */
+int gi_loaded_cupti(char *path, size_t len);
 /* The demangled name (malloc'ed; the mangled one when it does not demangle). */
 char *gi_demangle(const char *mangled);
 

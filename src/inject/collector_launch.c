@@ -3,9 +3,11 @@
  * the pass (collector_range.c or collector_sass.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector_graph.h"
@@ -307,10 +309,106 @@ static void count_skipped(void)
 }
 
 
-/* Read by the fatal-signal handler too: initial-exec, so that reading it
- * there never allocates. */
-static _Thread_local int tls_depth __attribute__((tls_model("initial-exec")));
-static _Thread_local gi_launch tls_launch;
+pid_t gi_gettid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+/* Per-thread state of the launch callbacks, without thread-local storage
+ * in this library: a library with TLS of the initial-exec model (ELF flag
+ * STATIC_TLS) takes glibc's static TLS surplus when libcuda dlopen()s it,
+ * and in a process that loaded many libraries first (a Hugging Face script:
+ * torch, triton, pandas, sklearn, ...) that surplus is used up, dlopen fails
+ * with "cannot allocate memory in static TLS block" and CUDA runs the
+ * program without the collector.  So each thread's state lives on the heap,
+ * found through a pthread key (freed when the thread ends), and the test
+ * inject_static_tls (tests/profile/static_tls.sh) fails if STATIC_TLS
+ * comes back. */
+typedef struct gi_thread_state {
+    int depth;          /* nesting of the launch callbacks on this thread */
+    int slot;           /* its entry in inside_tids while depth > 0, or -1 */
+    pid_t tid;
+    gi_nvtx_thread nvtx;
+    gi_launch launch;
+} gi_thread_state;
+
+static pthread_key_t state_key;
+static int state_key_ok;
+static pthread_once_t state_once = PTHREAD_ONCE_INIT;
+
+static void free_state(void *p)
+{
+    gi_thread_state *ts = p;
+    if (ts)
+        gm_launch_counters_clear(&ts->launch.k);
+    free(p);
+}
+
+static void make_state_key(void)
+{
+    state_key_ok = pthread_key_create(&state_key, free_state) == 0;
+}
+
+/* NULL when out of memory: the thread's launches then pass through. */
+static gi_thread_state *thread_state(void)
+{
+    pthread_once(&state_once, make_state_key);
+    if (!state_key_ok)
+        return NULL;
+    gi_thread_state *ts = pthread_getspecific(state_key);
+    if (ts)
+        return ts;
+    ts = calloc(1, sizeof *ts);
+    if (!ts)
+        return NULL;
+    ts->slot = -1;
+    ts->tid = gi_gettid();
+    if (pthread_setspecific(state_key, ts) != 0) {
+        free(ts);
+        return NULL;
+    }
+    return ts;
+}
+
+gi_nvtx_thread *gi_thread_nvtx(void)
+{
+    gi_thread_state *ts = thread_state();
+    return ts ? &ts->nvtx : NULL;
+}
+
+/* The threads inside a launch callback, for the fatal-signal handler, which
+ * may neither allocate nor take a lock (gi_in_launch_callback): a lock-free
+ * table of thread ids, a thread's entry claimed at depth 0 -> 1 and cleared
+ * at 1 -> 0.  More threads inside at once than slots are counted in
+ * inside_untracked, which makes every thread read as inside (the handler
+ * then skips the flush: the open window is lost, no deadlock). */
+#define GI_INSIDE_SLOTS 256
+static _Atomic pid_t inside_tids[GI_INSIDE_SLOTS];
+static _Atomic int inside_untracked;
+
+static void mark_inside(gi_thread_state *ts)
+{
+    unsigned start = (unsigned)ts->tid % GI_INSIDE_SLOTS;
+    for (unsigned i = 0; i < GI_INSIDE_SLOTS; i++) {
+        unsigned s = (start + i) % GI_INSIDE_SLOTS;
+        pid_t expected = 0;
+        if (atomic_compare_exchange_strong(&inside_tids[s], &expected, ts->tid)) {
+            ts->slot = (int)s;
+            return;
+        }
+    }
+    ts->slot = -1;
+    atomic_fetch_add(&inside_untracked, 1);
+}
+
+static void mark_outside(gi_thread_state *ts)
+{
+    if (ts->slot >= 0)
+        atomic_store(&inside_tids[ts->slot], 0);
+    else
+        atomic_fetch_sub(&inside_untracked, 1);
+    ts->slot = -1;
+}
 
 /* The counters pass names each kernel it profiles in
  * GPUQ_CUBIN_DIR/kernels.txt at its first launch, so that gpuq can
@@ -357,9 +455,8 @@ static void note_kernel_name(const char *mangled)
 }
 
 
-static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, gi_launch *L)
 {
-    gi_launch *L = &tls_launch;
     L->action = GI_ACTION_NONE;
     if (g.disabled)
         return;
@@ -382,6 +479,15 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (g.disabled)
         return;
 
+    if (g.nvtx_include[0] && !gi_nvtx_inside()) {
+        /* --nvtx-include: outside the range, neither profiled nor counted
+         * by -s/-c (as Nsight Compute's --nvtx-include) */
+        mark_unprofiled(dev);
+        pthread_mutex_lock(&g.lock);
+        g.nvtx_outside++;
+        pthread_mutex_unlock(&g.lock);
+        return;
+    }
     if (is_graph_launch(cbid)) {
         const cuGraphLaunch_params *gp = cb->functionParams;
         pthread_mutex_lock(&g.lock);
@@ -501,9 +607,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         g.first_launch_ns = L->entered_ns;
 }
 
-static void launch_exit(const CUpti_CallbackData *cb)
+static void launch_exit(const CUpti_CallbackData *cb, gi_launch *L)
 {
-    gi_launch *L = &tls_launch;
     if (L->action == GI_ACTION_NONE)
         return;
     gi_device *dev = L->dev;
@@ -536,36 +641,46 @@ void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_
         return; /* a forked child: the parent's session is not ours */
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         const CUpti_CallbackData *cb = data;
+        gi_thread_state *ts = thread_state();
+        if (!ts)
+            return;
+        gi_launch *L = &ts->launch;
         if (cb->callbackSite == CUPTI_API_ENTER) {
             /* A call made while this thread is inside one (by CUPTI or by
              * the collector) is not the program's: pass it through. */
-            if (tls_depth++ == 0) {
+            if (ts->depth++ == 0) {
+                mark_inside(ts);
                 if (is_capture_begin(cbid)) {
-                    capture_begin(cbid, cb, &tls_launch);
+                    capture_begin(cbid, cb, L);
                 } else if (is_capture_end(cbid)) {
-                    tls_launch.action = GI_ACTION_CAPTURE_END;
+                    L->action = GI_ACTION_CAPTURE_END;
                 } else if (gi_graph_is_instantiate(cbid) || gi_graph_is_exec_destroy(cbid)) {
-                    tls_launch.action = GI_ACTION_NONE;
+                    L->action = GI_ACTION_NONE;
                     if (gi_graph_is_exec_destroy(cbid))
                         gi_graph_exec_destroyed(cb);
                 } else {
-                    launch_enter(cbid, cb);
+                    launch_enter(cbid, cb, L);
                 }
             }
-        } else if (tls_depth > 0 && --tls_depth == 0) {
+        } else if (ts->depth > 0 && --ts->depth == 0) {
             if (is_capture_begin(cbid)) {
-                if (tls_launch.action == GI_ACTION_CAPTURE_BEGIN)
-                    capture_begin_exit(cb, &tls_launch);
-                tls_launch.action = GI_ACTION_NONE;
+                if (L->action == GI_ACTION_CAPTURE_BEGIN)
+                    capture_begin_exit(cb, L);
+                L->action = GI_ACTION_NONE;
             } else if (is_capture_end(cbid)) {
                 capture_end_exit(cbid, cb);
-                tls_launch.action = GI_ACTION_NONE;
+                L->action = GI_ACTION_NONE;
             } else if (gi_graph_is_instantiate(cbid)) {
                 gi_graph_instantiated(cbid, cb);
             } else if (!gi_graph_is_exec_destroy(cbid)) {
-                launch_exit(cb);
+                launch_exit(cb, L);
             }
+            mark_outside(ts);
         }
+        return;
+    }
+    if (domain == CUPTI_CB_DOMAIN_NVTX) {
+        gi_nvtx_on_callback(cbid, data);
         return;
     }
     if (domain != CUPTI_CB_DOMAIN_RESOURCE)
@@ -589,7 +704,14 @@ void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_
     }
 }
 
+/* Async-signal-safe: a system call and atomic loads. */
 int gi_in_launch_callback(void)
 {
-    return tls_depth != 0;
+    if (atomic_load(&inside_untracked) > 0)
+        return 1;
+    pid_t tid = gi_gettid();
+    for (unsigned i = 0; i < GI_INSIDE_SLOTS; i++)
+        if (atomic_load(&inside_tids[i]) == tid)
+            return 1;
+    return 0;
 }

@@ -174,15 +174,24 @@ static int claim(const char *path)
     return fd;
 }
 
+/* The file written for the output name path: path itself, or, with
+ * GPUQ_OUT_TMP, path<tmp> (gpuq renames it to path when the run is over,
+ * so that an earlier path survives a run that measures nothing). */
+static void written_name(const char *path, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s", path, g.out_tmp);
+}
+
 /* Opens the output for this process.  GPUQ_OUT may be a pattern
  * (gi_pattern.h: %p %h %i %q{VAR}), expanded here, in the process that
- * writes it; %i takes the first number whose file does not exist.  The
- * path is claimed with O_EXCL: when another process of the same run (a
- * child that also uses CUDA) got there first, this one writes PATH.<pid>
- * instead, so that no file is written by two processes. */
+ * writes it; %i takes the first number whose file does not exist (neither
+ * the output nor its temporary name).  The path is claimed with O_EXCL:
+ * when another process of the same run (a child that also uses CUDA) got
+ * there first, this one writes PATH.<pid> instead, so that no file is
+ * written by two processes. */
 static FILE *open_output(void)
 {
-    char path[GI_PATH_MAX];
+    char path[GI_PATH_MAX], file[sizeof g.out_path_used];
     int fd = -1;
     if (gi_pattern_is_pattern(g.out_path)) {
         char host[256] = "";
@@ -197,21 +206,28 @@ static FILE *open_output(void)
                 stand_down_locked(GI_ERROR_CONFIG, "output name: %s", err.msg);
                 return NULL;
             }
-            fd = seq ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : claim(path);
+            written_name(path, file, sizeof file);
+            if (seq && g.out_tmp[0] && access(path, F_OK) == 0) {
+                errno = EEXIST; /* taken by an earlier run's file */
+                continue;
+            }
+            fd = seq ? open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : claim(file);
             if (fd >= 0 || errno != EEXIST || !seq)
                 break;
         }
     } else {
         snprintf(path, sizeof path, "%s", g.out_path);
-        fd = claim(path);
+        written_name(path, file, sizeof file);
+        fd = claim(file);
     }
-    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", path);
+    snprintf(g.out_path_used, sizeof g.out_path_used, "%s", file);
     if (fd < 0 && errno == EEXIST) {
-        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld", path, (long)getpid());
+        snprintf(g.out_path_used, sizeof g.out_path_used, "%s.%ld%s", path, (long)getpid(),
+                 g.out_tmp);
         fd = open(g.out_path_used, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0)
-            gi_note("'%s' is taken by another process of this run; process %ld writes '%s'",
-                    path, (long)getpid(), g.out_path_used);
+            gi_note("'%s' is taken by another process of this run; process %ld writes '%s.%ld'",
+                    path, (long)getpid(), path, (long)getpid());
     }
     if (fd < 0) {
         int e = errno;
@@ -291,15 +307,9 @@ void gi_write_graph_text(const char *text)
     close(fd);
 }
 
-static const char *error_kind_name(gi_error_kind kind)
-{
-    static const char *const names[] = {"none",  "config", "permission", "busy",
-                                        "unsupported", "cupti", "cuda", "io"};
-    return (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
-}
-
 /* Status file for gpuq profile: what was profiled, what was not, and why the
- * collector stood down.  Rewritten whole (temporary file + rename). */
+ * collector stood down (gi_protocol.h defines its fields).  Rewritten whole
+ * (temporary file + rename). */
 void gi_write_status_locked(void)
 {
     if (!g.status_path[0] || getpid() != g.pid)
@@ -309,57 +319,51 @@ void gi_write_status_locked(void)
     FILE *f = fopen(tmp, "w");
     if (!f)
         return;
-    size_t passes = 0, batch = 0;
-    uint64_t windows = 0;
+    static gi_status st; /* about 5 KB, off the stack of the program's thread; g.lock is held */
+    memset(&st, 0, sizeof st);
     const char *replay = "none";
     const gm_counters_meta *meta = NULL;
     for (int i = 0; i < GI_MAX_DEVICES; i++) {
-        windows += g.devices[i].windows;
+        st.windows += (long long)g.devices[i].windows;
         if (g.devices[i].meta.device_name[0] && !meta)
             meta = &g.devices[i].meta;
-        if (g.devices[i].setup_ok && g.pass == GI_PASS_COUNTERS && !passes) {
-            passes = g.devices[i].passes;
-            batch = g.devices[i].batch_max;
+        if (g.devices[i].setup_ok && g.pass == GI_PASS_COUNTERS && !st.passes) {
+            st.passes = (long long)g.devices[i].passes;
+            st.batch = (long long)g.devices[i].batch_max;
             replay = g.devices[i].replay == CUPTI_KernelReplay ? "kernel" : "user";
         }
     }
-    fprintf(f,
-            "# gpuq collector status v1\n"
-            "pid: %ld\n"
-            "pass: %s\n"
-            "output: %s\n"
-            "device_name: %s\n"
-            "sm_count: %d\n"
-            "compute_capability: %d.%d\n"
-            "replay: %s\n"
-            "passes: %zu\n"
-            "batch: %zu\n"
-            "windows: %" PRIu64 "\n"
-            "launches_seen: %" PRIu64 "\n"
-            "profiled_launches: %" PRIu64 "\n"
-            "rows_written: %" PRIu64 "\n"
-            "filtered_out_launches: %" PRIu64 "\n"
-            "graph_launches: %" PRIu64 "\n"
-            "captured_launches: %" PRIu64 "\n"
-            "capture_skipped_launches: %" PRIu64 "\n"
-            "graph_captured: %" PRIu64 "\n"
-            "graph_profiled: %" PRIu64 "\n"
-            "graph_nodes_profiled: %" PRIu64 "\n"
-            "failed_launches: %" PRIu64 "\n"
-            "range_mismatches: %" PRIu64 "\n"
-            "cubins_saved: %" PRIu64 "\n"
-            "drained: %d\n"
-            "error_kind: %s\n"
-            "error: %s\n",
-            (long)g.pid, g.pass == GI_PASS_SASS ? "sass" : "counters",
-            g.out_path_used[0] ? g.out_path_used : g.out_path, meta ? meta->device_name : "",
-            meta ? meta->sm_count : 0, meta ? meta->cc_major : 0, meta ? meta->cc_minor : 0,
-            replay, passes, batch, windows, g.launches_seen,
-            g.profiled, g.rows_written, g.filtered_out, g.graph_launches, g.captured_launches,
-            g.capture_skipped, g.graph_captured, g.graph_profiled, g.graph_nodes_profiled,
-            g.failed_launches, g.range_mismatches, g.cubins_saved, g.drained,
-            error_kind_name(g.error_kind), g.error);
-    if (fclose(f) == 0)
+    st.pid = (long)g.pid;
+    snprintf(st.pass, sizeof st.pass, "%s", g.pass == GI_PASS_SASS ? "sass" : "counters");
+    snprintf(st.output, sizeof st.output, "%s", g.out_path_used[0] ? g.out_path_used : g.out_path);
+    if (meta) {
+        snprintf(st.device_name, sizeof st.device_name, "%s", meta->device_name);
+        st.sm_count = meta->sm_count;
+        st.cc_major = meta->cc_major;
+        st.cc_minor = meta->cc_minor;
+    }
+    snprintf(st.replay, sizeof st.replay, "%s", replay);
+    st.launches_seen = (long long)g.launches_seen;
+    st.profiled = (long long)g.profiled;
+    st.rows = (long long)g.rows_written;
+    st.filtered = (long long)g.filtered_out;
+    st.graphs = (long long)g.graph_launches;
+    st.captured = (long long)g.captured_launches;
+    st.capture_skipped = (long long)g.capture_skipped;
+    st.graph_captured = (long long)g.graph_captured;
+    st.graph_profiled = (long long)g.graph_profiled;
+    st.graph_nodes = (long long)g.graph_nodes_profiled;
+    st.failed_launches = (long long)g.failed_launches;
+    st.range_mismatches = (long long)g.range_mismatches;
+    st.cubins_saved = (long long)g.cubins_saved;
+    st.nvtx_outside = (long long)g.nvtx_outside;
+    st.drained = g.drained;
+    snprintf(st.error_kind, sizeof st.error_kind, "%s", gi_error_kind_name(g.error_kind));
+    snprintf(st.error, sizeof st.error, "%s", g.error);
+    int failed = gi_status_write(f, &st) != 0;
+    if (fclose(f) != 0)
+        failed = 1;
+    if (!failed)
         rename(tmp, g.status_path);
     else
         unlink(tmp);

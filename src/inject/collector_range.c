@@ -47,7 +47,7 @@ static void describe_source(gi_device *dev)
              "gpuq profile %s, CUPTI range profiler (auto range, %s replay, %zu pass%s, "
              "%zu launch%s per window) on %.80s, %s",
              GPUQ_VERSION, dev->replay == CUPTI_KernelReplay ? "kernel" : "user", dev->passes,
-             dev->passes == 1 ? "" : "es", dev->batch_max, dev->batch_max == 1 ? "" : "es",
+             dev->passes == 1 ? "" : "es", dev->batch_full, dev->batch_full == 1 ? "" : "es",
              dev->meta.device_name, date);
     /* the counters file's header: "# passes: N", "# pid: N" */
     dev->meta.passes = (int)dev->passes;
@@ -57,6 +57,30 @@ static void describe_source(gi_device *dev)
 /* Launches per window: GPUQ_BATCH, except with kernel replay, where each
  * launch keeps its own window as before (CUPTI replays inside the launch;
  * batching was not tried there). */
+/* The kernel duration under user replay (check_durations): on an H200
+ * with the CUPTI of the torch wheel, windows of 16 launches gave every
+ * other metric but no gpu__time_duration (400 rows of torch_steps.py,
+ * 2026-12-01); the same program under kernel replay, one launch per window,
+ * had them.  So a device's first window holds one launch and its second
+ * two, and each is checked: a window of one without durations moves the
+ * device to kernel replay, a window of two to one launch per window. */
+enum { GI_DURATION_DONE = 0, GI_DURATION_SINGLE, GI_DURATION_PAIR };
+
+/* The duration's metric row (metrics by name, gpuq/metrics.h), -1 if none. */
+static int duration_row(void)
+{
+    return gm_metric_find("gpu__time_duration.sum");
+}
+
+static int collects_duration(const gi_device *dev)
+{
+    int row = duration_row();
+    for (size_t m = 0; m < dev->n_metrics && row >= 0; m++)
+        if ((int)dev->metric_ids[m] == row)
+            return 1;
+    return 0;
+}
+
 static void choose_batch(gi_device *dev)
 {
     dev->batch_max = g.batch ? g.batch : 1;
@@ -68,6 +92,12 @@ static void choose_batch(gi_device *dev)
      * of capacity on GH100 (docs/profile.md).  A kernel that was not
      * expected in a full window shows as a dropped range, a mismatch. */
     dev->range_capacity = dev->batch_max;
+    dev->batch_full = dev->batch_max;
+    dev->duration_check = GI_DURATION_DONE;
+    if (dev->replay == CUPTI_UserReplay && collects_duration(dev)) {
+        dev->duration_check = GI_DURATION_SINGLE;
+        dev->batch_max = 1;
+    }
 }
 
 int gi_range_device_setup(gi_device *dev, CUcontext ctx)
@@ -134,9 +164,18 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
                 dev->passes, dev->chip, dev->passes);
     choose_batch(dev);
     describe_source(dev);
-    gi_verbose("device %d: chip %s, %zu metrics, %zu pass(es), %s replay, config image %zu bytes",
+    uint32_t cupti_version = 0;
+    char cupti_path[512] = "";
+    if (g.verbose) {
+        cuptiGetVersion(&cupti_version);
+        if (!gi_loaded_cupti(cupti_path, sizeof cupti_path))
+            snprintf(cupti_path, sizeof cupti_path, "?");
+    }
+    gi_verbose("device %d: chip %s, %zu metrics, %zu pass(es), %s replay, config image %zu bytes, "
+               "CUPTI API %u (built with %d) from %s",
                dev->ordinal, dev->chip, dev->n_metrics, dev->passes,
-               dev->replay == CUPTI_KernelReplay ? "kernel" : "user", dev->config_size);
+               dev->replay == CUPTI_KernelReplay ? "kernel" : "user", dev->config_size,
+               cupti_version, CUPTI_API_VERSION, cupti_path);
     return 1;
 }
 
@@ -366,7 +405,7 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     disable_profiler(dev);
     if (!dev->pending) {
         choose_batch(dev);
-        dev->pending = calloc(dev->batch_max, sizeof *dev->pending);
+        dev->pending = calloc(dev->batch_full, sizeof *dev->pending);
         if (!dev->pending) {
             gi_stand_down(GI_ERROR_IO, "out of memory");
             return 0;
@@ -398,9 +437,43 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     return init_counter_data(dev);
 }
 
+/* Kernel replay saves the device memory in use before a profiled kernel
+ * and restores it before each further pass.  When more is in use than is
+ * free, the copy cannot stay on the GPU: it goes through the host, tens of
+ * GB per pass at PCIe speed, and in pinned host memory that may not exist.
+ * Measured on an H200 (141 GB, 128 GB host RAM, 2026-12-01): a JAX
+ * program, which preallocates 75% of the GPU, made no progress for 70 s
+ * inside its first replayed launch (plain run: 12 s).  So the bound is
+ * "more in use than free" (about half the GPU), checked before every
+ * replayed launch (cuMemGetInfo, microseconds against the milliseconds of a
+ * replay): above it the collector stops within that launch, saying why and
+ * what to change, and the program runs on unprofiled.  Returns 1 to go on. */
+static int replay_memory_ok(gi_device *dev)
+{
+    if (dev->replay != CUPTI_KernelReplay || dev->passes < 2)
+        return 1; /* one pass: nothing is replayed */
+    size_t free_b = 0, total_b = 0;
+    if (cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS || total_b == 0)
+        return 1; /* unknown: CUPTI's replay as before */
+    size_t used = total_b - free_b;
+    if (used <= free_b)
+        return 1;
+    gi_stand_down(GI_ERROR_UNSUPPORTED,
+                  "device %d has %.1f of its %.1f GB in use, more than is free: kernel replay "
+                  "(%zu passes) would save and restore it through the host for every profiled "
+                  "kernel, minutes per launch (a JAX or TensorFlow program preallocates most of "
+                  "the GPU: set XLA_PYTHON_CLIENT_PREALLOCATE=false or "
+                  "XLA_PYTHON_CLIENT_MEM_FRACTION=.4; or collect one pass's metrics, "
+                  "GPUQ_METRICS in docs/profile.md)",
+                  dev->ordinal, (double)used / 1e9, (double)total_b / 1e9, dev->passes);
+    return 0;
+}
+
 int gi_range_begin(gi_device *dev, CUcontext ctx)
 {
     uint64_t t0 = gi_now_ns();
+    if (!replay_memory_ok(dev))
+        return 0;
     if (!enable_profiler(dev, ctx))
         return 0;
     if (dev->dirty) {
@@ -436,6 +509,41 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
     if (dev->n_pending >= dev->batch_max || gi_filter_exhausted(&g.filter))
         return gi_range_flush(dev);
     return 1;
+}
+
+/* After a checked window (choose_batch): durations there, the next step;
+ * missing, the fallback, said in one line. */
+static void check_durations(gi_device *dev, size_t n)
+{
+    if (dev->duration_check == GI_DURATION_DONE || n == 0)
+        return;
+    size_t have = 0;
+    int row = duration_row();
+    for (size_t i = 0; i < n && row >= 0; i++)
+        have += isfinite(dev->pending[i].metric[row]) != 0;
+    uint32_t version = 0;
+    cuptiGetVersion(&version);
+    if (dev->duration_check == GI_DURATION_SINGLE) {
+        if (have == n) {
+            dev->batch_max = dev->batch_full < 2 ? dev->batch_full : 2;
+            dev->duration_check = dev->batch_full > 1 ? GI_DURATION_PAIR : GI_DURATION_DONE;
+            return;
+        }
+        gi_verbose("device %d: user replay gave no gpu__time_duration for a window of one launch "
+                   "(CUPTI API %u): kernel replay, one launch per window, from now on",
+                   dev->ordinal, version);
+        dev->replay = CUPTI_KernelReplay;
+        dev->batch_full = dev->batch_max = 1;
+    } else if (have == n) {
+        dev->batch_max = dev->batch_full;
+    } else {
+        gi_verbose("device %d: user replay gave no gpu__time_duration for %zu of %zu launches "
+                   "in one window (CUPTI API %u): one launch per window from now on",
+                   dev->ordinal, n - have, n, version);
+        dev->batch_full = dev->batch_max = 1;
+    }
+    dev->duration_check = GI_DURATION_DONE;
+    describe_source(dev);
 }
 
 /* GPUQ_DEBUG: what one closed window held. */
@@ -540,6 +648,8 @@ int gi_range_flush(gi_device *dev)
         for (size_t m = 0; m < dev->n_metrics; m++)
             dev->pending[i].metric[dev->metric_ids[m]] = values[m];
     }
+    if (usable)
+        check_durations(dev, n);
     uint64_t t2 = gi_now_ns();
     if (!init_counter_data(dev))
         goto out;

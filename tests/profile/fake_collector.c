@@ -1,7 +1,8 @@
 /* Plays the collector's side of gpuq profile's protocol, without CUDA, so
  * that the command's side is tested on any machine (protocol_check.sh):
  * each process expands GPUQ_OUT as the collector does (gi_pattern.h),
- * writes a counters file copied from a template, its status file
+ * writes a counters file copied from a template (under the name +
+ * GPUQ_OUT_TMP, as the collector), its status file
  * <GPUQ_STATUS>.<pid> and, on request, a graphs file <status>.graphs.
  *
  *   fake_collector PROCESSES TEMPLATE [graphs]
@@ -11,7 +12,7 @@
  * graph of 2 kernel nodes was launched twice and profiled node by node
  * (its last 4 rows), that another graph was not, and that 2 launches ran
  * during a capture.  Prints one
- * line per process and exits 0. */
+ * line per process and exits 0, or as FAKE_EXIT says (a status, "abort"). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,11 @@
 #include <unistd.h>
 
 #include "inject/gi_pattern.h"
+#include "inject/gi_protocol.h"
 
 static int play(const char *template_path, int graphs)
 {
-    const char *pattern = getenv("GPUQ_OUT"), *status = getenv("GPUQ_STATUS");
+    const char *pattern = getenv(GI_ENV(GI_ENV_OUT)), *status = getenv(GI_ENV(GI_ENV_STATUS));
     if (!pattern || !status) {
         fprintf(stderr, "fake_collector: GPUQ_OUT and GPUQ_STATUS must be set\n");
         return 1;
@@ -36,6 +38,11 @@ static int play(const char *template_path, int graphs)
         fprintf(stderr, "fake_collector: %s\n", err.msg);
         return 1;
     }
+    /* as the collector: written under the output name + GPUQ_OUT_TMP, which
+     * gpuq renames when the run is over */
+    const char *tmp = getenv("GPUQ_OUT_TMP");
+    size_t len = strlen(out);
+    snprintf(out + len, sizeof out - len, "%s", tmp ? tmp : "");
     FILE *in = fopen(template_path, "r"), *o = fopen(out, "w");
     if (!in || !o) {
         fprintf(stderr, "fake_collector: cannot copy %s to %s\n", template_path, out);
@@ -56,14 +63,26 @@ static int play(const char *template_path, int graphs)
     FILE *s = fopen(path, "w");
     if (!s)
         return 1;
-    fprintf(s, "# gpuq collector status v1\npid: %ld\npass: counters\noutput: %s\n"
-               "device_name: %s\nsm_count: 2\ncompute_capability: 9.0\nreplay: user\n"
-               "passes: 1\nlaunches_seen: %ld\nprofiled_launches: %ld\nrows_written: %ld\n"
-               "graph_launches: %d\ncapture_skipped_launches: %d\ngraph_profiled: %d\n"
-               "graph_nodes_profiled: %d\ndrained: 1\nerror_kind: none\nerror: \n",
-            (long)getpid(), out, device, rows, rows, rows, graphs ? 3 : 0, graphs ? 2 : 0,
-            graphs ? 2 : 0, graphs ? 4 : 0);
-    fclose(s);
+    /* What the collector writes, through the protocol's one writer. */
+    gi_status st;
+    memset(&st, 0, sizeof st);
+    st.pid = (long)getpid();
+    snprintf(st.pass, sizeof st.pass, "counters");
+    snprintf(st.output, sizeof st.output, "%s", out);
+    snprintf(st.device_name, sizeof st.device_name, "%s", device);
+    st.sm_count = 2;
+    st.cc_major = 9;
+    snprintf(st.replay, sizeof st.replay, "user");
+    st.passes = 1;
+    st.launches_seen = st.profiled = st.rows = rows;
+    st.graphs = graphs ? 3 : 0;
+    st.capture_skipped = graphs ? 2 : 0;
+    st.graph_profiled = graphs ? 2 : 0;
+    st.graph_nodes = graphs ? 4 : 0;
+    st.drained = 1;
+    snprintf(st.error_kind, sizeof st.error_kind, "%s", gi_error_kind_name(GI_ERROR_NONE));
+    if (gi_status_write(s, &st) != 0 || fclose(s) != 0)
+        return 1;
     if (graphs && rows >= 4) {
         snprintf(path, sizeof path, "%s.%ld.graphs", status, (long)getpid());
         FILE *g = fopen(path, "w");
@@ -99,5 +118,13 @@ int main(int argc, char **argv)
             _exit(play(argv[2], 0));
         waitpid(pid, NULL, 0); /* one after another: the output stays in order */
     }
-    return play(argv[2], graphs);
+    int rc = play(argv[2], graphs);
+    /* FAKE_EXIT: how the program ends after its launches (the exit status
+     * gpuq passes on): a number, or "abort". */
+    const char *how = getenv("FAKE_EXIT");
+    if (rc == 0 && how && strcmp(how, "abort") == 0)
+        abort();
+    if (rc == 0 && how && how[0])
+        rc = atoi(how);
+    return rc;
 }

@@ -73,5 +73,25 @@ has "$work/z.err" "unknown %z"
 "$gpuq" profile -o "$work/r.%q{RANK" -- "$fake" 1 "$template" 2> "$work/q2.err"
 [ $? -eq 1 ] || fail "unclosed %q{: exit status not 1"
 
+# Every process's counters were written under a temporary name
+# (<name>.part.<gpuq pid>) and renamed: none is left.
+left=$(ls "$work" | grep '\.part\.[0-9]*$')
+[ -z "$left" ] || fail "temporary counters files left: $left"
+
+# 5. A failing program's status is gpuq's, after the report of what was
+#    measured: its exit code, or 128 + the signal that killed it.
+for how in 7 abort; do
+  FAKE_EXIT=$how "$gpuq" profile --no-opcode-split --table "$table" --force \
+      --keep-counters "$work/e.csv" -o "$work/e.report.txt" -- "$fake" 1 "$template" \
+      > /dev/null 2> "$work/e.err"
+  rc=$?
+  cat "$work/e.err"
+  if [ "$how" = abort ]; then want=134 says="was killed by signal 6"; else want=7 says="exited with status 7"; fi
+  [ $rc -eq $want ] || fail "FAKE_EXIT=$how: gpuq exited $rc, expected the program's $want"
+  has "$work/e.err" "warning: the program $says"
+  has "$work/e.err" "(gpuq exits with the program's status, $want)"
+  [ -s "$work/e.report.txt" ] || fail "FAKE_EXIT=$how: no report of what was measured"
+done
+
 echo "protocol_check: $fails failure(s)"
 [ $fails -eq 0 ]

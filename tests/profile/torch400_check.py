@@ -31,7 +31,7 @@ def profile(gpuq, work, name, args):
     counters = os.path.join(work, name + ".csv")
     if os.path.exists(counters):
         os.unlink(counters)
-    env = dict(os.environ, GPUQ_LOCK_DIR=work)
+    env = dict(os.environ, GPUQ_LOCK_DIR=work, GPUQ_VERBOSE="1")  # says which CUPTI, replay
     env.setdefault("GPUQ_METRICS", TABLE1)  # one pass, as in the benchmark
     p = subprocess.run([gpuq, "profile", "--no-opcode-split", "--keep-counters", counters,
                         "-o", os.path.join(work, name + ".report.txt"), "--",
@@ -81,7 +81,9 @@ def main():
     else:
         empty = [r["launch_id"] for r in rows if not r.get("duration_ns")]
         if empty:
-            bad.append("%d rows without a kernel duration, launches %s" % (len(empty), empty[:10]))
+            why = [l for l in p.stderr.splitlines() if "gpu__time_duration" in l or "CUPTI API" in l]
+            bad.append("%d rows without a kernel duration, launches %s; the collector said: %s"
+                       % (len(empty), empty[:10], " | ".join(why) or "nothing about it"))
         # Rows of the steps: STEPS x k with k = (400 - PAD - 1) / STEPS.
         by_id = {int(r["launch_id"]): r["kernel"] for r in rows}
         k = (400 - PAD - 1) // STEPS

@@ -125,10 +125,12 @@ static int parse_opts(int argc, char **argv, table_opts *o, int wants_output)
     while ((ch = getopt_long(argc, argv, ":o:f:h", longopts, NULL)) != -1) {
         switch (ch) {
         case 'o':
-            o->output = optarg;
+            if (cli_take_once(CMD, "-o", &o->output, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
             break;
         case 'f':
-            o->format = optarg;
+            if (cli_take_once(CMD, "--format", &o->format, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
             break;
         case OPT_N_ROWS:
             if (parse_list("--n-rows", optarg, o->n_rows, &o->n_row_count) != 0)
@@ -171,6 +173,8 @@ static int parse_opts(int argc, char **argv, table_opts *o, int wants_output)
         return cli_usage_error(CMD, "%s needs -o OUT", argv[0]);
     if (!wants_output && o->output)
         return cli_usage_error(CMD, "%s takes no -o", argv[0]);
+    if (cli_check_output(CMD, "-o", o->output, &o->file, 1) < 0)
+        return GPUQ_EXIT_USAGE;
     return -1;
 }
 
@@ -318,6 +322,16 @@ static int do_validate(int argc, char **argv)
 
 /* ---- convert ---------------------------------------------------------- */
 
+static gm_status write_csv(FILE *out, const void *t, gm_error *err)
+{
+    return gm_table_write(out, t, err);
+}
+
+static gm_status write_json(FILE *out, const void *t, gm_error *err)
+{
+    return gm_table_write_json(out, t, err);
+}
+
 static int do_convert(int argc, char **argv)
 {
     table_opts o;
@@ -334,12 +348,7 @@ static int do_convert(int argc, char **argv)
     gm_status st = load(&o, &t, &err);
     if (st != GM_OK)
         return cli_fail(CMD, st, &err);
-    if (strcmp(o.output, "-") == 0)
-        st = json ? gm_table_write_json(stdout, t, &err) : gm_table_write(stdout, t, &err);
-    else
-        st = json ? gm_table_write_json_file(o.output, t, &err)
-                  : gm_table_write_file(o.output, t, &err);
-    rc = st == GM_OK ? GPUQ_EXIT_OK : cli_fail(CMD, st, &err);
+    rc = cli_write_output(CMD, o.output, json ? write_json : write_csv, t);
     gm_table_free(t);
     return rc;
 }

@@ -92,8 +92,113 @@ void gm_zo_machine_free(gm_zo_machine *m)
     if (!m)
         return;
     free(m->global);
+    for (size_t j = 0; m->sets && j < m->n_sets; j++)
+        for (int a = 0; a < 3; a++)
+            free(m->sets[j].values[a]);
+    free(m->sets);
+    free(m->order);
+    free(m->value_of);
     m->global = NULL;
-    m->n_global = 0;
+    m->sets = NULL;
+    m->order = NULL;
+    m->value_of = NULL;
+    m->n_global = m->n_sets = 0;
+}
+
+static double axis_value(const gm_zo_gpoint *g, int a)
+{
+    return a == 0 ? g->blocks : a == 1 ? g->threads : g->per_thread;
+}
+
+/* The distinct values of each axis of every set, and each point's. */
+static int index_values(gm_zo_machine *m)
+{
+    for (size_t j = 0; j < m->n_sets; j++) {
+        struct gm_zo_gset *t = &m->sets[j];
+        for (int a = 0; a < 3; a++) {
+            if (!(t->values[a] = calloc(t->n ? t->n : 1, sizeof *t->values[a])))
+                return 0;
+            for (size_t i = 0; i < t->n; i++) {
+                double v = axis_value(&m->global[m->order[t->first + i]], a);
+                size_t k = 0;
+                /* NaN matches nothing, not even itself: a value of its own */
+                while (k < t->n_values[a] && !(t->values[a][k] == v &&
+                                               signbit(t->values[a][k]) == signbit(v)))
+                    k++;
+                if (k == t->n_values[a])
+                    t->values[a][t->n_values[a]++] = v;
+                m->value_of[t->first + i][a] = (unsigned)k;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The index of the points (gm_zo_machine.sets): best effort, a machine
+ * without one is searched point by point. */
+static void index_points(gm_zo_machine *m)
+{
+    size_t n = m->n_global;
+    for (int l2 = 0; l2 < 2; l2++)
+        for (int st = 0; st < 2; st++) {
+            /* as global_best: the first NaN or larger value replaces */
+            double best = NAN;
+            for (size_t i = 0; i < n; i++)
+                if (m->global[i].l2 == l2 && m->global[i].store == st &&
+                    !(m->global[i].gbps <= best))
+                    best = m->global[i].gbps;
+            m->best_gbps[l2][st] = best;
+        }
+    struct gm_zo_gset *sets = calloc(n ? n : 1, sizeof *sets);
+    size_t *order = calloc(n ? n : 1, sizeof *order), *set_of = calloc(n ? n : 1, sizeof *set_of);
+    size_t k = 0;
+    if (!sets || !order || !set_of) {
+        free(sets);
+        free(order);
+        free(set_of);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gm_zo_gpoint *g = &m->global[i];
+        size_t j = 0;
+        while (j < k && !(sets[j].l2 == g->l2 && sets[j].store == g->store &&
+                          sets[j].bytes == g->bytes))
+            j++;
+        if (j == k)
+            sets[k++] = (struct gm_zo_gset){.l2 = g->l2, .store = g->store, .bytes = g->bytes};
+        sets[j].n++;
+        set_of[i] = j;
+    }
+    for (size_t j = 1; j < k; j++)
+        sets[j].first = sets[j - 1].first + sets[j - 1].n;
+    size_t *fill = calloc(k ? k : 1, sizeof *fill);
+    if (!fill) {
+        free(sets);
+        free(order);
+        free(set_of);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[sets[set_of[i]].first + fill[set_of[i]]++] = i;
+    free(fill);
+    free(set_of);
+    m->sets = sets;
+    m->order = order;
+    m->n_sets = k;
+    m->value_of = calloc(n ? n : 1, sizeof *m->value_of);
+    if (!m->value_of || !index_values(m)) {
+        /* no index at all rather than half of one */
+        for (size_t j = 0; j < m->n_sets; j++)
+            for (int a = 0; a < 3; a++)
+                free(m->sets[j].values[a]);
+        free(m->sets);
+        free(m->order);
+        free(m->value_of);
+        m->sets = NULL;
+        m->order = NULL;
+        m->value_of = NULL;
+        m->n_sets = 0;
+    }
 }
 
 /* The throughput file's cells by row kind (gpuq/ranges.h), checked before
@@ -195,6 +300,8 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
                      "throughput data: needs issue, shared copy and global rows");
     if (st != GM_OK)
         gm_zo_machine_free(m);
+    else
+        index_points(m);
     return st;
 }
 
@@ -204,16 +311,55 @@ static const gm_zo_gpoint *global_point(const gm_zo_machine *m, int l2, int stor
 {
     if (!m || !(blocks > 0) || !(threads > 0) || !(per_thread > 0))
         return NULL;
-    /* The closest bytes per thread that was measured for this memory and op. */
+    /* The closest bytes per thread that was measured for this memory and op
+     * (the first of equally close ones in the file). */
     int best_bytes = -1;
-    for (size_t i = 0; i < m->n_global; i++) {
-        const gm_zo_gpoint *g = &m->global[i];
-        if (g->l2 == l2 && g->store == store &&
-            (best_bytes < 0 || abs(g->bytes - bytes) < abs(best_bytes - bytes)))
-            best_bytes = g->bytes;
+    const struct gm_zo_gset *set = NULL;
+    if (m->sets) {
+        for (size_t j = 0; j < m->n_sets; j++) {
+            const struct gm_zo_gset *t = &m->sets[j];
+            if (t->l2 == l2 && t->store == store &&
+                (best_bytes < 0 || abs(t->bytes - bytes) < abs(best_bytes - bytes))) {
+                best_bytes = t->bytes;
+                set = t;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < m->n_global; i++) {
+            const gm_zo_gpoint *g = &m->global[i];
+            if (g->l2 == l2 && g->store == store &&
+                (best_bytes < 0 || abs(g->bytes - bytes) < abs(best_bytes - bytes)))
+                best_bytes = g->bytes;
+        }
     }
     double best_d = INFINITY;
     const gm_zo_gpoint *best = NULL;
+    if (set) {
+        /* log2 of each distinct value's ratio once: the same expression of
+         * the same operands as at each point, so the same distances */
+        double stack[64], *logs[3] = {NULL, NULL, NULL}, *heap = NULL;
+        size_t total = set->n_values[0] + set->n_values[1] + set->n_values[2];
+        double *buf = total <= 64 ? stack : (heap = malloc(total * sizeof *heap));
+        if (!buf)
+            return NULL;
+        const double x[3] = {blocks, threads, per_thread};
+        for (int a = 0, off = 0; a < 3; off += (int)set->n_values[a], a++) {
+            logs[a] = buf + off;
+            for (size_t k = 0; k < set->n_values[a]; k++)
+                logs[a][k] = log2(set->values[a][k] / x[a]);
+        }
+        for (size_t i = 0; i < set->n; i++) {
+            const unsigned *v = m->value_of[set->first + i];
+            double a = logs[0][v[0]], b = logs[1][v[1]], c = logs[2][v[2]];
+            double d = a * a + b * b + c * c;
+            if (d < best_d) {
+                best_d = d;
+                best = &m->global[m->order[set->first + i]];
+            }
+        }
+        free(heap);
+        return best;
+    }
     for (size_t i = 0; i < m->n_global; i++) {
         const gm_zo_gpoint *g = &m->global[i];
         if (g->l2 != l2 || g->store != store || g->bytes != best_bytes)
@@ -239,6 +385,8 @@ double gm_zo_global_bw(const gm_zo_machine *m, int l2, int store, int bytes, dou
 /* The best bandwidth of one table (for "too little parallelism"). */
 static double global_best(const gm_zo_machine *m, int l2, int store)
 {
+    if (m->sets)
+        return m->best_gbps[l2][store];
     double best = NAN;
     for (size_t i = 0; i < m->n_global; i++)
         if (m->global[i].l2 == l2 && m->global[i].store == store && !(m->global[i].gbps <= best))

@@ -105,6 +105,21 @@ typedef struct gm_zo_machine {
     size_t n_global;
     gm_zo_gpoint *global;           /* owned */
     double launch_ns;               /* an empty launch, back to back (Hopper form) */
+    /* The points by (l2, store, bytes), each set in file order, so that the
+     * nearest point is looked for among its own set only (a prediction
+     * looks four times; a million launches made that most of gpuq model's
+     * time).  Built by gm_zo_machine_from_mdata; NULL: every point is
+     * scanned, with the same result. */
+    size_t n_sets;
+    struct gm_zo_gset {
+        int l2, store, bytes;
+        size_t first, n;            /* its points: global[order[first .. first + n)] */
+        size_t n_values[3];         /* the distinct blocks, threads, per_thread of them */
+        double *values[3];          /* owned, each in the order it first occurs */
+    } *sets;                        /* owned; in the order the sets first occur */
+    size_t *order;                  /* owned */
+    unsigned (*value_of)[3];        /* owned: per entry of order, its index into values[] */
+    double best_gbps[2][2];         /* [l2][store]: the best any point reached */
 } gm_zo_machine;
 
 /* Reads the suite's file (columns: kind,name,bytes,ways,[ilp,]warps,blocks,

@@ -8,6 +8,8 @@
  * the scheduling model (paper 003: N_slot of Eq. 3.3 from the sched data,
  * waves_model.h) where the machine has that suite, else the device maximum. */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,9 +151,49 @@ static void bn_release(void *state)
     free(s);
 }
 
+/* The table row of each name this unit reads, found once per name:
+ * gm_bn_launch_from_counters runs for every launch, and looking each name
+ * up there took a third of gpuq model's time on a million launches.  The
+ * names are string constants, so their addresses key the cache; a miss
+ * looks the name up and keeps it (readers take no lock: a slot's row is
+ * written before its name is published). */
+#define BN_CACHE_SLOTS 64
+static struct {
+    const char *name;
+    int row;
+} bn_cache[BN_CACHE_SLOTS];
+static pthread_mutex_t bn_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int metric_row(const char *name)
+{
+    size_t h = (size_t)((uintptr_t)name >> 3) % BN_CACHE_SLOTS;
+    for (size_t i = 0; i < BN_CACHE_SLOTS; i++) {
+        size_t j = (h + i) % BN_CACHE_SLOTS;
+        const char *n = __atomic_load_n(&bn_cache[j].name, __ATOMIC_ACQUIRE);
+        if (n == name)
+            return bn_cache[j].row;
+        if (!n)
+            break;
+    }
+    int row = gm_metric_find(name);
+    pthread_mutex_lock(&bn_cache_lock);
+    for (size_t i = 0; i < BN_CACHE_SLOTS; i++) {
+        size_t j = (h + i) % BN_CACHE_SLOTS;
+        if (bn_cache[j].name == name)
+            break;
+        if (!bn_cache[j].name) {
+            bn_cache[j].row = row;
+            __atomic_store_n(&bn_cache[j].name, name, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&bn_cache_lock);
+    return row;
+}
+
 static double counter(const gm_launch_counters *k, const char *name)
 {
-    int row = gm_metric_find(name);
+    int row = metric_row(name);
     return row >= 0 ? k->metric[row] : NAN;
 }
 

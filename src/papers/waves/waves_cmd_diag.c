@@ -348,6 +348,26 @@ static void write_json(FILE *out, const report *r, const gm_mdata *md)
     fputs("  ]\n}\n", out);
 }
 
+typedef struct diag_job {
+    const report *r;
+    const gm_mdata *md;
+    const char *path;
+    gm_format fmt;
+} diag_job;
+
+static gm_status write_report(FILE *out, const void *obj, gm_error *err)
+{
+    const diag_job *j = obj;
+    (void)err; /* stream errors: cli_write_output checks the stream */
+    if (j->fmt == GM_FORMAT_CSV)
+        write_csv(out, j->r);
+    else if (j->fmt == GM_FORMAT_JSON)
+        write_json(out, j->r, j->md);
+    else
+        write_text(out, j->r, j->md, j->path);
+    return GM_OK;
+}
+
 /* The only sched.csv under dir/<gpu>/ ; 0 none, 1 found, 2 several. */
 static int scan_dir(const char *dir, char *path, size_t len)
 {
@@ -382,6 +402,7 @@ int cmd_diag(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *table = NULL, *gpu = NULL, *plot = NULL, *output = NULL, *tails = NULL;
+    const char *form_arg = NULL, *fmt_arg = NULL;
     gm_format fmt = GM_FORMAT_TEXT;
     gm_gd_form form = GM_GD_FORM_HOPPER;
     int c;
@@ -390,16 +411,35 @@ int cmd_diag(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":hf:o:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': print_help(); return GPUQ_EXIT_OK;
-        case 't': table = optarg; break;
-        case 'g': gpu = optarg; break;
-        case 'p': plot = optarg; break;
-        case 'T': tails = optarg; break;
-        case 'o': output = optarg; break;
+        case 't':
+            if (cli_take_once(CMD, "--table", &table, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
+            break;
+        case 'g':
+            if (cli_take_once(CMD, "--gpu", &gpu, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
+            break;
+        case 'p':
+            if (cli_take_once(CMD, "--plot", &plot, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
+            break;
+        case 'T':
+            if (cli_take_once(CMD, "--tails", &tails, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
+            break;
+        case 'o':
+            if (cli_take_once(CMD, "-o", &output, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
+            break;
         case 'F':
+            if (cli_take_once(CMD, "--form", &form_arg, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
             if (gm_gd_form_parse(optarg, &form) != GM_OK)
                 return cli_usage_error(CMD, "--form: '%s' is not hopper or paper", optarg);
             break;
         case 'f':
+            if (cli_take_once(CMD, "--format", &fmt_arg, optarg) < 0)
+                return GPUQ_EXIT_USAGE;
             if (gm_format_parse(optarg, &fmt) != GM_OK || fmt == GM_FORMAT_HTML)
                 return cli_usage_error(CMD, "--format: '%s' is not text, csv or json", optarg);
             break;
@@ -430,6 +470,9 @@ int cmd_diag(int argc, char **argv)
             return GPUQ_EXIT_INPUT;
         }
     }
+    const char *inputs[2] = {path, tails};
+    if (cli_check_output(CMD, "-o", output, inputs, 2) < 0)
+        return GPUQ_EXIT_USAGE;
     gm_mdata *md = NULL, *tmd = NULL;
     gm_gd_data *td = NULL;
     if ((st = gm_mdata_load(path, &md, &err)) != GM_OK)
@@ -460,22 +503,8 @@ int cmd_diag(int argc, char **argv)
         goto done;
     }
     build(r, d, form, td);
-    FILE *out = stdout;
-    if (output && strcmp(output, "-") && !(out = fopen(output, "w"))) {
-        cli_error(CMD, "%s: cannot write", output);
-        rc = GPUQ_EXIT_INPUT;
-        goto done;
-    }
-    if (fmt == GM_FORMAT_CSV)
-        write_csv(out, r);
-    else if (fmt == GM_FORMAT_JSON)
-        write_json(out, r, md);
-    else
-        write_text(out, r, md, path);
-    if (out != stdout && fclose(out) != 0) {
-        cli_error(CMD, "%s: write failed", output);
-        rc = GPUQ_EXIT_INPUT;
-    }
+    diag_job job = {r, md, path, fmt};
+    rc = cli_write_output(CMD, output, write_report, &job);
     if (rc == GPUQ_EXIT_OK && plot) {
         int n = 0;
         if ((st = diag_plot(d, form, plot, &n, &err)) != GM_OK)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "waves_diag.h"
@@ -32,16 +33,31 @@ static int kind_is(const gm_mdata *md, const cols *c, size_t r, const char *k, c
     return t && !strcmp(t, k) && (!name || (n && !strcmp(n, name)));
 }
 
+/* A figure is written as DIR/FILE.tmp.<pid> and renamed when complete
+ * (close_fig), so that a failed write leaves no torn figure. */
 static FILE *open_fig(const char *dir, const char *file, int w, int h, const char *title,
                       const gm_mdata *md, int *written)
 {
     char path[4096], t[256];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
+    snprintf(path, sizeof path, "%s/%s.tmp.%ld", dir, file, (long)getpid());
     snprintf(t, sizeof t, "%s: %s", title, md->meta.gpu_name);
     FILE *f = svg_open(path, w, h, t);
     if (f)
         (*written)++;
     return f;
+}
+
+static gm_status close_fig(FILE *f, const char *dir, const char *file, gm_error *err)
+{
+    char tmp[4096 + 32], path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (svg_close(f) != 0 || rename(tmp, path) != 0) {
+        gm_status st = gm_fail(err, GM_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return st;
+    }
+    return GM_OK;
 }
 
 static void fig_fu(FILE *f, const gm_gd_data *d)
@@ -205,27 +221,33 @@ gm_status diag_plot(const gm_gd_data *d, gm_gd_form form, const char *dir, int *
     *written = 0;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return gm_fail(err, GM_ERR_IO, "%s: %s", dir, strerror(errno));
+    gm_status st;
     if (!(f = open_fig(dir, "fu.svg", 760, 540, "functional units", d->md, written)))
         goto fail;
     fig_fu(f, d);
-    svg_close(f);
+    if ((st = close_fig(f, dir, "fu.svg", err)) != GM_OK)
+        return st;
     if (!(f = open_fig(dir, "wsched.svg", 980, 700, "warp issue log, one block of 32 warps",
                        d->md, written)))
         goto fail;
     fig_wsched(f, d->md);
-    svg_close(f);
+    if ((st = close_fig(f, dir, "wsched.svg", err)) != GM_OK)
+        return st;
     if (!(f = open_fig(dir, "nslot.svg", 1320, 420, "state buffers", d->md, written)))
         goto fail;
     fig_nslot(f, d, form);
-    svg_close(f);
+    if ((st = close_fig(f, dir, "nslot.svg", err)) != GM_OK)
+        return st;
     if (!(f = open_fig(dir, "nmp.svg", 720, 450, "multiprocessors", d->md, written)))
         goto fail;
     fig_nmp(f, d);
-    svg_close(f);
+    if ((st = close_fig(f, dir, "nmp.svg", err)) != GM_OK)
+        return st;
     if (!(f = open_fig(dir, "tgb.svg", 640, 620, "end to end", d->md, written)))
         goto fail;
     fig_tgb(f, d, form);
-    svg_close(f);
+    if ((st = close_fig(f, dir, "tgb.svg", err)) != GM_OK)
+        return st;
     return GM_OK;
 fail:
     return gm_fail(err, GM_ERR_IO, "%s: cannot write a figure: %s", dir, strerror(errno));

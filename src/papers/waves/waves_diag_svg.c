@@ -43,12 +43,13 @@ FILE *svg_open(const char *path, int width, int height, const char *title)
     return f;
 }
 
-void svg_close(FILE *f)
+int svg_close(FILE *f)
 {
     if (!f)
-        return;
+        return -1;
     fputs("</svg>\n", f);
-    fclose(f);
+    int bad = fflush(f) != 0 || ferror(f);
+    return fclose(f) != 0 || bad ? -1 : 0;
 }
 
 static double tx(const svg_plot *p, double x)

@@ -15,7 +15,8 @@ typedef struct svg_plot {
 
 /* Opens path and writes the page header (width x height pixels, white). */
 FILE *svg_open(const char *path, int width, int height, const char *title);
-void svg_close(FILE *f);
+/* Ends the figure and closes it: 0, or -1 when a write failed (errno). */
+int svg_close(FILE *f);
 /* A panel at (x0, y0) of w x h pixels with axes, ticks and labels. */
 void svg_panel(svg_plot *p, FILE *f, double x0, double y0, double w, double h, double xmin,
                double xmax, double ymin, double ymax, int logx, int logy, const char *title,
