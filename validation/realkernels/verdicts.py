@@ -23,7 +23,8 @@ def num(v):
 
 
 def main(path):
-    rows = list(csv.DictReader(open(path, newline="")))
+    # the report opens with '#' lines (the ranked kernels) before its header
+    rows = list(csv.DictReader(l for l in open(path, newline="") if not l.startswith("#")))
     if not rows or "bottleneck.verdict" not in rows[0]:
         sys.exit("verdicts.py: %s has no bottleneck.verdict column" % path)
     total_n = len(rows)
