@@ -35,6 +35,35 @@ static inline gm_mdata_meta th_meta(const char *suite, const char *gpu, int sm_c
 
 /* The registered unit `name`, checked: it exists, has this title, and
  * every metric it declares is a row of gpuq's table. */
+/* Throughput machine data of the 2-SM test GPU at 1000 MHz: fma 4 and alu 2
+ * per clock at 16 warps, issue 4, shared 1, DRAM 1000 and L2 2000 bytes per
+ * clock, an empty launch of 1000 ns; fast_at_64 adds fma 8 at 64 warps. */
+static inline gm_mdata *th_throughput_test_gpu(int fast_at_64)
+{
+    gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
+    meta.sm_clock_mhz = 1000;
+    const char *cols[] = {"kind", "name", "bytes", "ways", "warps", "blocks", "threads",
+                          "per_thread", "value"};
+    gm_mdata *md = gm_mdata_new(&meta, 9, cols);
+    static const char *const rows[][9] = {
+        {"inst", "fma", "0", "0", "16", "0", "0", "0", "4"},
+        {"inst", "alu", "0", "0", "16", "0", "0", "0", "2"},
+        {"issue", "issue", "0", "0", "16", "0", "0", "0", "4"},
+        {"shared", "copy", "4", "1", "16", "0", "0", "0", "1"},
+        {"global", "dram_ld", "4", "0", "0", "64", "256", "4", "1000"},
+        {"global", "dram_st", "4", "0", "0", "64", "256", "4", "1000"},
+        {"global", "l2_ld", "4", "0", "0", "64", "256", "4", "2000"},
+        {"global", "l2_st", "4", "0", "0", "64", "256", "4", "2000"},
+        {"launch", "empty", "0", "0", "0", "0", "0", "0", "1000"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        assert_int_equal(gm_mdata_add_row(md, rows[i], NULL), GM_OK);
+    static const char *const fast[9] = {"inst", "fma", "0", "0", "64", "0", "0", "0", "8"};
+    if (fast_at_64)
+        assert_int_equal(gm_mdata_add_row(md, fast, NULL), GM_OK);
+    return md;
+}
+
 static inline const gm_unit *th_unit(const char *name, const char *title)
 {
     const gm_unit *u = gm_unit_find(name);

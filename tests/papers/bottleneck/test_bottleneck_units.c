@@ -23,33 +23,10 @@ extern const gm_unit gm_unit_bottleneck;
 
 static gm_machine mach;
 
-static gm_mdata *throughput_md(void)
-{
-    gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
-    meta.sm_clock_mhz = 1000;
-    const char *cols[] = {"kind", "name", "bytes", "ways", "warps", "blocks", "threads",
-                          "per_thread", "value"};
-    gm_mdata *md = gm_mdata_new(&meta, 9, cols);
-    static const char *const rows[][9] = {
-        {"inst", "fma", "0", "0", "16", "0", "0", "0", "4"},
-        {"inst", "alu", "0", "0", "16", "0", "0", "0", "2"},
-        {"issue", "issue", "0", "0", "16", "0", "0", "0", "4"},
-        {"shared", "copy", "4", "1", "16", "0", "0", "0", "1"},
-        {"global", "dram_ld", "4", "0", "0", "64", "256", "4", "1000"},
-        {"global", "dram_st", "4", "0", "0", "64", "256", "4", "1000"},
-        {"global", "l2_ld", "4", "0", "0", "64", "256", "4", "2000"},
-        {"global", "l2_st", "4", "0", "0", "64", "256", "4", "2000"},
-        {"launch", "empty", "0", "0", "0", "0", "0", "0", "1000"},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        assert_int_equal(gm_mdata_add_row(md, rows[i], NULL), GM_OK);
-    return md;
-}
-
 static int setup(void **state)
 {
     (void)state;
-    th_machine_with(&mach, "throughput", throughput_md());
+    th_machine_with(&mach, "throughput", th_throughput_test_gpu(0));
     return 0;
 }
 
