@@ -47,7 +47,7 @@ try:
 except OSError:
     rows = []
 src = [l.strip() for l in open(sys.argv[1]) if l.startswith("# source")] if rows else []
-empty = [r["launch_id"] for r in rows if not r.get("duration_ns")]
+empty = [r["launch_id"] for r in rows if not (r.get("gpu__time_duration.sum") or r.get("duration_ns"))]
 print("  %d rows, %d without a duration %s %s" % (len(rows), len(empty), empty[:12], src[:1]))
 PY
 done

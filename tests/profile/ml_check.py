@@ -28,6 +28,8 @@ import subprocess
 import sys
 import time
 
+from profile_metrics import duration_ns  # tests/profile/profile_metrics.py
+
 here = os.path.dirname(os.path.abspath(__file__))
 bad = []
 
@@ -73,7 +75,7 @@ def all_measured(name, rows, err):
     if not rows:
         bad.append("%s: no counters rows" % name)
         return
-    empty = [r["launch_id"] for r in rows if not r.get("duration_ns")]
+    empty = [r["launch_id"] for r in rows if not duration_ns(r)]
     if empty:
         bad.append("%s: %d of %d rows without a kernel duration, launches %s"
                    % (name, len(empty), len(rows), empty[:10]))

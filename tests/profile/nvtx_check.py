@@ -7,8 +7,10 @@ The program runs four identical steps of K launches each: the second inside
 the push/pop range "step", the fourth inside the start/end range "phase".
 Without the filter every launch is profiled (at least 4K rows).  With
 --nvtx-include step exactly the second step's K launches are, the same
-kernels in the same order as rows K..2K-1 of the unfiltered run; with
---nvtx-include phase the fourth step's K; with a name no range has, nothing
+kernels in the same order as the second step of the unfiltered run, counted
+from its end (the unfiltered run opens with the tensors' initialization, and
+its first step has no `total +`): rows N-3K..N-2K-1 of N; with
+--nvtx-include phase the fourth step's K, rows N-K..N-1; with a name no range has, nothing
 is measured and gpuq says why (exit 3).  The program's output is as plain
 in every run.  Exit 0 pass, 1 fail, 77 skip (no torch with CUDA).
 """
@@ -69,13 +71,18 @@ def main():
             bad.append("%s: gpuq exited %d" % (name, runs[name][0].returncode))
     if k == 0:
         bad.append("--nvtx-include step: no launch profiled")
-    elif len(kernels["all"]) < 4 * k:
+    elif len(kernels["all"]) < 4 * k - 1:
         bad.append("%d rows unfiltered, fewer than 4 steps of the %d in the range"
                    % (len(kernels["all"]), k))
     else:
-        if kernels["all"][k:2 * k] != kernels["step"]:
+        n = len(kernels["all"])
+        second, fourth = kernels["all"][n - 3 * k:n - 2 * k], kernels["all"][n - k:]
+        if second != kernels["step"]:
             bad.append("--nvtx-include step profiled %s, the second step is %s"
-                       % (kernels["step"], kernels["all"][k:2 * k]))
+                       % (kernels["step"], second))
+        if fourth != kernels["step"]:
+            bad.append("the unfiltered run's fourth step is %s, its second %s"
+                       % (fourth, kernels["step"]))
         if kernels["phase"] != kernels["step"]:
             bad.append("--nvtx-include phase profiled %s, expected the step's %s"
                        % (kernels["phase"], kernels["step"]))

@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from profile_metrics import TABLE1  # tests/profile/profile_metrics.py
+from profile_metrics import TABLE1, duration_ns  # tests/profile/profile_metrics.py
 
 here = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(here, "torch_steps.py")
@@ -79,7 +79,7 @@ def main():
     elif ids != list(range(400)):
         bad.append("launch ids are not 0..399: %s" % ids[:12])
     else:
-        empty = [r["launch_id"] for r in rows if not r.get("duration_ns")]
+        empty = [r["launch_id"] for r in rows if not duration_ns(r)]
         if empty:
             why = [l for l in p.stderr.splitlines() if "gpu__time_duration" in l or "CUPTI API" in l]
             bad.append("%d rows without a kernel duration, launches %s; the collector said: %s"

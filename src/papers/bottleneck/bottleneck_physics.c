@@ -10,6 +10,18 @@
 
 typedef enum { BU_BUSY, BU_ISSUE, BU_BYTES } bu_kind;
 
+/* A pipe's cycles_active counter adds one per SM sub-partition (four per SM
+ * since Maxwell, each with its own scheduler and pipes) and, for the FMA
+ * pipe, one per half (fmaheavy and fmalite on GH100): the counts one SM can
+ * make per cycle are 4, and 8 for fma.  Read against ncu's
+ * pct_of_peak_sustained_elapsed of the same launches (the real-kernel
+ * corpus on the H200, validation/realkernels/truth-rule.md): busy cycles
+ * over the clock alone read 4.1x (tensor, 28 launches), 4.0x (alu, 292) and
+ * 8.0x (fma, 204) ncu's share, and 1.0x for the issue slots, which already
+ * counted four schedulers.  TMA's unit is one per SM (not yet checked:
+ * no corpus launch kept it above 5% busy). */
+#define SUB_PARTITIONS 4.0
+
 typedef struct bu_row {
     const char *name, *field, *use_field;
     bu_kind kind;
@@ -17,14 +29,15 @@ typedef struct bu_row {
      * BU_ISSUE: a = warp-instructions issued, summed;
      * BU_BYTES: a over memory `l2` loads' best rate, b over its stores' */
     const char *a, *b;
-    double scale;      /* bytes per count (32 for sectors) */
+    double scale;      /* bytes per count (32 for sectors); BU_BUSY and BU_ISSUE:
+                        * the counts one SM can make in one cycle, below */
     int l2;            /* BU_BYTES: 1 L2-resident rates, 0 DRAM */
     const char *need;  /* counted only where this counter was collected too */
 } bu_row;
 
 static const bu_row units[] = {
     {"tensor", "tensor_us", "tensor_use", BU_BUSY, "sm__pipe_tensor_cycles_active.max",
-     "sm__pipe_tensor_cycles_active.sum", 1, 0, NULL},
+     "sm__pipe_tensor_cycles_active.sum", SUB_PARTITIONS, 0, NULL},
     {"tma", "tma_us", "tma_use", BU_BUSY, "sm__pipe_tma_cycles_active.max",
      "sm__pipe_tma_cycles_active.sum", 1, 0, NULL},
     /* every sector the L2 served: LSU, TMA and atomics alike */
@@ -33,11 +46,14 @@ static const bu_row units[] = {
      * the opt-in set, so that launches recorded without it read as before */
     {"dram", "dram_us", "dram_use", BU_BYTES, "dram__bytes_read.sum", "dram__bytes_write.sum", 1,
      0, "lts__t_sectors.sum"},
-    {"fma pipe", "fma_pipe_us", "fma_pipe_use", BU_BUSY, NULL, "sm__pipe_fma_cycles_active.sum", 1,
+    {"fma pipe", "fma_pipe_us", "fma_pipe_use", BU_BUSY, NULL, "sm__pipe_fma_cycles_active.sum",
+     2 * SUB_PARTITIONS,
      0, NULL},
-    {"alu pipe", "alu_pipe_us", "alu_pipe_use", BU_BUSY, NULL, "sm__pipe_alu_cycles_active.sum", 1,
+    {"alu pipe", "alu_pipe_us", "alu_pipe_use", BU_BUSY, NULL, "sm__pipe_alu_cycles_active.sum",
+     SUB_PARTITIONS,
      0, NULL},
-    {"issue slots", "issue_slots_us", "issue_slots_use", BU_ISSUE, "sm__inst_issued.sum", NULL, 1,
+    {"issue slots", "issue_slots_us", "issue_slots_use", BU_ISSUE, "sm__inst_issued.sum", NULL,
+     SUB_PARTITIONS,
      0, NULL},
 };
 #define N_UNITS (sizeof units / sizeof units[0])
@@ -95,10 +111,10 @@ static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_launch_c
         double c = get(k, u->a);
         if (!isfinite(c))
             c = get(k, u->b) / sms;
-        return c / ghz;
+        return c / u->scale / ghz;
     }
     case BU_ISSUE:
-        return get(k, u->a) / (4 * sms) / ghz; /* four schedulers per SM */
+        return get(k, u->a) / (u->scale * sms) / ghz; /* one issue per scheduler */
     case BU_BYTES: {
         double a = get(k, u->a) * u->scale / best_rate(m, u->l2, 0);
         if (!u->b)

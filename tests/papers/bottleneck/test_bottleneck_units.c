@@ -73,13 +73,13 @@ static void launch(gm_launch_counters *k)
 }
 
 /* The opt-in set of a wgmma GEMM: tensor busy 2300 of 2500 cycles on the
- * busiest SM, 2400 of the 3200 shared wavefronts wgmma operand reads, 62500
+ * busiest SM (4 x 2300 counts: one per sub-partition and cycle), 2400 of the 3200 shared wavefronts wgmma operand reads, 62500
  * L2 sectors (2 MB / 2000 GB/s = 1000 ns), TMA 600 cycles summed over 2 SMs
  * (300 ns), 12000 instructions issued (1500 ns on 4 x 2 schedulers). */
 static void hopper_set(gm_launch_counters *k)
 {
-    set(k, "sm__pipe_tensor_cycles_active.max", 2300);
-    set(k, "sm__pipe_tensor_cycles_active.sum", 4400);
+    set(k, "sm__pipe_tensor_cycles_active.max", 4 * 2300); /* 4 sub-partitions */
+    set(k, "sm__pipe_tensor_cycles_active.sum", 4 * 4400);
     set(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum", 2400);
     set(k, "lts__t_sectors.sum", 62500);
     set(k, "sm__pipe_tma_cycles_active.sum", 600);
@@ -245,7 +245,7 @@ static void unit_times(void **state)
     set(&k, "dram__bytes_read.sum", 1e6);
     set(&k, "dram__bytes_write.sum", 5e5);
     assert_int_equal(gm_bu_times(&m, &k, 1.5, 2, c), 1); /* dram needs lts__t_sectors */
-    near(c[0].ns, 3000 / 2 / 1.5);
+    near(c[0].ns, 3000 / 4.0 / 2 / 1.5); /* 4 sub-partitions per SM */
     set(&k, "lts__t_sectors.sum", 0);
     assert_int_equal(gm_bu_times(&m, &k, 1.5, 2, c), 3);
     near(c[3].ns, 1e6 / 1000 + 5e5 / 1000);
