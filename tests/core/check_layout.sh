@@ -2,7 +2,8 @@
 # The floors of docs/architecture.md hold (test layout, label cli):
 #   - the generic code (src/core, src/cli, src/inject, src/host, include/gpuq)
 #     includes no paper's header and names no unit or suite of the two tables
-#     in its code (the names come from the program itself: gpuq model
+#     nor a paper by its number ("paper 000": gpuq table's row is the
+#     papers', src/papers/commands.c) in its code (the names come from the program itself: gpuq model
 #     --sections, gpuq calibrate --list), no identifier a paper's header
 #     declares (a paper's function, type or macro copied or declared again),
 #     and no metric of the table (gpuq model --metrics) but the two every
@@ -44,6 +45,12 @@ for name in $(printf '%s\n' $units $suites | sort -u); do
   [ -z "$hits" ] || bad "generic code names '$name':
 $hits"
 done
+
+# a paper by its number in a message or a table row ("... (paper 000)"):
+# the papers' rows say that (units.c, suites.c, commands.c)
+hits=$(printf '%s\n' "$code" | grep -E '"[^"]*[Pp]aper [0-9]{3}')
+[ -z "$hits" ] || bad "generic code names a paper by its number:
+$hits"
 
 # identifiers the papers' headers declare: #define NAME, a function's NAME(,
 # a typedef's or struct's closing "} NAME;", extern ... NAME;
