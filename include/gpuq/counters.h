@@ -84,10 +84,6 @@ typedef struct gm_counters_set {
 
 void gm_launch_counters_init(gm_launch_counters *k);   /* zeros; metrics NaN; split invalid */
 void gm_launch_counters_clear(gm_launch_counters *k);  /* frees owned strings/arrays */
-/* 1 when the launch has no shared-atomic counts at all (N, N_c, N_f NaN): a
- * row listed without counters (an NCCL kernel the collector could not
- * measure, a window whose ranges were lost).  Nothing to split there. */
-int gm_launch_counters_unmeasured(const gm_launch_counters *k);
 /* A metric's value by name (gm_metric_find): NaN when it was not collected
  * or the table has no such metric. */
 double gm_launch_metric(const gm_launch_counters *k, const char *name);

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "gpuq/code_pass.h"
 #include "gpuq/counters.h"
 #include "gpuq/mdata.h"
 #include "gpuq/status.h"
@@ -181,21 +182,16 @@ typedef struct gm_unit {
      * (the unit that reads it declares it; gm_mdata_format_of finds it). */
     const gm_mdata_format *format;
 
-    /* Optional: the extra pass `gpuq profile` runs over the program for this
-     * unit once its counters are in (GM_PASS_*), when the counters hold the
-     * metric extra_pass_when (one only this unit reads: it was gathered). */
-    unsigned extra_passes;
-    const char *extra_pass_when;
+    /* Optional: what the unit reads from the kernels' machine code, a pass
+     * `gpuq profile` runs over the program once the counters are in
+     * (gpuq/code_pass.h). */
+    const gm_code_pass *code_pass;
 
     /* Optional: NULL-terminated metrics the unit reads where present but
      * that the collector gathers only on request (GPUQ_EXTRA_METRICS=@NAME),
      * because they would add replay passes to the default set. */
     const char *const *opt_in_metrics;
 } gm_unit;
-
-/* gm_unit.extra_passes */
-#define GM_PASS_OPCODE_SPLIT 0x1u /* per-instruction SASS counts and the cubins'
-                                     disassembly: the opcode split of the counters */
 
 /* The registry (src/papers/units.c), in report order. */
 extern const gm_unit *const gm_units[];
@@ -205,10 +201,13 @@ const gm_unit *gm_unit_find(const char *name);
  * rows of gm_metric_table, each once; returns the count (<= max).  The
  * collector gathers exactly these. */
 size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *rows, size_t max);
-/* 1 when some unit asks for the extra pass (a GM_PASS_* bit) and the
- * counters hold its extra_pass_when metric; also when the counters do not
- * list their metrics (every unit may be there). */
-int gm_units_want_pass(const gm_counters_meta *meta, unsigned pass);
+/* The code pass of a run (gm_unit.code_pass): the first unit in registry
+ * order that declares one and is among sections[0 .. n_sections) (every
+ * unit when n_sections is 0), and, when meta is not NULL, whose pass's
+ * `when` metric the counters hold (any, when they do not list their
+ * metrics).  NULL: no pass. */
+const gm_code_pass *gm_units_code_pass(const char *const *sections, size_t n_sections,
+                                       const gm_counters_meta *meta);
 /* Appends unit u's opt-in metrics (gm_unit.opt_in_metrics) to rows[0 .. *n),
  * each once, at most max; returns how many were added. */
 size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max);

@@ -1,5 +1,6 @@
 /* The gpuq command line: one program, one file per subcommand
- * (src/cli/cmd_<name>.c), one dispatch table (src/cli/main.c).
+ * (src/cli/cmd_<name>.c), one dispatch table (src/cli/main.c), and the
+ * commands a paper adds for its own machine data (src/papers/commands.c).
  *
  * Adding a subcommand:
  *   1. write src/cli/cmd_<name>.c with `int cmd_<name>(int argc, char **argv)`
@@ -7,6 +8,8 @@
  *   2. declare it below and add one row to the table in main.c;
  *   3. add the file to GPUQ_CLI_SOURCES in src/cli/CMakeLists.txt;
  *   4. add a row to tests/cli/cli_cases.txt and a line to README.md.
+ * A paper's own command: its file in src/papers/<name>/ (added to gpuq in
+ * that folder's CMakeLists.txt) and one row in src/papers/commands.c.
  *
  * Exit codes (every subcommand): */
 #ifndef GPUQ_CLI_H
@@ -30,10 +33,20 @@
 int cmd_calibrate(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_model(int argc, char **argv);
-int cmd_table(int argc, char **argv);
 int cmd_version(int argc, char **argv);
-int cmd_diag(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+
+/* One subcommand: its name, its entry point, its line in gpuq --help. */
+typedef struct cli_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} cli_command;
+
+/* The commands of one paper's machine data (src/papers/commands.c), listed
+ * in gpuq --help after the generic ones; ends with a row whose name is
+ * NULL. */
+extern const cli_command cli_paper_commands[];
 
 /* Prints "gpuq: <cmd>: <message>" to stderr (one line). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,18 +1,17 @@
 /* gpuq profile: runs a program under the CUPTI collector (libgpuq_inject.so,
- * src/inject/), collects the paper's Table 1 counters per kernel launch
- * (Sec. 3.3-3.4), adds the ATOMS opcode split from a second run, and reports
- * the shared-memory atomic utilization of every launch.
+ * src/inject/), collects the counters every unit gathered needs, one row per
+ * kernel launch, runs the code pass a unit declares (gpuq/code_pass.h), and
+ * reports every unit's section for every launch.
  *
  * Passes (docs/profile.md):
  *   1. counters: hardware counters through the range profiler, one row per
- *      launch appended to the counters file as the program runs;
- *   2. sass (unless --no-opcode-split, or the split already follows from
- *      pass 1): per-instruction execution counts and the program's cubins;
- *      gpuq disassembles them afterwards and joins the ADD / CAS / POPC.INC /
- *      other split to pass 1 by (kernel, ordinal).  Pass 1 keeps the cubins
- *      too: when each kernel with non-CAS shared atomics has a single non-CAS
- *      ATOMS opcode in its code, the hardware counters and the disassembly
- *      give the split and pass 2 is skipped (host_static_split).
+ *      launch appended to the counters file as the program runs; it keeps
+ *      the program's cubins for the code pass;
+ *   2. sass (unless --no-opcode-split, or the code pass settles every
+ *      launch from the counters, or from them and the kernels' code, read
+ *      while pass 1 runs: profile_code.c): per-instruction execution counts
+ *      and the program's cubins; gpuq disassembles them afterwards and joins
+ *      the executed opcodes to pass 1 by (kernel, ordinal).
  *
  * The calibration table is loaded while pass 1 runs (0.2 s for the shipped
  * H100 table on a 2-core machine, docs/profile.md), as soon as the collector has named
@@ -90,6 +89,8 @@ int cmd_profile(int argc, char **argv)
     memset(&procs, 0, sizeof procs);
     struct sigaction old_int, old_term;
     prof_install_signal_handlers(&old_int, &old_term);
+    /* The code pass of the units this run gathers (none: one pass only). */
+    const gm_code_pass *pass = gm_units_code_pass(o.r.sections, o.r.n_sections, NULL);
     table_prefetch prefetch;
     memset(&prefetch, 0, sizeof prefetch);
     prefetch.explicit_path = o.r.table;
@@ -98,10 +99,11 @@ int cmd_profile(int argc, char **argv)
     memset(&spec, 0, sizeof spec);
 
     /* Pass 1: the hardware counters, written as the program runs; it keeps
-     * the cubins for the split from the disassembly. */
+     * the cubins for the code pass to read. */
     run_result run1;
-    int static_split = !o.no_split && !o.always_rerun;
-    pass_env pe1 = {"counters", counters, status1, static_split ? cubins1 : NULL, out_tmp};
+    int static_split = pass && !o.no_split && !o.always_rerun;
+    pass_env pe1 = {"counters", counters, status1, static_split ? cubins1 : NULL, out_tmp, NULL};
+    spec.pass = pass;
     spec.enabled = static_split && mkdir(spec_dir, 0700) == 0;
     spec.cubin_dir = cubins1;
     spec.work_dir = spec_dir;
@@ -181,30 +183,27 @@ int cmd_profile(int argc, char **argv)
         cli_error(CMD, "warning: the collector stopped after %zu launches (%s)", set.count,
                   st1.error);
 
-    /* Pass 2: the opcode split. */
+    /* Pass 2: the code pass of a unit gathered (gm_unit.code_pass); none of
+     * those gathered (other --section): nothing to do. */
     char why[512] = "", static_why[512] = "";
     size_t speculated = 0, decoded = 0;
     struct timespec t_phase;
     clock_gettime(CLOCK_MONOTONIC, &t_phase);
-    /* A unit asks for the split (gm_unit.extra_passes); none of those
-     * gathered (other --section): nothing to split. */
-    if (o.no_split || !gm_units_want_pass(&set.meta, GM_PASS_OPCODE_SPLIT)) {
+    pass = gm_units_code_pass(o.r.sections, o.r.n_sections, &set.meta);
+    if (o.no_split || !pass) {
         snprintf(why, sizeof why, "--no-opcode-split");
         o.no_split = 1; /* nothing to warn about */
-    } else if (!o.always_rerun && prof_split_from_hardware(&set)) {
-        cli_error(CMD, "no launch has non-CAS shared atomics: the opcode split follows from the "
-                  "hardware counters, no second run");
+    } else if (!o.always_rerun && pass->from_counters(&set)) {
+        cli_error(CMD, "%s", pass->by_counters);
         if (!prof_save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
             goto done_set;
         }
     } else if (static_split && !prof_interrupted_by &&
-               prof_split_from_disassembly(&set, cubins1, raw_code, &spec, &speculated, &decoded,
-                                           static_why, sizeof static_why)) {
+               prof_code_from_code(pass, &set, cubins1, raw_code, &spec, &speculated, &decoded,
+                                   static_why, sizeof static_why)) {
         t_split = prof_ms_since(&t_phase);
-        cli_error(CMD, "each kernel with non-CAS shared atomics has one non-CAS ATOMS opcode: the "
-                  "opcode split follows from the hardware counters and the disassembly, no "
-                  "second run");
+        cli_error(CMD, "%s", pass->by_code);
         if (!prof_save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
             goto done_set;
@@ -218,10 +217,10 @@ int cmd_profile(int argc, char **argv)
         t_split = prof_ms_since(&t_phase);
         if (static_why[0] && debug)
             cli_error(CMD, "[debug] no split from the disassembly: %s", static_why);
-        cli_error(CMD, "running the program again for the ATOMS opcode split "
-                  "(--no-opcode-split skips this)");
+        cli_error(CMD, "running the program again for the %s "
+                  "(--no-opcode-split skips this)", pass->title);
         run_result run2;
-        pass_env pe2 = {"sass", sass, status2, cubins, NULL};
+        pass_env pe2 = {"sass", sass, status2, cubins, NULL, pass->sass_metric};
         clock_gettime(CLOCK_MONOTONIC, &t_phase);
         if (!prof_run_pass(&o, collector, &pe2, NULL, NULL, &run2)) {
             snprintf(why, sizeof why, "the second run could not start");
@@ -240,12 +239,12 @@ int cmd_profile(int argc, char **argv)
             else {
                 t_run2 = prof_ms_since(&t_phase);
                 clock_gettime(CLOCK_MONOTONIC, &t_phase);
-                if (prof_add_opcode_split(&set, sass, why, sizeof why))
+                if (prof_code_from_counts(pass, &set, sass, why, sizeof why))
                     why[0] = '\0';
                 /* Launches the second run did not count (graph nodes it
                  * could not attribute): from the code where it settles. */
                 if (why[0] == '\0' && static_split) {
-                    size_t filled = prof_split_fill_missing(&set, cubins1, raw_code, &spec);
+                    size_t filled = prof_code_fill_missing(pass, &set, cubins1, raw_code, &spec);
                     if (filled)
                         cli_error(CMD, "%zu launch%s without instruction counts in the second "
                                   "run got the split from the hardware counters and the code",
@@ -260,8 +259,8 @@ int cmd_profile(int argc, char **argv)
         }
     }
     if (why[0] && !o.no_split)
-        cli_error(CMD, "warning: no opcode split (%s): the report falls back to the hardware "
-                  "FAO/CAS split", why);
+        cli_error(CMD, "warning: no %s (%s): the report falls back to %s", pass->name, why,
+                  pass->fallback);
 
     /* -o with a pattern: %p is the profiled process, as in Nsight Compute. */
     char report_path[PATH_MAX];

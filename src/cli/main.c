@@ -1,27 +1,47 @@
-/* gpuq: entry point and the one dispatch table of subcommands. */
+/* gpuq: entry point and the dispatch table of subcommands (a paper's own
+ * commands come from its registry, src/papers/commands.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-typedef struct command {
-    const char *name;
-    int (*fn)(int argc, char **argv);
-    const char *summary;
-} command;
-
-/* The dispatch table: one row per subcommand (see cli.h for the checklist). */
-static const command commands[] = {
+/* The dispatch table: one row per subcommand (see cli.h for the checklist);
+ * a paper's own commands come between the two parts, from its registry. */
+static const cli_command generic_commands[] = {
     {"calibrate", cmd_calibrate, "run the microbenchmark suites: this GPU's machine data, one file each"},
     {"profile", cmd_profile, "run a program, collect counters per kernel, report every model's section"},
     {"model", cmd_model, "apply the models to saved counters or ncu CSV (no GPU needed)"},
-    /* commands of one paper's machine data (src/papers/<name>/) */
-    {"table", cmd_table, "show, validate, convert or plot a calibration table (paper 000)"},
-    {"diag", cmd_diag, "GPUDIAG scheduling parameters of a GPU, measured vs documented (paper 003)"},
+};
+static const cli_command tail_commands[] = {
     {"version", cmd_version, "print version and build information"},
     {"help", cmd_help, "show help for gpuq or one subcommand"},
 };
-static const size_t n_commands = sizeof commands / sizeof commands[0];
+#define N_GENERIC (sizeof generic_commands / sizeof generic_commands[0])
+#define N_TAIL (sizeof tail_commands / sizeof tail_commands[0])
+
+/* The i-th command of gpuq --help, NULL past the last. */
+static const cli_command *command_at(size_t i)
+{
+    if (i < N_GENERIC)
+        return &generic_commands[i];
+    i -= N_GENERIC;
+    size_t n_paper = 0;
+    while (cli_paper_commands[n_paper].name)
+        n_paper++;
+    if (i < n_paper)
+        return &cli_paper_commands[i];
+    i -= n_paper;
+    return i < N_TAIL ? &tail_commands[i] : NULL;
+}
+
+static const cli_command *command_named(const char *name)
+{
+    const cli_command *c;
+    for (size_t i = 0; (c = command_at(i)) != NULL; i++)
+        if (strcmp(name, c->name) == 0)
+            return c;
+    return NULL;
+}
 
 static void print_overview(FILE *out)
 {
@@ -37,8 +57,9 @@ static void print_overview(FILE *out)
             "suites.\n"
             "\n"
             "commands:\n");
-    for (size_t i = 0; i < n_commands; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    const cli_command *c;
+    for (size_t i = 0; (c = command_at(i)) != NULL; i++)
+        fprintf(out, "  %-10s %s\n", c->name, c->summary);
     fprintf(out,
             "\n"
             "'gpuq help <command>' or 'gpuq <command> --help' shows a command's options.\n"
@@ -50,16 +71,14 @@ static void print_overview(FILE *out)
 int cli_print_help(const char *cmd, FILE *out)
 {
     (void)out; /* subcommands print their help on stdout */
-    for (size_t i = 0; i < n_commands; i++) {
-        if (strcmp(cmd, commands[i].name) == 0) {
-            char name[32], flag[] = "--help";
-            snprintf(name, sizeof name, "%s", commands[i].name);
-            char *args[] = {name, flag, NULL};
-            commands[i].fn(2, args);
-            return 0;
-        }
-    }
-    return -1;
+    const cli_command *c = command_named(cmd);
+    if (!c)
+        return -1;
+    char name[32], flag[] = "--help";
+    snprintf(name, sizeof name, "%s", c->name);
+    char *args[] = {name, flag, NULL};
+    c->fn(2, args);
+    return 0;
 }
 
 int cmd_help(int argc, char **argv)
@@ -91,9 +110,9 @@ int main(int argc, char **argv)
         name = "version";
         rc = cmd_version(1, argv + 1);
     }
-    for (size_t i = 0; rc < 0 && i < n_commands; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            rc = commands[i].fn(argc - 1, argv + 1);
+    const cli_command *c = rc < 0 ? command_named(name) : NULL;
+    if (c)
+        rc = c->fn(argc - 1, argv + 1);
     if (rc < 0) {
         cli_error(name, "not a gpuq command (see 'gpuq --help' for the commands)");
         return GPUQ_EXIT_USAGE;

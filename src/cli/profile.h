@@ -3,8 +3,9 @@
  *   profile_run.c       running one pass under the collector, its status
  *                       file, signals, the temporary directory
  *   profile_prefetch.c  work done while the program runs (table, code
- *                       reading) and the file helpers the split shares
- *   profile_split.c     the ATOMS opcode split
+ *                       reading) and the file helpers the code pass shares
+ *   profile_code.c      the code pass a unit declares (gpuq/code_pass.h):
+ *                       from the counters, the code, or a second run
  *   profile_report.c    the report, and why nothing was measured
  * This header only declares; it includes no profile_*.c's header. */
 #ifndef GPUQ_CLI_PROFILE_H
@@ -20,6 +21,7 @@
 #include "cli.h"
 #include "host/host_sass.h"
 #include "inject/gi_protocol.h"
+#include "gpuq/code_pass.h"
 #include "gpuq/counters.h"
 
 #define CMD "profile"
@@ -42,6 +44,8 @@ typedef struct pass_env {
     const char *status;
     const char *cubin_dir;
     const char *out_tmp;      /* the collector writes <out><out_tmp>; NULL: <out> */
+    const char *sass_metric;  /* the sass pass's SASS metric (the code pass's), unless
+                                 the user set GPUQ_SASS_METRIC; NULL: not set */
 } pass_env;
 
 typedef struct run_result {
@@ -65,7 +69,8 @@ typedef struct run_result {
  *    cubin holds that kernel's code, it is read: at once by the Hopper
  *    reader (host_decode_sm90.c) when it knows every instruction, else by
  *    `nvdisasm -b` in the background (at most GPUQ_SPEC_MAX of them).  The
- *    split from the code uses the results, and reads what is missing. */
+ *    code pass (profile_code.c) uses the results, and reads what is
+ *    missing. */
 typedef struct table_prefetch {
     const char *explicit_path;
     const char *status_path;
@@ -89,8 +94,8 @@ typedef struct spec_job {
     char code[PATH_MAX + 32], out[PATH_MAX + 32];
     pid_t pid;                /* running while > 0 */
     int ok;                   /* finished, and ops holds its code */
-    int decoded;              /* read by host_sm90_function_ops, no process */
-    host_function_ops ops;
+    int decoded;              /* read by host_sm90_read, no process */
+    gm_kernel_code code_read; /* what the code holds, as the pass marks it */
 } spec_job;
 
 /* Where a kernel's code is: the cubins pass 1 saved, indexed once each. */
@@ -102,6 +107,7 @@ typedef struct spec_code {
 
 typedef struct disasm_spec {
     int enabled;
+    const gm_code_pass *pass; /* whose marks the code is read with */
     const char *cubin_dir;    /* cubins and kernels.txt of pass 1 */
     const char *work_dir;     /* code and disassembly files */
     char tool[PATH_MAX];
@@ -177,15 +183,21 @@ int prof_write_code(const char *path, const uint8_t *code, size_t len);
 uint8_t *prof_read_range(const char *path, size_t offset, size_t length);
 int prof_use_decoder(const char *arch);
 
-/* profile_split.c */
-int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why, size_t len);
-int prof_split_from_hardware(gm_counters_set *set);
-int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
-                                const char *raw_path, const disasm_spec *sp,
-                                size_t *speculated, size_t *decoded, char *why, size_t why_len);
+/* profile_code.c: the run's code pass (gpuq/code_pass.h), its three ways */
+/* The second run's instruction counts joined with the disassembly.
+ * Returns 1 if some launch got a result; otherwise why says why not. */
+int prof_code_from_counts(const gm_code_pass *pass, gm_counters_set *set, const char *sass_path,
+                          char *why, size_t len);
+/* The counters and each kernel's code (read during the run where it could
+ * be, sp), when that settles every launch: 1, or 0 (set unchanged) and why. */
+int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const char *cubin_dir,
+                        const char *raw_path, const disasm_spec *sp, size_t *speculated,
+                        size_t *decoded, char *why, size_t why_len);
+/* After the second run: the launches it had no counts for, from their code
+ * where that settles them; returns how many. */
+size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
+                              const char *cubin_dir, const char *raw_path, const disasm_spec *sp);
 int prof_save_counters(const char *path, const gm_counters_set *set);
-size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, const char *raw_path,
-                               const disasm_spec *sp);
 
 /* profile_graphs.c: the summary of CUDA graph launches (the collector's
  * <status>.graphs file of the reported process): one line per graph, and

@@ -18,18 +18,16 @@
 
 static void print_help(void)
 {
+    /* The code pass a unit declares (gpuq/code_pass.h) says what it is. */
+    const gm_code_pass *pass = gm_units_code_pass(NULL, 0, NULL);
     printf("usage: gpuq profile [options] [--] PROGRAM [ARGS...]\n"
            "\n"
            "Runs PROGRAM under gpuq's CUPTI collector, records the counters of every\n"
            "kernel launch that the models need (one row per launch, saved as it runs), and\n"
            "reports one section per model whose machine data exists ('gpuq model\n"
            "--sections' lists them) and one verdict per kernel; --section picks models.\n"
-           "A section that needs the opcode split (shared atomics: ATOMS.ADD / CAS /\n"
-           "POPC.INC) makes the program run twice: once for the hardware counters, once\n"
-           "for the instruction counts and disassembly, unless the hardware counters\n"
-           "settle the split (no non-CAS shared atomics, or a single non-CAS ATOMS opcode\n"
-           "in each kernel's code); --no-opcode-split runs it once.\n"
-           "\n"
+           "%s", pass ? pass->help : "");
+    printf("\n"
            "which launches:\n"
            "  -k, --kernel-name REGEX  only kernels whose demangled name matches this POSIX\n"
            "                           extended regex (searched anywhere; anchor with ^ $)\n"
@@ -47,8 +45,7 @@ static void print_help(void)
            "                           FILE and -o PATH may be patterns, one file per process:\n"
            "                           %%p process id, %%h host, %%i first free number,\n"
            "                           %%q{VAR} environment variable (a rank), %%%% a %%\n"
-           "      --no-opcode-split    skip the second run; the model then uses the\n"
-           "                           hardware FAO/CAS split and says so\n"
+           "      --no-opcode-split    skip the second run; %s"
            "      --always-rerun       run the program a second time for the split (instruction\n"
            "                           counts) even when the hardware counters and the kernels'\n"
            "                           code already settle it\n"
@@ -66,7 +63,8 @@ static void print_help(void)
            "else gpuq's own: 0 measured, 1 usage, 2 missing program or bad input, 3 nothing\n"
            "measured (collector, GPU or permission error), 130 interrupted.  gpuq's own\n"
            "errors always print a 'gpuq: profile:' line saying what failed\n",
-           gm_units[0]->name, gm_units[0]->variants, DEFAULT_COUNTERS);
+           gm_units[0]->name, gm_units[0]->variants, DEFAULT_COUNTERS,
+           pass ? pass->no_pass : "the sections that need it say so\n");
 }
 
 

@@ -1,6 +1,6 @@
 /* gpuq profile: work done while the program runs (the calibration table,
  * the disassembly of each kernel as soon as its code is saved), and the
- * small file helpers the split shares. */
+ * small file helpers the code pass shares. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -277,13 +277,13 @@ int prof_use_decoder(const char *arch)
 /* Reads a kernel's code with the built-in Hopper reader when the device is
  * compute capability 9.0 and every instruction is one it knows (in
  * microseconds, where nvdisasm takes about 0.3 s to start); 0 otherwise. */
-static int decode_code(const char *cubin, size_t offset, size_t length, const char *arch,
-                       host_function_ops *ops)
+static int decode_code(const gm_code_pass *pass, const char *cubin, size_t offset, size_t length,
+                       const char *arch, gm_kernel_code *read)
 {
     if (!prof_use_decoder(arch))
         return 0;
     uint8_t *code = prof_read_range(cubin, offset, length);
-    int ok = code && host_sm90_function_ops(code, length, ops);
+    int ok = code && host_sm90_read(code, length, pass->mark, read);
     free(code);
     return ok;
 }
@@ -292,14 +292,14 @@ static int decode_code(const char *cubin, size_t offset, size_t length, const ch
  * those whose code a saved cubin now holds. */
 static void spec_poll(disasm_spec *sp, const table_prefetch *tp)
 {
-    if (!sp->enabled || !tp->have_device || sp->tool_state < 0)
+    if (!sp->enabled || !sp->pass || !tp->have_device || sp->tool_state < 0)
         return;
     if (sp->tool_state == 0) {
         gm_error err = {{0}};
         const char *base;
         if (host_find_disassembler(sp->tool, sizeof sp->tool, &err) != GM_OK ||
             !(base = strrchr(sp->tool, '/')) || !strstr(base, "nvdisasm")) {
-            sp->tool_state = -1; /* no raw mode: the split does it all afterwards */
+            sp->tool_state = -1; /* no raw mode: the code pass does it all afterwards */
             return;
         }
         sp->tool_state = 1;
@@ -340,7 +340,7 @@ static void spec_poll(disasm_spec *sp, const table_prefetch *tp)
             snprintf(j->cubin, sizeof j->cubin, "%s", sp->cubins[c->cubin]);
             snprintf(j->code, sizeof j->code, "%s/spec-%zu.code", sp->work_dir, sp->n_jobs);
             snprintf(j->out, sizeof j->out, "%s/spec-%zu.sass", sp->work_dir, sp->n_jobs);
-            if (decode_code(j->cubin, c->offset, c->length, arch, &j->ops)) {
+            if (decode_code(sp->pass, j->cubin, c->offset, c->length, arch, &j->code_read)) {
                 j->ok = 1; /* read in-process: no disassembler */
                 j->decoded = 1;
                 sp->n_jobs++;
@@ -375,8 +375,8 @@ void prof_spec_finish(disasm_spec *sp)
                 char *z = realloc(text, size + 1);
                 if (z) {
                     z[size] = '\0';
-                    host_function_ops_scan(z, &j->ops);
-                    j->ok = j->ops.instructions > 0;
+                    host_code_scan(z, sp->pass->mark, &j->code_read);
+                    j->ok = j->code_read.instructions > 0;
                     text = z;
                 }
                 free(text);

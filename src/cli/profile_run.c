@@ -131,6 +131,9 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
             setenv(GI_ENV(GI_ENV_CUBIN_DIR), pe->cubin_dir, 1);
         else
             unsetenv(GI_ENV(GI_ENV_CUBIN_DIR));
+        const char *user_metric = getenv(GI_ENV(GI_ENV_SASS_METRIC));
+        if (pe->sass_metric && !(user_metric && user_metric[0]))
+            setenv(GI_ENV(GI_ENV_SASS_METRIC), pe->sass_metric, 1);
         /* --section: the collector gathers those units' metrics only
          * (else every registered unit's, or GPUQ_SECTIONS as set). */
         if (o->r.n_sections > 0) {

@@ -27,19 +27,6 @@ void gm_launch_counters_init(gm_launch_counters *k)
     k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
 }
 
-int gm_launch_counters_unmeasured(const gm_launch_counters *k)
-{
-    static const char *const counts[] = {"smsp__inst_executed_op_shared_atom.sum",
-                                         "smsp__inst_executed_op_shared_atom_dot_cas.sum",
-                                         "smsp__inst_executed_op_shared_atom_dot_alu.sum"};
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        int row = gm_metric_find(counts[i]);
-        if (row >= 0 && !isnan(k->metric[row]))
-            return 0;
-    }
-    return 1;
-}
-
 double gm_launch_metric(const gm_launch_counters *k, const char *name)
 {
     int row = gm_metric_find(name);

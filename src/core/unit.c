@@ -55,21 +55,30 @@ const gm_mdata_format *gm_mdata_format_of(const char *suite)
     return NULL;
 }
 
-int gm_units_want_pass(const gm_counters_meta *meta, unsigned pass)
+/* 1 when the counters hold the metric (or do not list theirs). */
+static int counters_hold(const gm_counters_meta *meta, const char *metric)
 {
-    if (!meta)
-        return 0;
     if (meta->n_metrics == 0)
         return 1;
-    for (size_t u = 0; gm_units[u]; u++) {
-        if (!(gm_units[u]->extra_passes & pass) || !gm_units[u]->extra_pass_when)
-            continue;
-        int row = gm_metric_find(gm_units[u]->extra_pass_when);
-        for (size_t j = 0; row >= 0 && j < meta->n_metrics; j++)
-            if (meta->metric_rows[j] == row)
-                return 1;
-    }
+    int row = metric ? gm_metric_find(metric) : -1;
+    for (size_t j = 0; row >= 0 && j < meta->n_metrics; j++)
+        if (meta->metric_rows[j] == row)
+            return 1;
     return 0;
+}
+
+const gm_code_pass *gm_units_code_pass(const char *const *sections, size_t n_sections,
+                                       const gm_counters_meta *meta)
+{
+    for (size_t u = 0; gm_units[u]; u++) {
+        const gm_code_pass *pass = gm_units[u]->code_pass;
+        int picked = n_sections == 0;
+        for (size_t i = 0; !picked && sections && i < n_sections; i++)
+            picked = sections[i] && strcmp(sections[i], gm_units[u]->name) == 0;
+        if (pass && picked && (!meta || counters_hold(meta, pass->when)))
+            return pass;
+    }
+    return NULL;
 }
 
 size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max)

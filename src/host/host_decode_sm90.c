@@ -1,4 +1,4 @@
-/* Hopper SASS opcode reader for the opcode split; see host_decode_sm90.h. */
+/* Hopper SASS reader; see host_decode_sm90.h. */
 #include "host_decode_sm90.h"
 
 #include <string.h>
@@ -39,9 +39,6 @@ static const sm90_opcode sm90_opcodes[] = {
 
 #define SM90_OP_ATOMS 0x18c     /* ATOMS other than CAS */
 #define SM90_OP_ATOMS_CAS 0x18d /* ATOMS.CAS, ATOMS.CAST */
-#define SM90_OP_ATOM 0x18a      /* generic-address ATOM */
-#define SM90_OP_CALL_ABS 0x143
-#define SM90_OP_CALL_REL 0x144
 
 /* The ATOMS encodings seen: opcode, form (bits 9-11: which operands are
  * registers, uniform registers or absent), operation (bits 87-90) and
@@ -50,29 +47,28 @@ static const sm90_opcode sm90_opcodes[] = {
 typedef struct sm90_atoms {
     uint16_t opcode;
     uint8_t form, operation, type;
-    host_op_class op;
     const char *mnemonic;
 } sm90_atoms;
 
 static const sm90_atoms sm90_atoms_table[] = {
-    {SM90_OP_ATOMS, 1, 0x0, 0, HOST_OP_ADD, "ATOMS.ADD"},
-    {SM90_OP_ATOMS, 4, 0x0, 0, HOST_OP_ADD, "ATOMS.ADD"},
-    {SM90_OP_ATOMS, 4, 0x1, 0, HOST_OP_OTHER, "ATOMS.MIN"},
-    {SM90_OP_ATOMS, 4, 0x1, 1, HOST_OP_OTHER, "ATOMS.MIN.S32"},
-    {SM90_OP_ATOMS, 4, 0x2, 0, HOST_OP_OTHER, "ATOMS.MAX"},
-    {SM90_OP_ATOMS, 4, 0x2, 1, HOST_OP_OTHER, "ATOMS.MAX.S32"},
-    {SM90_OP_ATOMS, 4, 0x3, 0, HOST_OP_OTHER, "ATOMS.INC"},
-    {SM90_OP_ATOMS, 4, 0x4, 0, HOST_OP_OTHER, "ATOMS.DEC"},
-    {SM90_OP_ATOMS, 4, 0x5, 0, HOST_OP_OTHER, "ATOMS.AND"},
-    {SM90_OP_ATOMS, 4, 0x6, 0, HOST_OP_OTHER, "ATOMS.OR"},
-    {SM90_OP_ATOMS, 4, 0x7, 0, HOST_OP_OTHER, "ATOMS.XOR"},
-    {SM90_OP_ATOMS, 4, 0x8, 0, HOST_OP_OTHER, "ATOMS.EXCH"},
-    {SM90_OP_ATOMS, 4, 0x8, 2, HOST_OP_OTHER, "ATOMS.EXCH.64"},
-    {SM90_OP_ATOMS, 7, 0xb, 0, HOST_OP_POPC_INC, "ATOMS.POPC.INC.32"},
-    {SM90_OP_ATOMS_CAS, 1, 0x0, 0, HOST_OP_CAS, "ATOMS.CAS"},
-    {SM90_OP_ATOMS_CAS, 1, 0x0, 2, HOST_OP_CAS, "ATOMS.CAS.64"},
-    {SM90_OP_ATOMS_CAS, 1, 0x3, 0, HOST_OP_CAS, "ATOMS.CAST.SPIN"},
-    {SM90_OP_ATOMS_CAS, 1, 0x3, 2, HOST_OP_CAS, "ATOMS.CAST.SPIN.64"},
+    {SM90_OP_ATOMS, 1, 0x0, 0, "ATOMS.ADD"},
+    {SM90_OP_ATOMS, 4, 0x0, 0, "ATOMS.ADD"},
+    {SM90_OP_ATOMS, 4, 0x1, 0, "ATOMS.MIN"},
+    {SM90_OP_ATOMS, 4, 0x1, 1, "ATOMS.MIN.S32"},
+    {SM90_OP_ATOMS, 4, 0x2, 0, "ATOMS.MAX"},
+    {SM90_OP_ATOMS, 4, 0x2, 1, "ATOMS.MAX.S32"},
+    {SM90_OP_ATOMS, 4, 0x3, 0, "ATOMS.INC"},
+    {SM90_OP_ATOMS, 4, 0x4, 0, "ATOMS.DEC"},
+    {SM90_OP_ATOMS, 4, 0x5, 0, "ATOMS.AND"},
+    {SM90_OP_ATOMS, 4, 0x6, 0, "ATOMS.OR"},
+    {SM90_OP_ATOMS, 4, 0x7, 0, "ATOMS.XOR"},
+    {SM90_OP_ATOMS, 4, 0x8, 0, "ATOMS.EXCH"},
+    {SM90_OP_ATOMS, 4, 0x8, 2, "ATOMS.EXCH.64"},
+    {SM90_OP_ATOMS, 7, 0xb, 0, "ATOMS.POPC.INC.32"},
+    {SM90_OP_ATOMS_CAS, 1, 0x0, 0, "ATOMS.CAS"},
+    {SM90_OP_ATOMS_CAS, 1, 0x0, 2, "ATOMS.CAS.64"},
+    {SM90_OP_ATOMS_CAS, 1, 0x3, 0, "ATOMS.CAST.SPIN"},
+    {SM90_OP_ATOMS_CAS, 1, 0x3, 2, "ATOMS.CAST.SPIN.64"},
 };
 
 static const sm90_opcode *find_opcode(unsigned opcode)
@@ -90,16 +86,12 @@ static const sm90_opcode *find_opcode(unsigned opcode)
     return NULL;
 }
 
-host_sm90_role host_sm90_decode(uint64_t lo, uint64_t hi, host_op_class *op, const char **mnemonic)
+const char *host_sm90_mnemonic(uint64_t lo, uint64_t hi)
 {
     unsigned opcode = (unsigned)(lo & 0x1ff);
     const sm90_opcode *known = find_opcode(opcode);
-    if (op)
-        *op = HOST_OP_NOT_ATOMS;
-    if (mnemonic)
-        *mnemonic = known ? known->mnemonic : NULL;
     if (!known)
-        return HOST_SM90_UNKNOWN;
+        return NULL;
     if (opcode == SM90_OP_ATOMS || opcode == SM90_OP_ATOMS_CAS) {
         unsigned form = (unsigned)(lo >> 9) & 7;
         unsigned operation = (unsigned)(hi >> 23) & 0xf; /* bits 87-90 */
@@ -107,21 +99,12 @@ host_sm90_role host_sm90_decode(uint64_t lo, uint64_t hi, host_op_class *op, con
         for (size_t i = 0; i < sizeof sm90_atoms_table / sizeof sm90_atoms_table[0]; i++) {
             const sm90_atoms *a = &sm90_atoms_table[i];
             if (a->opcode == opcode && a->form == form && a->operation == operation &&
-                a->type == type) {
-                if (op)
-                    *op = a->op;
-                if (mnemonic)
-                    *mnemonic = a->mnemonic;
-                return HOST_SM90_ATOMS;
-            }
+                a->type == type)
+                return a->mnemonic;
         }
-        return HOST_SM90_UNKNOWN;
+        return NULL;
     }
-    if (opcode == SM90_OP_CALL_ABS || opcode == SM90_OP_CALL_REL)
-        return HOST_SM90_CALL;
-    if (opcode == SM90_OP_ATOM)
-        return HOST_SM90_GENERIC_ATOMIC;
-    return HOST_SM90_PLAIN;
+    return known->mnemonic;
 }
 
 static uint64_t le64(const uint8_t *p)
@@ -132,32 +115,22 @@ static uint64_t le64(const uint8_t *p)
     return v;
 }
 
-int host_sm90_function_ops(const uint8_t *code, size_t length, host_function_ops *ops)
+int host_sm90_read(const uint8_t *code, size_t length, unsigned (*mark)(const char *opcode),
+                   gm_kernel_code *out)
 {
-    memset(ops, 0, sizeof *ops);
+    memset(out, 0, sizeof *out);
     if (!code || length == 0 || length % 16 != 0)
         return 0;
-    host_function_ops read;
+    gm_kernel_code read;
     memset(&read, 0, sizeof read);
     for (size_t at = 0; at < length; at += 16) {
-        host_op_class op;
-        switch (host_sm90_decode(le64(code + at), le64(code + at + 8), &op, NULL)) {
-        case HOST_SM90_UNKNOWN:
+        const char *mnemonic = host_sm90_mnemonic(le64(code + at), le64(code + at + 8));
+        if (!mnemonic)
             return 0;
-        case HOST_SM90_ATOMS:
-            read.classes |= 1u << op;
-            break;
-        case HOST_SM90_CALL:
-            read.calls++;
-            break;
-        case HOST_SM90_GENERIC_ATOMIC:
-            read.generic_atomics++;
-            break;
-        case HOST_SM90_PLAIN:
-            break;
-        }
+        if (mark)
+            read.marks |= mark(mnemonic);
         read.instructions++;
     }
-    *ops = read;
+    *out = read;
     return 1;
 }

@@ -1,5 +1,5 @@
-/* Finding and running the disassembler (nvdisasm or cuobjdump) for the
- * opcode split (host_sass.h): a child process whose output is read whole,
+/* Finding and running the disassembler (nvdisasm or cuobjdump) for a code
+ * pass (host_sass.h): a child process whose output is read whole,
  * with bounded waits. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,45 +1,17 @@
-/* Opcode split of shared atomics: disassembly parsing, the sass pass file,
- * and the join with the counters of the first run (see host_sass.h).
- * Running the disassembler is host_disasm.c; the split from the code
- * alone and the cubin reader are host_static_split.c. */
+/* A code pass's disassembly parsing, the sass pass file, and the join with
+ * the counters of the first run (see host_sass.h).  Running the
+ * disassembler is host_disasm.c; what a kernel's code holds and the cubin
+ * reader are host_code.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host_sass.h"
 
-/* ---- opcodes ---------------------------------------------------------- */
-
-host_op_class host_classify_opcode(const char *opcode)
-{
-    static const char prefix[] = "ATOMS";
-    size_t plen = sizeof prefix - 1;
-    if (!opcode || strncmp(opcode, prefix, plen) != 0)
-        return HOST_OP_NOT_ATOMS;
-    if (opcode[plen] == '\0')
-        return HOST_OP_OTHER;
-    if (opcode[plen] != '.')
-        return HOST_OP_NOT_ATOMS; /* e.g. "ATOMSX": some other mnemonic */
-    const char *mods = opcode + plen + 1;
-    if (strncmp(mods, "CAS", 3) == 0 && (mods[3] == '\0' || mods[3] == '.' || mods[3] == 'T'))
-        return HOST_OP_CAS;
-    if (strncmp(mods, "POPC.INC", 8) == 0 && (mods[8] == '\0' || mods[8] == '.'))
-        return HOST_OP_POPC_INC;
-    if (strncmp(mods, "ADD", 3) == 0) {
-        /* ATOMS.ADD is the 32-bit integer add; a width or type modifier other
-         * than 32-bit (ADD.64, ADD.F32...) is another job class. */
-        const char *rest = mods + 3;
-        if (*rest == '\0' || strcmp(rest, ".32") == 0 || strcmp(rest, ".U32") == 0 ||
-            strcmp(rest, ".S32") == 0)
-            return HOST_OP_ADD;
-        return HOST_OP_OTHER;
-    }
-    return HOST_OP_OTHER;
-}
+/* ---- disassembly lines ------------------------------------------------ */
 
 static const char *skip_blanks(const char *s)
 {
@@ -337,7 +309,6 @@ gm_status host_sass_run_parse(const char *text, const char *name, host_sass_run 
                 goto done;
             }
             snprintf(out->metric, sizeof out->metric, "%s", line + 7);
-            out->shared_atom_only = strcmp(out->metric, GI_SASS_DEFAULT_METRIC) == 0;
             continue;
         }
         if (strncmp(line, "cubin,", 6) == 0) {
@@ -493,7 +464,7 @@ gm_status host_sass_run_load(const char *path, host_sass_run *out, gm_error *err
     return st;
 }
 
-/* ---- split and join --------------------------------------------------- */
+/* ---- the join -------------------------------------------------------- */
 
 static const char *lookup_opcode(const host_sass_run *run, const host_disasm *disasm,
                                  const host_sass_record *r)
@@ -514,48 +485,28 @@ static const char *lookup_opcode(const host_sass_run *run, const host_disasm *di
     return NULL;
 }
 
-void host_sass_launch_split(const host_sass_run *run, const host_disasm *disasm, size_t launch_index,
-                          gm_opcode_split *split, double *n_atoms, size_t *unresolved)
+gm_status host_sass_launch_counts(const host_sass_run *run, const host_disasm *disasm,
+                                  size_t launch_index, gm_inst_count **counts, size_t *n,
+                                  size_t *unresolved, gm_error *err)
 {
     const host_sass_launch *l = &run->launches[launch_index];
-    double add = 0, cas = 0, popc = 0, other = 0;
-    size_t missing = 0;
+    *counts = calloc(l->n + 1, sizeof **counts);
+    *n = 0;
+    *unresolved = 0;
+    if (!*counts)
+        return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < l->n; k++) {
         const host_sass_record *r = &run->records[l->first + k];
         if (r->executions == 0)
             continue;
         const char *op = lookup_opcode(run, disasm, r);
         if (!op) {
-            missing++;
+            (*unresolved)++;
             continue;
         }
-        double x = (double)r->executions;
-        switch (host_classify_opcode(op)) {
-        case HOST_OP_ADD:
-            add += x;
-            break;
-        case HOST_OP_CAS:
-            cas += x;
-            break;
-        case HOST_OP_POPC_INC:
-            popc += x;
-            break;
-        case HOST_OP_OTHER:
-            other += x;
-            break;
-        case HOST_OP_NOT_ATOMS:
-            if (run->shared_atom_only)
-                other += x;
-            break;
-        }
+        (*counts)[(*n)++] = (gm_inst_count){op, (double)r->executions};
     }
-    split->valid = missing == 0;
-    split->add = add;
-    split->cas = cas;
-    split->popc_inc = popc;
-    split->other = other;
-    *n_atoms = add + cas + popc + other;
-    *unresolved = missing;
+    return GM_OK;
 }
 
 typedef struct join_key {
@@ -574,7 +525,7 @@ static int join_key_cmp(const void *a, const void *b)
 }
 
 gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const host_disasm *disasm,
-                        host_merge_stats *stats, gm_error *err)
+                          const gm_code_pass *pass, host_merge_stats *stats, gm_error *err)
 {
     memset(stats, 0, sizeof *stats);
     join_key *a = calloc(set->count + 1, sizeof *a);
@@ -588,9 +539,10 @@ gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const 
     for (size_t i = 0; i < set->count; i++) {
         const gm_launch_counters *k = &set->launches[i];
         const char *name = k->mangled && k->mangled[0] ? k->mangled : k->kernel;
-        /* A row listed without counters (an NCCL kernel neither run could
-         * measure) has nothing to split: not "missing" from the second run. */
-        if (gm_launch_counters_unmeasured(k))
+        /* A row the pass has nothing to do with (listed without counters,
+         * which neither run could measure): not "missing" from the second
+         * run. */
+        if (!pass->applies(k))
             continue;
         a[na++] = (join_key){name ? name : "", k->launch_id, i};
     }
@@ -602,8 +554,9 @@ gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const 
 
     /* Walk both lists name group by name group; within a group the k-th
      * launch of one run pairs with the k-th of the other. */
+    gm_status st = GM_OK;
     size_t i = 0, j = 0;
-    while (i < na || j < nb) {
+    while (st == GM_OK && (i < na || j < nb)) {
         int c = i >= na ? 1 : j >= nb ? -1 : strcmp(a[i].name, b[j].name);
         if (c < 0) {
             stats->missing++;
@@ -616,12 +569,12 @@ gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const 
             continue;
         }
         gm_launch_counters *k = &set->launches[a[i].index];
-        gm_opcode_split split;
-        double n_atoms;
-        size_t unresolved;
-        host_sass_launch_split(run, disasm, b[j].index, &split, &n_atoms, &unresolved);
-        k->split = split;
-        if (!split.valid && !stats->first_unresolved[0]) {
+        gm_inst_count *counts = NULL;
+        size_t n = 0, unresolved = 0;
+        st = host_sass_launch_counts(run, disasm, b[j].index, &counts, &n, &unresolved, err);
+        if (st != GM_OK)
+            break;
+        if (unresolved && !stats->first_unresolved[0]) {
             const host_sass_launch *l = &run->launches[b[j].index];
             for (size_t r = 0; r < l->n; r++) {
                 const host_sass_record *rec = &run->records[l->first + r];
@@ -633,19 +586,15 @@ gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const 
                 }
             }
         }
-        if (split.valid) {
-            int row = gm_metric_find("smsp__sass_inst_executed_op_shared_atom.sum");
-            if (row >= 0)
-                k->metric[row] = n_atoms;
+        if (pass->from_counts(k, counts, n, unresolved, run->metric))
             stats->joined++;
-        } else {
-            k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
+        else
             stats->unresolved++;
-        }
+        free(counts);
         i++;
         j++;
     }
     free(a);
     free(b);
-    return GM_OK;
+    return st;
 }

@@ -1,28 +1,15 @@
-/* The opcode split of shared-memory atomics (ADD / CAS / POPC.INC / other),
- * from the collector's second pass.
+/* What gpuq reads of the kernels' machine code for a unit's code pass
+ * (gpuq/code_pass.h): the disassembly, the sass pass file of the second
+ * run, and the join of the two with the counters of the first run.
  *
- * Hopper has hardware counters for all ATOMS and for ATOMS.CAS, but none
- * that tells ATOMS.ADD from ATOMS.POPC.INC, whose service times differ
- * (docs/profile.md).  The second pass (GPUQ_PASS=sass) records, per profiled
- * launch, how often each instruction of the kernel executed (CUPTI SASS
- * metric smsp__sass_inst_executed, keyed by cubin CRC, function and PC
- * offset) and saves every cubin the program loads.  Afterwards gpuq
- * disassembles the cubins (nvdisasm or cuobjdump -sass), looks up the opcode
- * at each PC offset and sums the ATOMS.* executions by class.
- *
- * The default SASS metric, smsp__sass_inst_executed_op_shared_atom, patches
- * only the shared-memory atomics (a third of the cost of counting every
- * instruction with smsp__sass_inst_executed on atomics_app, docs/profile.md).
- *
- * The sass pass file (text, one record per line, written by the collector):
- *   # gpuq sass pass v1
- *   metric,<SASS metric the counts are of>
- *   cubin,<crc64 hex>,<path of the saved cubin>
- *   launch,<launch_id>,<device>,<mangled kernel name>
- *   inst,<launch_id>,<crc32 hex>,<pc offset>,<executions>,<function>
- *   end,<launch_id>,<inst records written>
- * A launch without its end line (the program died while writing it) is not
- * used.  Pure C, no CUDA or CUPTI: unit-tested with recorded text.
+ * The second run (GPUQ_PASS=sass) records, per profiled launch, how often
+ * each instruction of the kernel executed (a CUPTI SASS metric, keyed by
+ * cubin CRC, function and PC offset) and saves every cubin the program
+ * loads; the file's layout is the protocol's (inject/gi_protocol.h).
+ * Afterwards gpuq disassembles the cubins (nvdisasm or cuobjdump -sass),
+ * looks up the opcode at each PC offset and hands each launch its executed
+ * opcodes; what they mean is the pass's.  Pure C, no CUDA or CUPTI:
+ * unit-tested with recorded text.
  */
 #ifndef GPUQ_HOST_SASS_H
 #define GPUQ_HOST_SASS_H
@@ -30,29 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpuq/code_pass.h"
 #include "gpuq/counters.h"
 #include "gpuq/status.h"
+#include "inject/gi_protocol.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GI_SASS_FILE_MAGIC "# gpuq sass pass v1"
-#define GI_SASS_DEFAULT_METRIC "smsp__sass_inst_executed_op_shared_atom"
-/* Counts every instruction (files without a metric line are of this one). */
-#define GI_SASS_ALL_METRIC "smsp__sass_inst_executed"
-
-/* Class of one instruction for the split. */
-typedef enum host_op_class {
-    HOST_OP_NOT_ATOMS = 0, /* not a shared-memory atomic */
-    HOST_OP_ADD,           /* ATOMS.ADD (32-bit integer; the paper's FAO with the result used) */
-    HOST_OP_CAS,           /* ATOMS.CAS, ATOMS.CAST, any width */
-    HOST_OP_POPC_INC,      /* ATOMS.POPC.INC: atomicAdd(p, 1) with the result unused */
-    HOST_OP_OTHER          /* every other ATOMS.* (EXCH, MIN, MAX, AND, OR, XOR, ADD.64, ...) */
-} host_op_class;
-
-/* Classifies an opcode with its modifiers ("ATOMS.POPC.INC.32"). */
-host_op_class host_classify_opcode(const char *opcode);
 
 /* Parses one disassembly line.  An instruction line is the byte offset in a
  * C comment, an optional predicate, the opcode and the operands:
@@ -108,7 +80,6 @@ typedef struct host_sass_launch {
 
 typedef struct host_sass_run {
     char metric[128];     /* the SASS metric of the counts */
-    int shared_atom_only; /* the metric counts shared-memory atomics only */
     size_t n_cubins, n_launches, n_records;
     host_sass_cubin *cubins;
     host_sass_launch *launches;
@@ -120,18 +91,18 @@ gm_status host_sass_run_parse(const char *text, const char *name_for_errors, hos
                             gm_error *err);
 void host_sass_run_free(host_sass_run *run);
 
-/* Sums one launch's executed shared atomics by class.  disasm[i] belongs to
- * run->cubins[i] (an entry with no instructions means the cubin could not be
- * disassembled).  A record is looked up in the cubin whose CRC matches, else
- * in any cubin that has the function.  *unresolved counts executed records
- * whose opcode could not be found: then the split is not valid.  When the
- * metric counts shared atomics only, an executed instruction that is not an
- * ATOMS (a generic ATOM that reached shared memory) counts as "other". */
-void host_sass_launch_split(const host_sass_run *run, const host_disasm *disasm, size_t launch_index,
-                          gm_opcode_split *split, double *n_atoms, size_t *unresolved);
+/* One launch's executed instructions (executions > 0, in record order),
+ * each looked up in the disassembly of the cubin whose CRC matches, else of
+ * any cubin that has the function; disasm[i] belongs to run->cubins[i] (an
+ * entry with no instructions: that cubin could not be disassembled).
+ * *counts is malloc'ed (opcodes point into disasm); *unresolved counts
+ * the executed records whose opcode was not found.  Fails only for memory. */
+gm_status host_sass_launch_counts(const host_sass_run *run, const host_disasm *disasm,
+                                  size_t launch_index, gm_inst_count **counts, size_t *n,
+                                  size_t *unresolved, gm_error *err);
 
 typedef struct host_merge_stats {
-    size_t joined;        /* counters launches that got a valid split */
+    size_t joined;        /* counters launches that got a valid result */
     size_t unresolved;    /* joined by name and ordinal, but some opcode was unknown */
     size_t missing;       /* counters launches with no sass launch of the same name and ordinal */
     size_t extra;         /* sass launches with no counters launch (the runs differed) */
@@ -140,11 +111,11 @@ typedef struct host_merge_stats {
 
 /* Joins the sass run to the counters of the first run: the k-th complete
  * launch of a mangled name in the sass run (by launch_id) belongs to the
- * k-th launch of that name in set (by launch_id).  Sets split (valid=1 where
- * every executed instruction was classified) and the metric
- * smsp__sass_inst_executed_op_shared_atom.sum. */
+ * k-th launch of that name in set (by launch_id), among the launches the
+ * pass applies to; each joined launch gets its result from the pass's
+ * from_counts. */
 gm_status host_sass_merge(gm_counters_set *set, const host_sass_run *run, const host_disasm *disasm,
-                        host_merge_stats *stats, gm_error *err);
+                          const gm_code_pass *pass, host_merge_stats *stats, gm_error *err);
 
 /* Locates a disassembler: $GPUQ_NVDISASM, then nvdisasm and cuobjdump in
  * $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and $PATH. */
@@ -159,36 +130,16 @@ gm_status host_find_disassembler(char *path, size_t path_len, gm_error *err);
 gm_status host_disassemble(const char *tool, const char *cubin, const char *functions, char **text,
                          gm_error *err);
 
-/* ---- the split from the disassembly alone ------------------------------
- *
- * The hardware counts the CAS (N_c, dot_cas) and the rest (N_f, dot_alu) of
- * a launch's shared atomics.  When the kernel's code holds non-CAS ATOMS of
- * a single class only (ATOMS.ADD, or POPC.INC, or "other"), every one of
- * the N_f is of that class: the split follows without the second,
- * instrumented run.  It does not when the code has several classes, calls
- * (a callee's atomics are not in the function's code) or generic ATOM/RED
- * (they may reach shared memory and would count as "other"). */
-
-/* What one function's code holds, from its disassembly. */
-typedef struct host_function_ops {
-    unsigned classes;       /* bit (1u << host_op_class) for each ATOMS class present */
-    int calls;              /* CALL instructions */
-    int generic_atomics;    /* ATOM/RED (or another ATOM.../RED... that is not ATOMS/ATOMG/REDG) */
-    size_t instructions;    /* instruction lines read */
-} host_function_ops;
+/* ---- what a kernel's code holds (host_code.c) ----------------------------- */
 
 /* Reads a disassembly (nvdisasm or cuobjdump text, raw or per function)
- * into ops; every instruction line counts, whatever function it is in. */
-void host_function_ops_scan(const char *disassembly, host_function_ops *ops);
+ * into code: every instruction line counts, whatever function it is in,
+ * and its opcode's mark() is ORed into code->marks. */
+void host_code_scan(const char *disassembly, unsigned (*mark)(const char *opcode),
+                    gm_kernel_code *code);
 /* Merges what another copy of the function holds (the same kernel in
  * several cubins). */
-void host_function_ops_merge(host_function_ops *into, const host_function_ops *other);
-
-/* The split of launch k from its hardware counters and its function's
- * code.  Returns 1 and fills split (valid) when the code settles it, else 0
- * and why (a short phrase, for GPUQ_DEBUG and the notes). */
-int host_static_split(const gm_launch_counters *k, const host_function_ops *ops, gm_opcode_split *split,
-                    const char **why);
+void host_code_merge(gm_kernel_code *into, const gm_kernel_code *other);
 
 /* Finds the code of a kernel in a cubin (an ELF64 image): the section
  * ".text.<mangled>".  Returns 1 with its offset and size, 0 when the cubin

@@ -38,7 +38,6 @@
 #include "collector_range.h"
 #include "collector_sass.h"
 #include "gi_pattern.h"
-#include "host/host_sass.h"
 
 gi_collector g_collector = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -575,7 +574,7 @@ static int read_config(void)
     v = getenv(GI_ENV(GI_ENV_DEBUG));
     g.debug = v && v[0] && strcmp(v, "0") != 0;
     v = getenv(GI_ENV(GI_ENV_SASS_METRIC));
-    snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_DEFAULT_METRIC);
+    snprintf(g.sass_metric, sizeof g.sass_metric, "%s", v && v[0] ? v : GI_SASS_ALL_METRIC);
     v = getenv(GI_ENV(GI_ENV_COMMAND));
     snprintf(g.command, sizeof g.command, "%s", v ? v : "");
 

@@ -234,7 +234,7 @@ typedef struct gi_collector {
     char cubin_dir[GI_PATH_MAX + 16];
     char command[512];
     int forced_replay;          /* 0 auto, else a CUpti_ProfilerReplayMode */
-    char sass_metric[128];      /* GPUQ_SASS_METRIC (default in collector_sass.c) */
+    char sass_metric[128];      /* GPUQ_SASS_METRIC (default GI_SASS_ALL_METRIC) */
     size_t batch;               /* GPUQ_BATCH: launches per range profiler window */
     int debug;                  /* GPUQ_DEBUG: per-call timings and window contents on stderr */
     uint64_t init_ns;           /* when InitializeInjection ran (timeline for GPUQ_DEBUG) */

@@ -199,7 +199,7 @@ static void list_collective(gi_device *dev, gm_launch_counters *k)
                     ? "in a process that drives several GPUs each waits for peers this process "
                       "launches later (one process per GPU with one pass gets them measured)"
                     : "kernel replay would rerun them without their peers (a metric set that "
-                      "fits one pass, e.g. --section gatomics, gets them measured)");
+                      "fits one pass, often one --section's, gets them measured)");
 }
 
 static int is_capture_begin(CUpti_CallbackId cbid)
@@ -694,8 +694,8 @@ void CUPTIAPI gi_on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_
         gi_on_context_destroy(rd->context);
         break;
     case CUPTI_CBID_RESOURCE_MODULE_LOADED:
-        /* The counters pass keeps cubins only when gpuq asks (for the
-         * opcode split from the disassembly). */
+        /* The counters pass keeps cubins only when gpuq asks (for a code
+         * pass to read the kernels' code). */
         if (g.cubin_dir[0] && !g.disabled && rd->resourceDescriptor)
             gi_sass_module_loaded(rd->resourceDescriptor);
         break;

@@ -11,7 +11,6 @@
 
 #include "collector_internal.h"
 #include "gi_pattern.h"
-#include "host/host_sass.h"
 
 #define g g_collector
 

@@ -1,8 +1,9 @@
 /* The sass pass: how often each instruction of a profiled kernel executed
- * (CUPTI SASS metric smsp__sass_inst_executed, one warp-level count per
- * instruction), and the cubins to find each instruction's opcode in.  The
- * ADD / CAS / POPC.INC split of the shared atomics is computed from both by
- * gpuq profile after the program ends (host_sass.h). */
+ * (the CUPTI SASS metric GPUQ_SASS_METRIC, one warp-level count per
+ * instruction; gpuq profile sets the one of the run's code pass), and the
+ * cubins to find each instruction's opcode in.  What the counts mean is the
+ * code pass's, which gpuq profile applies after the program ends (the file:
+ * gi_protocol.h; its reader: src/host/host_sass.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -60,7 +61,7 @@ int gi_sass_device_setup(gi_device *dev)
         return gi_cupti_failed("cuptiSassMetricsGetProperties", rc);
     dev->sass_metric_id = gp.metric.metricId;
 
-    /* Whole-GPU totals per instruction: the split is a per-launch sum. */
+    /* Whole-GPU totals per instruction: a code pass sums them per launch. */
     CUpti_SassMetrics_Config config = {dev->sass_metric_id, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU};
     CUpti_SassMetricsSetConfig_Params sc;
     memset(&sc, 0, sizeof sc);

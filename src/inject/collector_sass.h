@@ -14,7 +14,7 @@ int gi_sass_end(gi_device *dev, gi_launch *launch, int launch_ok);
 void gi_sass_context_gone(gi_context *c);
 void gi_sass_device_teardown(gi_device *dev);
 /* Saves a loaded cubin into g.cubin_dir once (both passes: the counters
- * pass keeps them for the split from the disassembly); the sass pass also
+ * pass keeps them for the code pass to read); the sass pass also
  * records it in its file. */
 void gi_sass_module_loaded(const CUpti_ModuleResourceData *module);
 

@@ -8,7 +8,9 @@
  *     <GPUQ_STATUS>.<pid>, "key: value" lines, one per row of
  *     gi_status_fields[] (gi_status_write), which gpuq profile reads back
  *     (gi_status_read).  test_gi_protocol checks that every field survives
- *     the round trip.
+ *     the round trip;
+ *   - the sass pass file (GPUQ_PASS=sass), written by the collector, read
+ *     by gpuq (src/host/host_sass.c).
  * docs/profile.md lists the variables for users. */
 #ifndef GPUQ_GI_PROTOCOL_H
 #define GPUQ_GI_PROTOCOL_H
@@ -73,6 +75,21 @@ typedef enum gi_error_kind {
 
 /* "none", "config", ...; "unknown" out of range. */
 const char *gi_error_kind_name(gi_error_kind kind);
+
+/* The sass pass file: text, one record per line.
+ *   # gpuq sass pass v1
+ *   metric,<SASS metric the counts are of>
+ *   cubin,<crc64 hex>,<path of the saved cubin>
+ *   launch,<launch_id>,<device>,<mangled kernel name>
+ *   inst,<launch_id>,<crc32 hex>,<pc offset>,<executions>,<function>
+ *   end,<launch_id>,<inst records written>
+ * A launch without its end line (the program died while writing it) is not
+ * used.  The metric is GPUQ_SASS_METRIC: gpuq sets the one of the run's
+ * code pass (gpuq/code_pass.h) unless the user set one; without either the
+ * collector counts every instruction, as a file without a metric line
+ * does. */
+#define GI_SASS_FILE_MAGIC "# gpuq sass pass v1"
+#define GI_SASS_ALL_METRIC "smsp__sass_inst_executed"
 
 #define GI_STATUS_HEADER "# gpuq collector status v1"
 #define GI_STATUS_PATH_MAX 4096

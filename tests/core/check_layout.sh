@@ -2,8 +2,14 @@
 # The floors of docs/architecture.md hold (test layout, label cli):
 #   - the generic code (src/core, src/cli, src/inject, src/host, include/gpuq)
 #     includes no paper's header and names no unit or suite of the two tables
-#     in its code (the names come from the program itself: gpuq model
-#     --sections, gpuq calibrate --list);
+#     nor a paper by its number ("paper 000": gpuq table's row is the
+#     papers', src/papers/commands.c) in its code (the names come from the program itself: gpuq model
+#     --sections, gpuq calibrate --list), no identifier a paper's header
+#     declares (a paper's function, type or macro copied or declared again),
+#     and no metric of the table (gpuq model --metrics) but the two every
+#     report sums or ranks by: a unit's metrics are the unit's, named in its
+#     row (its code pass's too: the counts the opcode split works from are
+#     paper 000's, not profile's);
 #   - the public headers include only public headers;
 #   - no source file is over 800 lines; no source list skips a missing file.
 #   usage: check_layout.sh GPUQ SOURCE_DIR
@@ -32,9 +38,44 @@ code=$(for f in $(find $generic -name '*.[ch]' | sort); do
        done)
 for name in $(printf '%s\n' $units $suites | sort -u); do
   # a string literal that is the name, or starts with it as a key
-  # ("atomics", "atomics:", "atomics=", "atomics.")
-  hits=$(printf '%s\n' "$code" | grep -E "\"$name([\":=.]|\$)")
+  # ("atomics", "atomics:", "atomics=", "atomics."), or an option's value
+  # inside a message ("... --section atomics ...")
+  hits=$(printf '%s\n' "$code" |
+         grep -E "\"$name([\":=.]|\$)|\"[^\"]*(--section|--set|--model|-m) $name([^a-z0-9_]|\$)")
   [ -z "$hits" ] || bad "generic code names '$name':
+$hits"
+done
+
+# a paper by its number in a message or a table row ("... (paper 000)"):
+# the papers' rows say that (units.c, suites.c, commands.c)
+hits=$(printf '%s\n' "$code" | grep -E '"[^"]*[Pp]aper [0-9]{3}')
+[ -z "$hits" ] || bad "generic code names a paper by its number:
+$hits"
+
+# identifiers the papers' headers declare: #define NAME, a function's NAME(,
+# a typedef's or struct's closing "} NAME;", extern ... NAME;
+paper_ids=$(for h in $(find src/papers -name '*.h' | sort); do
+              sed -e 's|/\*.*||' -e 's|//.*||' -e 's|^[[:space:]]*\*.*||' "$h" |
+                sed -n -e 's/^#define \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' \
+                       -e 's/^[A-Za-z_].*[ *]\([a-z_][a-z0-9_]*\)(.*/\1/p' \
+                       -e 's/^} *\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' \
+                       -e 's/^extern .*[ *]\([A-Za-z_][A-Za-z0-9_]*\)\(\[.*\]\)*;.*/\1/p'
+            done | grep -v '^GPUQ_.*_H$' | sort -u)
+[ -n "$paper_ids" ] || bad "no identifier found in the papers' headers"
+hits=$(printf '%s\n' "$code" | grep -wF "$paper_ids")
+[ -z "$hits" ] || bad "generic code names a paper's identifier:
+$hits"
+
+# metrics named in generic code: only the cycle weight of a summed kernel
+# (src/core/report.c) and the duration the launches are ranked by
+shared_metrics="sm__cycles_active.sum gpu__time_duration.sum"
+metrics=$("$gpuq" model --metrics | tr ',' '\n')
+[ -n "$metrics" ] || bad "no metric names from $gpuq"
+metric_code=$(printf '%s\n' "$code" | grep -v '^src/core/metrics\.c:')
+for m in $metrics; do
+  case " $shared_metrics " in *" $m "*) continue ;; esac
+  hits=$(printf '%s\n' "$metric_code" | grep -F "\"$m\"")
+  [ -z "$hits" ] || bad "generic code names the metric '$m' (a unit's, named in its row):
 $hits"
 done
 
@@ -47,5 +88,5 @@ hits=$(grep -rn 'if(EXISTS' src --include=CMakeLists.txt)
 [ -z "$hits" ] || bad "a source list skips missing files:
 $hits"
 
-[ $fail -eq 0 ] && echo "layout: generic code names no paper ($(printf "%s\n" $units $suites | sort -u | wc -l) names checked), public headers include only public ones, every file <= 800 lines"
+[ $fail -eq 0 ] && echo "layout: generic code names no paper ($(printf "%s\n" $units $suites | sort -u | wc -l) names, $(printf "%s\n" $paper_ids | wc -l) identifiers of the papers' headers, $(printf "%s\n" $metrics | wc -l) metrics checked), public headers include only public ones, every file <= 800 lines"
 exit $fail

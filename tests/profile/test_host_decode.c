@@ -1,7 +1,9 @@
-/* Unit tests of the Hopper opcode reader (src/host/host_decode_sm90.c)
+/* Unit tests of the Hopper SASS reader (src/host/host_decode_sm90.c)
  * against what nvdisasm/cuobjdump printed for the same encodings on an
- * H200: the corpus of every mnemonic seen, and whole functions of the
- * ATOMS zoo (tests/profile/atoms_zoo.cu) and atomics_app read both ways. */
+ * H200: the corpus of every mnemonic seen (the same mnemonic, and the same
+ * marks of the one code pass there is, the shared-atomic opcode split), and
+ * whole functions of the ATOMS zoo (tests/profile/atoms_zoo.cu) and
+ * atomics_app read both ways. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,23 +17,25 @@
 
 #include "host/host_decode_sm90.h"
 #include "host/host_sass.h"
+#include "papers/atomics/atomics_split.h"
 
 #define DATA GPUQ_SOURCE_DIR "/tests/profile/data/"
 
-/* What the text path (host_function_ops_scan) makes of one mnemonic. */
-static host_sm90_role role_of_mnemonic(const char *mnemonic, host_op_class *op)
+/* 1 when the reader's mnemonic names the instruction nvdisasm printed:
+ * the same mnemonic without modifiers, or one of "A/B" (one opcode value
+ * that nvdisasm prints two ways); for ATOMS the whole opcode. */
+static int same_instruction(const char *decoded, const char *printed)
 {
-    char base[64];
-    size_t n = strcspn(mnemonic, ".");
-    snprintf(base, sizeof base, "%.*s", (int)n, mnemonic);
-    *op = host_classify_opcode(mnemonic);
-    if (*op != HOST_OP_NOT_ATOMS)
-        return HOST_SM90_ATOMS;
-    if (strcmp(base, "CALL") == 0)
-        return HOST_SM90_CALL;
-    if (strcmp(base, "ATOM") == 0 || strcmp(base, "RED") == 0)
-        return HOST_SM90_GENERIC_ATOMIC;
-    return HOST_SM90_PLAIN;
+    size_t n = strcspn(printed, ".");
+    if (strncmp(printed, "ATOMS", n) == 0 && n == 5)
+        return strcmp(decoded, printed) == 0;
+    for (const char *alt = decoded; alt && *alt;) {
+        size_t m = strcspn(alt, "/");
+        if (m == n && strncmp(alt, printed, n) == 0)
+            return 1;
+        alt = alt[m] ? alt + m + 1 : NULL;
+    }
+    return 0;
 }
 
 static void test_corpus(void **state)
@@ -51,22 +55,21 @@ static void test_corpus(void **state)
         assert_non_null(count);
         assert_non_null(list);
         mnemonics++;
-        host_op_class want_op;
-        host_sm90_role want = role_of_mnemonic(mnemonic, &want_op);
+        unsigned want = gm_atomics_mark_opcode(mnemonic);
         for (char *e = strtok(list, ";"); e; e = strtok(NULL, ";")) {
             uint64_t lo = 0, hi = 0;
             assert_int_equal(sscanf(e, "%" SCNx64 ",%" SCNx64, &lo, &hi), 2);
-            host_op_class op;
-            const char *name = NULL;
-            host_sm90_role got = host_sm90_decode(lo, hi, &op, &name);
-            if (got != want || op != want_op)
-                fail_msg("%s (%s): decoded as role %d class %d (%s), nvdisasm says role %d "
-                         "class %d", mnemonic, e, (int)got, (int)op, name ? name : "?", (int)want,
-                         (int)want_op);
-            if (got == HOST_SM90_ATOMS) {
-                assert_string_equal(name, mnemonic);
+            const char *name = host_sm90_mnemonic(lo, hi);
+            if (!name)
+                fail_msg("%s (%s): not in the reader's tables", mnemonic, e);
+            if (!same_instruction(name, mnemonic))
+                fail_msg("%s (%s): read as %s", mnemonic, e, name);
+            unsigned got = gm_atomics_mark_opcode(name);
+            if (got != want)
+                fail_msg("%s (%s): read as %s, marked %#x, nvdisasm's text marked %#x", mnemonic,
+                         e, name, got, want);
+            if (gm_atomics_classify_opcode(name) != GM_ATOMICS_OP_NOT_ATOMS)
                 atoms++;
-            }
             encodings++;
         }
     }
@@ -110,6 +113,10 @@ static void append_word(listing_function *fn, uint64_t word)
         fn->code[fn->length++] = (uint8_t)(word >> (8 * i));
 }
 
+#define ATOMS_CLASSES                                                                    \
+    (GM_ATOMICS_MARK(GM_ATOMICS_OP_ADD) | GM_ATOMICS_MARK(GM_ATOMICS_OP_CAS) |            \
+     GM_ATOMICS_MARK(GM_ATOMICS_OP_POPC_INC) | GM_ATOMICS_MARK(GM_ATOMICS_OP_OTHER))
+
 /* Compares decoder and text for every function of a listing; returns the
  * number of functions. */
 static size_t compare_listing(const char *path, size_t *with_atoms)
@@ -126,21 +133,18 @@ static size_t compare_listing(const char *path, size_t *with_atoms)
         const char *fun = more ? strstr(line, "Function : ") : NULL;
         if (!more || fun) {
             if (in_function && fn.length) {
-                host_function_ops from_text, from_code;
-                host_function_ops_scan(fn.text, &from_text);
-                int known = host_sm90_function_ops(fn.code, fn.length, &from_code);
+                gm_kernel_code from_text, from_code;
+                host_code_scan(fn.text, gm_atomics_mark_opcode, &from_text);
+                int known = host_sm90_read(fn.code, fn.length, gm_atomics_mark_opcode, &from_code);
                 if (!known)
                     fail_msg("%s: the decoder does not know every instruction", fn.name);
                 assert_int_equal(from_code.instructions, fn.length / 16);
                 assert_int_equal(from_text.instructions, from_code.instructions);
-                if (from_code.classes != from_text.classes || from_code.calls != from_text.calls ||
-                    from_code.generic_atomics != from_text.generic_atomics)
-                    fail_msg("%s: decoder classes %#x calls %d generic %d, text %#x %d %d",
-                             fn.name, from_code.classes, from_code.calls,
-                             from_code.generic_atomics, from_text.classes, from_text.calls,
-                             from_text.generic_atomics);
+                if (from_code.marks != from_text.marks)
+                    fail_msg("%s: decoder marks %#x, text %#x", fn.name, from_code.marks,
+                             from_text.marks);
                 functions++;
-                *with_atoms += from_code.classes != 0;
+                *with_atoms += (from_code.marks & ATOMS_CLASSES) != 0;
             }
             fn.length = 0;
             fn.text_len = 0;
@@ -189,31 +193,25 @@ static void test_atomics_app_functions(void **state)
 static void test_unknown_is_never_guessed(void **state)
 {
     (void)state;
-    host_op_class op;
     /* An opcode outside the table. */
-    assert_int_equal(host_sm90_decode(0x1ff, 0, &op, NULL), HOST_SM90_UNKNOWN);
+    assert_null(host_sm90_mnemonic(0x1ff, 0));
     /* ATOMS.ADD as printed (0x738c form), then with an operation, a type
      * and a form never seen. */
     uint64_t add_lo = 0x0000000d0008738cull, add_hi = 0x000e220000000000ull;
-    assert_int_equal(host_sm90_decode(add_lo, add_hi, &op, NULL), HOST_SM90_ATOMS);
-    assert_int_equal(op, HOST_OP_ADD);
-    assert_int_equal(host_sm90_decode(add_lo, add_hi | (0xeull << 23), &op, NULL), HOST_SM90_UNKNOWN);
-    assert_int_equal(host_sm90_decode(add_lo, add_hi | (5ull << 9), &op, NULL), HOST_SM90_UNKNOWN);
-    assert_int_equal(host_sm90_decode((add_lo & ~0xe00ull) | (6ull << 9), add_hi, &op, NULL),
-                     HOST_SM90_UNKNOWN);
+    assert_string_equal(host_sm90_mnemonic(add_lo, add_hi), "ATOMS.ADD");
+    assert_null(host_sm90_mnemonic(add_lo, add_hi | (0xeull << 23)));
+    assert_null(host_sm90_mnemonic(add_lo, add_hi | (5ull << 9)));
+    assert_null(host_sm90_mnemonic((add_lo & ~0xe00ull) | (6ull << 9), add_hi));
     /* POPC.INC, CAS, a call, a generic ATOM, REDUX (a warp reduction, not
      * an atomic). */
-    assert_int_equal(host_sm90_decode(0x0000000004ff7f8cull, 0x0003ea000d80003full, &op, NULL),
-                     HOST_SM90_ATOMS);
-    assert_int_equal(op, HOST_OP_POPC_INC);
-    assert_int_equal(host_sm90_decode(0x000000020502738dull, 0x000e640000000003ull, &op, NULL),
-                     HOST_SM90_ATOMS);
-    assert_int_equal(op, HOST_OP_CAS);
-    assert_int_equal(host_sm90_decode(0x00000000005c7944ull, 0x020fea0003c00000ull, &op, NULL),
-                     HOST_SM90_CALL);
-    assert_int_equal(host_sm90_decode(0x0000001b1212798aull, 0x000ea200081ee1ccull, &op, NULL),
-                     HOST_SM90_GENERIC_ATOMIC);
-    assert_int_equal(host_sm90_decode(0x1c4, 0, &op, NULL), HOST_SM90_PLAIN);
+    assert_string_equal(host_sm90_mnemonic(0x0000000004ff7f8cull, 0x0003ea000d80003full),
+                        "ATOMS.POPC.INC.32");
+    assert_string_equal(host_sm90_mnemonic(0x000000020502738dull, 0x000e640000000003ull),
+                        "ATOMS.CAS");
+    assert_string_equal(host_sm90_mnemonic(0x00000000005c7944ull, 0x020fea0003c00000ull), "CALL");
+    assert_string_equal(host_sm90_mnemonic(0x0000001b1212798aull, 0x000ea200081ee1ccull), "ATOM");
+    assert_string_equal(host_sm90_mnemonic(0x1c4, 0), "REDUX");
+    assert_int_equal(gm_atomics_mark_opcode("REDUX"), 0);
 
     /* A function with one unknown instruction is unknown as a whole. */
     uint8_t code[32] = {0};
@@ -221,14 +219,18 @@ static void test_unknown_is_never_guessed(void **state)
     code[1] = 0x73; /* ATOMS.ADD form 1, operation 0, type 0 */
     code[16] = 0xff;
     code[17] = 0x01; /* opcode 0x1ff */
-    host_function_ops ops;
-    assert_int_equal(host_sm90_function_ops(code, 16, &ops), 1);
-    assert_int_equal(ops.classes, 1u << HOST_OP_ADD);
+    gm_kernel_code ops;
+    assert_int_equal(host_sm90_read(code, 16, gm_atomics_mark_opcode, &ops), 1);
+    assert_int_equal(ops.marks, GM_ATOMICS_MARK(GM_ATOMICS_OP_ADD));
     assert_int_equal(ops.instructions, 1);
-    assert_int_equal(host_sm90_function_ops(code, 32, &ops), 0);
+    assert_int_equal(host_sm90_read(code, 32, gm_atomics_mark_opcode, &ops), 0);
     assert_int_equal(ops.instructions, 0);
-    assert_int_equal(host_sm90_function_ops(code, 24, &ops), 0); /* not whole instructions */
-    assert_int_equal(host_sm90_function_ops(NULL, 0, &ops), 0);
+    assert_int_equal(host_sm90_read(code, 24, gm_atomics_mark_opcode, &ops), 0); /* not whole */
+    assert_int_equal(host_sm90_read(NULL, 0, gm_atomics_mark_opcode, &ops), 0);
+    /* Without a pass's marks, the instructions are still counted. */
+    assert_int_equal(host_sm90_read(code, 16, NULL, &ops), 1);
+    assert_int_equal(ops.marks, 0);
+    assert_int_equal(ops.instructions, 1);
 }
 
 /* test_host_decode LISTING...: compares decoder and text for every function

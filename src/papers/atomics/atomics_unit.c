@@ -13,6 +13,7 @@
 #include "atomics_format.h"
 #include "atomics_latency.h"
 #include "atomics_model.h"
+#include "atomics_split.h"
 #include "gpuq/unit.h"
 #include "core/writer.h"
 
@@ -520,7 +521,6 @@ const gm_unit gm_unit_atomics = {
     .format = &gm_atomics_format,
     /* Hopper counts ATOMS.CAS but does not tell ATOMS.ADD from ATOMS.POPC.INC
      * (docs/profile.md): gpuq profile splits them from the code and a second
-     * run, when the non-CAS count was gathered. */
-    .extra_passes = GM_PASS_OPCODE_SPLIT,
-    .extra_pass_when = "smsp__inst_executed_op_shared_atom_dot_alu.sum",
+     * run, when the non-CAS count was gathered (atomics_split.c). */
+    .code_pass = &gm_atomics_code_pass,
 };

@@ -1,7 +1,9 @@
-/* gpuq profile: the ATOMS opcode split (ADD / CAS / POPC.INC / other) of
- * each launch: from the hardware counters alone, from them and the
- * kernels' code, or from the second run's instruction counts joined with
- * the disassembly.  Then the counters file is rewritten with it. */
+/* gpuq profile: the run's code pass (gpuq/code_pass.h), which a unit
+ * declares: each launch's result from the kernels' code (with the
+ * counters), or from the second run's instruction counts joined with the
+ * disassembly.  What the code means is the pass's; finding the code,
+ * reading it and joining the runs is done here the same for every pass.
+ * Then the counters file is rewritten with the results. */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -13,10 +15,6 @@
 #include "host/host_decode_sm90.h"
 #include "host/host_sass.h"
 #include "profile.h"
-
-/* The shared-atomic counts the split works from (gpuq/metrics.h). */
-#define N_CAS "smsp__inst_executed_op_shared_atom_dot_cas.sum"
-#define N_ALU "smsp__inst_executed_op_shared_atom_dot_alu.sum"
 
 /* The distinct functions with executed records in cubins of this CRC, as
  * "a,b,c" (malloc'ed), or NULL. */
@@ -51,9 +49,8 @@ static char *functions_of(const host_sass_run *run, uint32_t crc)
     return list;
 }
 
-/* Adds the split of the sass run to set.  Returns 1 if it could be applied
- * to at least one launch; otherwise why says why not. */
-int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why, size_t len)
+int prof_code_from_counts(const gm_code_pass *pass, gm_counters_set *set, const char *sass_path,
+                          char *why, size_t len)
 {
     host_sass_run run;
     gm_error err = {{0}};
@@ -74,7 +71,7 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
         return 0;
     }
     /* Disassemble the cubins that executed instructions point to (all of
-     * them when no CRC matches, see host_sass_launch_split). */
+     * them when no CRC matches, see host_sass_launch_counts). */
     int any_match = 0;
     char *needed = calloc(run.n_cubins + 1, 1);
     for (size_t r = 0; needed && r < run.n_records; r++)
@@ -85,8 +82,8 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
     for (size_t c = 0; c < run.n_cubins; c++) {
         if (needed && any_match && !needed[c])
             continue;
-        /* Only the functions that executed shared atomics, when the CRCs
-         * say which cubin they are in; the whole cubin if that fails. */
+        /* Only the functions that executed counted instructions, when the
+         * CRCs say which cubin they are in; the whole cubin if that fails. */
         char *functions = any_match ? functions_of(&run, (uint32_t)run.cubins[c].crc) : NULL;
         char *text = NULL;
         gm_status ds = host_disassemble(tool, run.cubins[c].path, functions, &text, &err);
@@ -108,7 +105,7 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
     free(needed);
     host_merge_stats stats;
     int ok = 0;
-    if (host_sass_merge(set, &run, dis, &stats, &err) != GM_OK) {
+    if (host_sass_merge(set, &run, dis, pass, &stats, &err) != GM_OK) {
         snprintf(why, len, "%s", err.msg);
     } else {
         ok = stats.joined > 0;
@@ -116,15 +113,15 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
             snprintf(why, len, "no launch of the second run matched the first");
         if (stats.missing || stats.extra)
             cli_error(CMD,
-                      "warning: opcode split for %zu of %zu launches (%zu not found in the "
+                      "warning: %s for %zu of %zu launches (%zu not found in the "
                       "second run, %zu extra there): the program did not launch the same "
                       "kernels twice",
-                      stats.joined, set->count, stats.missing, stats.extra);
+                      pass->name, stats.joined, set->count, stats.missing, stats.extra);
         if (stats.unresolved)
             cli_error(CMD,
-                      "warning: no opcode split for %zu launch%s: an executed instruction is "
+                      "warning: no %s for %zu launch%s: an executed instruction is "
                       "not in any saved cubin's disassembly (first: %s)",
-                      stats.unresolved, stats.unresolved == 1 ? "" : "es",
+                      pass->name, stats.unresolved, stats.unresolved == 1 ? "" : "es",
                       stats.first_unresolved);
     }
     for (size_t c = 0; c < run.n_cubins; c++)
@@ -134,55 +131,32 @@ int prof_add_opcode_split(gm_counters_set *set, const char *sass_path, char *why
     return ok;
 }
 
-/* Without non-CAS shared atomics (N_f = 0 everywhere) there is nothing
- * for the second run to tell apart: every ATOMS is a CAS (N_c of them) or
- * there are none.  Returns 1 and fills the splits in that case. */
-int prof_split_from_hardware(gm_counters_set *set)
-{
-    for (size_t i = 0; i < set->count; i++) {
-        double alu = gm_launch_metric(&set->launches[i], N_ALU);
-        double cas = gm_launch_metric(&set->launches[i], N_CAS);
-        if (gm_launch_counters_unmeasured(&set->launches[i]))
-            continue; /* listed without counters: nothing to split */
-        if (!(alu == 0) || !(cas >= 0))
-            return 0;
-    }
-    for (size_t i = 0; i < set->count; i++) {
-        gm_launch_counters *k = &set->launches[i];
-        if (gm_launch_counters_unmeasured(k))
-            continue;
-        k->split.valid = 1;
-        k->split.cas = gm_launch_metric(k, N_CAS);
-        k->split.add = k->split.popc_inc = k->split.other = 0;
-    }
-    return 1;
-}
-
 /* What the code of one kernel holds, from every saved cubin that has it:
  * the disassembly started while the program ran, or its bytes disassembled
  * raw by nvdisasm now (0.3 s), or, failing that, cuobjdump -sass -fun on
  * the cubin.  Returns the number of cubins that had the kernel; ops has no
  * instructions if one copy could not be read. */
-static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, const char *tool,
-                         const char *arch, const char *raw_path, const disasm_spec *sp,
-                         host_function_ops *ops, size_t *speculated, size_t *decoded)
+static size_t kernel_code(const gm_code_pass *pass, const char *mangled, char **cubins,
+                          size_t n_cubins, const char *tool, const char *arch,
+                          const char *raw_path, const disasm_spec *sp, gm_kernel_code *ops,
+                          size_t *speculated, size_t *decoded)
 {
     memset(ops, 0, sizeof *ops);
     size_t found = 0;
     int unknown = 0;
     gm_error err = {{0}};
     for (size_t c = 0; c < n_cubins; c++) {
-        host_function_ops one;
+        gm_kernel_code one;
         memset(&one, 0, sizeof one);
         const spec_job *done = NULL;
-        for (size_t j = 0; sp && j < sp->n_jobs && !done; j++)
+        for (size_t j = 0; sp && sp->pass == pass && j < sp->n_jobs && !done; j++)
             if (sp->jobs[j].ok && strcmp(sp->jobs[j].name, mangled) == 0 &&
                 strcmp(sp->jobs[j].cubin, cubins[c]) == 0)
                 done = &sp->jobs[j];
         if (done) {
             found++;
             (*(done->decoded ? decoded : speculated))++;
-            host_function_ops_merge(ops, &done->ops);
+            host_code_merge(ops, &done->code_read);
             continue;
         }
         size_t size = 0, off = 0, len = 0;
@@ -194,10 +168,10 @@ static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, co
             continue;
         }
         found++;
-        if (prof_use_decoder(arch) && host_sm90_function_ops(elf + off, len, &one)) {
+        if (prof_use_decoder(arch) && host_sm90_read(elf + off, len, pass->mark, &one)) {
             free(elf);
             (*decoded)++;
-            host_function_ops_merge(ops, &one);
+            host_code_merge(ops, &one);
             continue;
         }
         char *text = NULL;
@@ -208,14 +182,14 @@ static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, co
         }
         if (prof_write_code(raw_path, elf + off, len) &&
             host_disassemble_raw(tool, raw_path, arch, &text, &err) == GM_OK)
-            host_function_ops_scan(text, &one);
+            host_code_scan(text, pass->mark, &one);
         free(text);
         text = NULL;
         if (one.instructions == 0 && host_disassemble(tool, cubins[c], mangled, &text, &err) == GM_OK)
-            host_function_ops_scan(text, &one);
+            host_code_scan(text, pass->mark, &one);
         free(text);
         free(elf);
-        host_function_ops_merge(ops, &one);
+        host_code_merge(ops, &one);
         unknown |= one.instructions == 0;
     }
     if (unknown)
@@ -223,13 +197,15 @@ static size_t kernel_ops(const char *mangled, char **cubins, size_t n_cubins, co
     return found;
 }
 
-/* The split of every launch from its hardware counters and its kernel's
- * code (host_static_split), when that settles all of them; the second run is
- * then not needed.  Returns 1 and fills the splits, or 0 (set unchanged)
- * with why. */
-int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
-                                const char *raw_path, const disasm_spec *sp,
-                                size_t *speculated, size_t *decoded, char *why, size_t why_len)
+/* The launch's kernel: its mangled name where known. */
+static const char *kernel_of(const gm_launch_counters *k)
+{
+    return k->mangled ? k->mangled : k->kernel;
+}
+
+int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const char *cubin_dir,
+                        const char *raw_path, const disasm_spec *sp, size_t *speculated,
+                        size_t *decoded, char *why, size_t why_len)
 {
     char **cubins = NULL;
     size_t n_cubins = prof_list_cubins(cubin_dir, &cubins);
@@ -239,28 +215,29 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
     char arch[16];
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
 
-    gm_opcode_split *splits = calloc(set->count + 1, sizeof *splits);
-    host_function_ops *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
-    int all = splits && code;
+    /* the results, stored once every launch has one */
+    unsigned char *results = calloc(set->count + 1, pass->result_size);
+    char *settled = calloc(set->count + 1, 1);
+    gm_kernel_code *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
+    int all = results && settled && code;
     snprintf(why, why_len, "out of memory");
     for (size_t i = 0; all && i < set->count; i++) {
         const gm_launch_counters *k = &set->launches[i];
-        const char *name = k->mangled ? k->mangled : k->kernel;
-        const host_function_ops *ops = NULL;
-        if (gm_launch_counters_unmeasured(k))
-            continue; /* listed without counters: nothing to split */
-        if (gm_launch_metric(k, N_ALU) > 0) {
-            /* One disassembly per kernel: the first launch of the name
-             * that needed it holds the result. */
+        const char *name = kernel_of(k);
+        const gm_kernel_code *ops = NULL;
+        if (!pass->applies(k))
+            continue; /* nothing to settle */
+        if (pass->needs_code(k)) {
+            /* One reading per kernel: the first launch of the name that
+             * needed it holds the result. */
             for (size_t j = 0; j < i && !ops; j++) {
                 const gm_launch_counters *kj = &set->launches[j];
-                if (gm_launch_metric(kj, N_ALU) > 0 &&
-                    strcmp(kj->mangled ? kj->mangled : kj->kernel, name) == 0)
+                if (pass->applies(kj) && pass->needs_code(kj) && strcmp(kernel_of(kj), name) == 0)
                     ops = &code[j];
             }
             if (!ops) {
-                if (kernel_ops(name, cubins, n_cubins, have_tool ? tool : NULL, arch, raw_path,
-                               sp, &code[i], speculated, decoded) == 0) {
+                if (kernel_code(pass, name, cubins, n_cubins, have_tool ? tool : NULL, arch,
+                                raw_path, sp, &code[i], speculated, decoded) == 0) {
                     snprintf(why, why_len, "%s is in no cubin the program loaded", k->kernel);
                     all = 0;
                     break;
@@ -274,27 +251,26 @@ int prof_split_from_disassembly(gm_counters_set *set, const char *cubin_dir,
             }
         }
         const char *reason = NULL;
-        if (!host_static_split(k, ops, &splits[i], &reason)) {
+        if (pass->from_code(k, ops, results + i * pass->result_size, &reason))
+            settled[i] = 1;
+        else {
             snprintf(why, why_len, "%s: %s", k->kernel, reason);
             all = 0;
         }
     }
-    if (all)
-        for (size_t i = 0; i < set->count; i++)
-            set->launches[i].split = splits[i];
-    free(splits);
+    for (size_t i = 0; all && i < set->count; i++)
+        if (settled[i])
+            pass->keep(&set->launches[i], results + i * pass->result_size);
+    free(results);
+    free(settled);
     free(code);
     prof_free_list(cubins, n_cubins);
     unlink(raw_path);
     return all;
 }
 
-/* After the second run: the launches it had no counts for (kernel nodes
- * of CUDA graphs it could not attribute, launches of another order) get
- * the split from their hardware counters and their kernel's code where
- * that settles it.  Returns how many got one. */
-size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, const char *raw_path,
-                               const disasm_spec *sp)
+size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
+                              const char *cubin_dir, const char *raw_path, const disasm_spec *sp)
 {
     char **cubins = NULL;
     size_t n_cubins = prof_list_cubins(cubin_dir, &cubins), filled = 0, spec = 0, dec = 0;
@@ -303,32 +279,33 @@ size_t prof_split_fill_missing(gm_counters_set *set, const char *cubin_dir, cons
     int have_tool = host_find_disassembler(tool, sizeof tool, &err) == GM_OK;
     char arch[16];
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
-    for (size_t i = 0; i < set->count; i++) {
+    unsigned char *result = calloc(1, pass->result_size ? pass->result_size : 1);
+    for (size_t i = 0; result && i < set->count; i++) {
         gm_launch_counters *k = &set->launches[i];
-        if (k->split.valid)
+        if (pass->has_result(k))
             continue;
-        host_function_ops ops;
+        gm_kernel_code ops;
         memset(&ops, 0, sizeof ops);
-        const host_function_ops *use = NULL;
-        if (gm_launch_metric(k, N_ALU) > 0) {
-            if (kernel_ops(k->mangled ? k->mangled : k->kernel, cubins, n_cubins,
-                           have_tool ? tool : NULL, arch, raw_path, sp, &ops, &spec, &dec) == 0)
+        const gm_kernel_code *use = NULL;
+        if (pass->needs_code(k)) {
+            if (kernel_code(pass, kernel_of(k), cubins, n_cubins, have_tool ? tool : NULL, arch,
+                            raw_path, sp, &ops, &spec, &dec) == 0)
                 continue;
             use = &ops;
         }
-        gm_opcode_split split;
         const char *reason = NULL;
-        if (host_static_split(k, use, &split, &reason)) {
-            k->split = split;
+        if (pass->from_code(k, use, result, &reason)) {
+            pass->keep(k, result);
             filled++;
         }
     }
+    free(result);
     prof_free_list(cubins, n_cubins);
     unlink(raw_path);
     return filled;
 }
 
-/* Rewrites the counters file with the split (temporary file + rename). */
+/* Rewrites the counters file with the results (temporary file + rename). */
 int prof_save_counters(const char *path, const gm_counters_set *set)
 {
     char tmp[PATH_MAX + 32];

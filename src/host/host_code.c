@@ -1,6 +1,6 @@
-/* The opcode split from the disassembly alone (host_static_split, host_sass.h),
- * and the cubin (ELF) reader that finds a kernel's code in a saved cubin. */
-#include <math.h>
+/* What a kernel's code holds for a code pass (host_code_scan: the OR of the
+ * pass's marks over a disassembly's opcodes), and the cubin (ELF) reader
+ * that finds a kernel's code in a saved cubin (host_sass.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,103 +8,32 @@
 
 #include "host_sass.h"
 
-/* The mnemonic without modifiers ("ATOMS" of "ATOMS.POPC.INC.32"). */
-static void mnemonic_of(const char *opcode, char *base, size_t len)
+void host_code_scan(const char *disassembly, unsigned (*mark)(const char *opcode),
+                    gm_kernel_code *code)
 {
-    size_t n = strcspn(opcode, ".");
-    if (n >= len)
-        n = len - 1;
-    memcpy(base, opcode, n);
-    base[n] = '\0';
-}
-
-void host_function_ops_scan(const char *disassembly, host_function_ops *ops)
-{
-    memset(ops, 0, sizeof *ops);
+    memset(code, 0, sizeof *code);
     for (const char *line = disassembly; line && *line;) {
         const char *eol = strchr(line, '\n');
         size_t n = eol ? (size_t)(eol - line) : strlen(line);
-        char buf[512], opcode[64], base[64];
+        char buf[512], opcode[64];
         uint32_t offset;
         if (n < sizeof buf) {
             memcpy(buf, line, n);
             buf[n] = '\0';
             if (host_sass_parse_instruction(buf, &offset, opcode, sizeof opcode)) {
-                ops->instructions++;
-                mnemonic_of(opcode, base, sizeof base);
-                host_op_class c = host_classify_opcode(opcode);
-                if (c != HOST_OP_NOT_ATOMS)
-                    ops->classes |= 1u << c;
-                else if (strncmp(base, "CALL", 4) == 0)
-                    ops->calls++;
-                else if (strcmp(base, "ATOM") == 0 || strcmp(base, "RED") == 0)
-                    ops->generic_atomics++; /* not ATOMG/REDG (global), REDUX (a warp reduction) */
+                code->instructions++;
+                if (mark)
+                    code->marks |= mark(opcode);
             }
         }
         line = eol ? eol + 1 : NULL;
     }
 }
 
-void host_function_ops_merge(host_function_ops *into, const host_function_ops *other)
+void host_code_merge(gm_kernel_code *into, const gm_kernel_code *other)
 {
-    into->classes |= other->classes;
-    into->calls += other->calls;
-    into->generic_atomics += other->generic_atomics;
+    into->marks |= other->marks;
     into->instructions += other->instructions;
-}
-
-int host_static_split(const gm_launch_counters *k, const host_function_ops *ops, gm_opcode_split *split,
-                    const char **why)
-{
-    const char *dummy;
-    if (!why)
-        why = &dummy;
-    double n_cas = gm_launch_metric(k, "smsp__inst_executed_op_shared_atom_dot_cas.sum");
-    double n_alu = gm_launch_metric(k, "smsp__inst_executed_op_shared_atom_dot_alu.sum");
-    double n_atom = gm_launch_metric(k, "smsp__inst_executed_op_shared_atom.sum");
-    if (!(n_cas >= 0) || !(n_alu >= 0)) {
-        *why = "no hardware CAS/non-CAS counts";
-        return 0;
-    }
-    if (isfinite(n_atom) && n_atom != n_cas + n_alu) {
-        *why = "the hardware counts do not add up (N != N_c + N_f)";
-        return 0;
-    }
-    /* Without non-CAS atomics the code does not matter. */
-    host_op_class only = HOST_OP_NOT_ATOMS;
-    if (n_alu > 0) {
-        if (!ops || ops->instructions == 0) {
-            *why = "no disassembly of the kernel";
-            return 0;
-        }
-        if (ops->calls) {
-            *why = "the kernel makes calls";
-            return 0;
-        }
-        if (ops->generic_atomics) {
-            *why = "the kernel has generic ATOM/RED instructions";
-            return 0;
-        }
-        unsigned non_cas = ops->classes & ~(1u << HOST_OP_CAS);
-        if (non_cas == 0) {
-            *why = "N_f > 0 but the kernel has no non-CAS ATOMS";
-            return 0;
-        }
-        if (non_cas & (non_cas - 1)) {
-            *why = "the kernel has several non-CAS ATOMS opcodes";
-            return 0;
-        }
-        only = non_cas == (1u << HOST_OP_ADD)        ? HOST_OP_ADD
-               : non_cas == (1u << HOST_OP_POPC_INC) ? HOST_OP_POPC_INC
-                                                   : HOST_OP_OTHER;
-    }
-    split->valid = 1;
-    split->cas = n_cas;
-    split->add = only == HOST_OP_ADD ? n_alu : 0;
-    split->popc_inc = only == HOST_OP_POPC_INC ? n_alu : 0;
-    split->other = only == HOST_OP_OTHER ? n_alu : 0;
-    *why = n_alu > 0 ? "one non-CAS ATOMS opcode in the kernel" : "no non-CAS shared atomics";
-    return 1;
 }
 
 /* Little-endian reads from an ELF image whose bounds were checked. */
