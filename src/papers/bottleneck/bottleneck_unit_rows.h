@@ -7,7 +7,7 @@
  * row in the metric table, src/core/metrics.c).  C and CUDA C include this
  * file; the fields a side does not use are left unexpanded.
  *
- * Tensor rows: X(id, type, form, arch, k, acc, ptx, tail, flop, documented, metric, sass)
+ * Tensor rows: X(id, type, form, arch, k, acc, ptx, tail, flop, documented, metric, set, sass)
  *   id          the row's name in the machine data (kind=tensor) and its kernel's
  *               (tu_<id>);
  *   type        the operand type, as the report names it;
@@ -31,6 +31,10 @@
  *               FLOP, to be checked with scripts/gpu_units.sh's ncu step); rows
  *               that share a counter share its work, timed at the best rate
  *               among them;
+ *   set         DEFAULT: the counter is in the bottleneck unit's default list
+ *               (wgmma's FLOPs, and fp8's, which both forms share: no pass
+ *               more on GH100, validation/metric_passes); OPT_IN: in its
+ *               opt-in list (mma.sync's: 3 passes more);
  *   sass        the opcode the kernel must hold, a mnemonic prefix up to the
  *               instruction's shape (tests/bench/check_suite_sass.sh): the
  *               shape tells mma.sync's f16/bf16 (16816) from its tf32 (1688)
@@ -50,38 +54,61 @@
 #ifndef GPUQ_BOTTLENECK_UNIT_ROWS_H
 #define GPUQ_BOTTLENECK_UNIT_ROWS_H
 
-#define GM_TU_TENSOR_ROWS(X)                                                                     \
-    X(hmma_f16, "fp16", HMMA, 800, 16, F, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "",     \
-      4096, 4096, "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", "HMMA.16816")                   \
-    X(hmma_bf16, "bf16", HMMA, 800, 16, F, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "",  \
-      4096, 4096, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", "HMMA.16816")                   \
-    X(hmma_tf32, "tf32", HMMA, 800, 8, F, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "",    \
-      2048, 2048, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", "HMMA.1688")                   \
-    X(imma_s8, "int8", HMMA, 800, 32, I, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "", 8192,  \
-      8192, "sm__ops_path_tensor_op_imma_src_int8.sum", "IMMA.16832")                                  \
-    X(hmma_e4m3, "fp8", HMMA, 890, 32, F, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "",   \
-      8192, 8192, "sm__ops_path_tensor_src_fp8.sum", "HMMA")                                     \
-    X(gmma_bf16_ss, "bf16", GMMA_SS, 900, 16, F, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", \
-      "p, 1, 1, 0, 0", 262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",         \
-      "HGMMA.64x128x16")                                                                                   \
-    X(gmma_bf16_rs, "bf16", GMMA_RS, 900, 16, F, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", \
-      "p, 1, 1, 0", 262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", "HGMMA.64x128x16")  \
-    X(gmma_f16_ss, "fp16", GMMA_SS, 900, 16, F, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",  \
-      "p, 1, 1, 0, 0", 262144, 4096, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", "HGMMA.64x128x16")       \
-    X(gmma_tf32_ss, "tf32", GMMA_SS, 900, 8, F, "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32",  \
-      "p, 1, 1", 131072, 2048, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", "HGMMA.64x128x8")    \
-    X(gmma_e4m3_ss, "fp8", GMMA_SS, 900, 32, F, "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", \
-      "p, 1, 1", 524288, 8192, "sm__ops_path_tensor_src_fp8.sum", "QGMMA.64x128x32")                        \
-    X(gmma_s8_ss, "int8", GMMA_SS, 900, 32, I, "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", "p", \
-      524288, 8192, "sm__ops_path_tensor_op_igmma_src_int8.sum", "IGMMA.64x128x32")
+#define GM_TU_TENSOR_ROWS(X)                                                                       \
+    X(hmma_f16, "fp16", HMMA, 800, 16, F,                                                          \
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "",                                     \
+      4096, 4096, "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", OPT_IN, "HMMA.16816")       \
+    X(hmma_bf16, "bf16", HMMA, 800, 16, F,                                                         \
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "",                                   \
+      4096, 4096, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", OPT_IN, "HMMA.16816")       \
+    X(hmma_tf32, "tf32", HMMA, 800, 8, F,                                                          \
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "",                                    \
+      2048, 2048, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", OPT_IN, "HMMA.1688")        \
+    X(imma_s8, "int8", HMMA, 800, 32, I,                                                           \
+      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "",                                       \
+      8192, 8192, "sm__ops_path_tensor_op_imma_src_int8.sum", OPT_IN, "IMMA.16832")                \
+    X(hmma_e4m3, "fp8", HMMA, 890, 32, F,                                                          \
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "",                                   \
+      8192, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT, "HMMA")                              \
+    X(gmma_bf16_ss, "bf16", GMMA_SS, 900, 16, F,                                                   \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0, 0",                    \
+      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT, "HGMMA.64x128x16") \
+    X(gmma_bf16_rs, "bf16", GMMA_RS, 900, 16, F,                                                   \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0",                       \
+      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT, "HGMMA.64x128x16") \
+    X(gmma_f16_ss, "fp16", GMMA_SS, 900, 16, F,                                                    \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "p, 1, 1, 0, 0",                      \
+      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", DEFAULT, "HGMMA.64x128x16")       \
+    X(gmma_tf32_ss, "tf32", GMMA_SS, 900, 8, F,                                                    \
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", "p, 1, 1",                           \
+      131072, 2048, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", DEFAULT, "HGMMA.64x128x8") \
+    X(gmma_e4m3_ss, "fp8", GMMA_SS, 900, 32, F,                                                    \
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "p, 1, 1",                          \
+      524288, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT, "QGMMA.64x128x32")                 \
+    X(gmma_s8_ss, "int8", GMMA_SS, 900, 32, I,                                                     \
+      "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", "p",                                    \
+      524288, 8192, "sm__ops_path_tensor_op_igmma_src_int8.sum", DEFAULT, "IGMMA.64x128x32")
 
-#define GM_TU_MEMORY_ROWS(X)                                                                     \
-    X(l2_ld, LSU, L2, 0, "LDG.E.128", 0)                                                               \
-    X(l2_st, LSU, L2, 1, "STG.E.128", 0)                                                               \
-    X(dram_ld, LSU, DRAM, 0, "LDG.E.128", 1)                                                           \
-    X(dram_st, LSU, DRAM, 1, "STG.E.128", 1)                                                           \
-    X(tma_l2_ld, TMA, L2, 0, "UBLKCP", 0)                                                        \
+#define GM_TU_MEMORY_ROWS(X)                                                                       \
+    X(l2_ld, LSU, L2, 0, "LDG.E.128", 0)                                                           \
+    X(l2_st, LSU, L2, 1, "STG.E.128", 0)                                                           \
+    X(dram_ld, LSU, DRAM, 0, "LDG.E.128", 1)                                                       \
+    X(dram_st, LSU, DRAM, 1, "STG.E.128", 1)                                                       \
+    X(tma_l2_ld, TMA, L2, 0, "UBLKCP", 0)                                                          \
     X(tma_dram_ld, TMA, DRAM, 0, "UBLKCP", 1)
+
+/* A tensor row's counter as a list item of the unit's default or opt-in
+ * metrics (its `set`); a name may repeat. */
+#define GM_TU_DEFAULT_METRIC(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, \
+                             sass)                                                            \
+    GM_TU_IN_DEFAULT_##set(metric)
+#define GM_TU_IN_DEFAULT_DEFAULT(metric) metric,
+#define GM_TU_IN_DEFAULT_OPT_IN(metric)
+#define GM_TU_OPT_IN_METRIC(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, \
+                            sass)                                                            \
+    GM_TU_IN_OPT_IN_##set(metric)
+#define GM_TU_IN_OPT_IN_DEFAULT(metric)
+#define GM_TU_IN_OPT_IN_OPT_IN(metric) metric,
 
 /* Row ids as enums (C and CUDA alike). */
 #define GM_TU_TENSOR_ENUM(id, ...) GM_TU_##id,

@@ -63,7 +63,7 @@ constexpr int TU_ARCH = 0;
     }
 #define TU_KERNEL_GMMA_SS(id, arch, acc, ptx) /* bottleneck_wgmma.cu */
 #define TU_KERNEL_GMMA_RS(id, arch, acc, ptx)
-#define TU_KERNEL(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, sass) \
+#define TU_KERNEL(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     TU_KERNEL_##form(id, arch, acc, ptx)
 GM_TU_TENSOR_ROWS(TU_KERNEL)
 #undef TU_KERNEL

@@ -46,7 +46,7 @@ typedef struct tensor_row {
     double flop, documented;
     const char *sass;
 } tensor_row;
-#define TU_T_ROW(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, sass) \
+#define TU_T_ROW(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     {#id, type, TU_IS_GMMA_##form, arch, flop, doc, sass},
 #define TU_IS_GMMA_HMMA 0
 #define TU_IS_GMMA_GMMA_SS 1
@@ -70,7 +70,7 @@ static const memory_row memory_rows[GM_TU_N_MEMORY] = {GM_TU_MEMORY_ROWS(TU_M_RO
 
 /* The SASS each row's kernel must hold (kernel names: tu_<id> for tensor
  * rows; the LSU and TMA kernels are shared by their rows). */
-#define TU_T_SASS(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, sass) \
+#define TU_T_SASS(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     {"tu_" #id, sass, TU_SASS_MIN_##form},
 #define TU_SASS_MIN_HMMA 16   /* TU_MMA_PER_ITER in one loop body */
 #define TU_SASS_MIN_GMMA_SS 8 /* TU_GMMA_PER_ITER */

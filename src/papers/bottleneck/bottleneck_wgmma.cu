@@ -100,7 +100,7 @@ __device__ __forceinline__ uint64_t tu_desc(unsigned addr)
 #define TU_KERNEL_HMMA(id, acc, ptx, tail) /* bottleneck_units_kernels.cu */
 #define TU_KERNEL_GMMA_SS(id, acc, ptx, tail) TU_GMMA_KERNEL(id, SS, acc, ptx, tail)
 #define TU_KERNEL_GMMA_RS(id, acc, ptx, tail) TU_GMMA_KERNEL(id, RS, acc, ptx, tail)
-#define TU_KERNEL(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, sass) \
+#define TU_KERNEL(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     TU_KERNEL_##form(id, acc, ptx, tail)
 GM_TU_TENSOR_ROWS(TU_KERNEL)
 #undef TU_KERNEL
