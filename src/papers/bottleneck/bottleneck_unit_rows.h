@@ -33,8 +33,9 @@
  *               among them;
  *   set         DEFAULT: the counter is in the bottleneck unit's default list
  *               (wgmma's FLOPs, and fp8's, which both forms share: no pass
- *               more on GH100, validation/metric_passes); OPT_IN: in its
- *               opt-in list (mma.sync's: 3 passes more);
+ *               more on GH100, validation/metric_passes); NAMED: collected
+ *               only when named (GPUQ_EXTRA_METRICS=NAME,...: mma.sync's,
+ *               which take the opt-in set from 10 passes to 16);
  *   sass        the opcode the kernel must hold, a mnemonic prefix up to the
  *               instruction's shape (tests/bench/check_suite_sass.sh): the
  *               shape tells mma.sync's f16/bf16 (16816) from its tf32 (1688)
@@ -57,16 +58,16 @@
 #define GM_TU_TENSOR_ROWS(X)                                                                       \
     X(hmma_f16, "fp16", HMMA, 800, 16, F,                                                          \
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "",                                     \
-      4096, 4096, "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", OPT_IN, "HMMA.16816")       \
+      4096, 4096, "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", NAMED, "HMMA.16816")       \
     X(hmma_bf16, "bf16", HMMA, 800, 16, F,                                                         \
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "",                                   \
-      4096, 4096, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", OPT_IN, "HMMA.16816")       \
+      4096, 4096, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", NAMED, "HMMA.16816")       \
     X(hmma_tf32, "tf32", HMMA, 800, 8, F,                                                          \
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "",                                    \
-      2048, 2048, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", OPT_IN, "HMMA.1688")        \
+      2048, 2048, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", NAMED, "HMMA.1688")        \
     X(imma_s8, "int8", HMMA, 800, 32, I,                                                           \
       "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "",                                       \
-      8192, 8192, "sm__ops_path_tensor_op_imma_src_int8.sum", OPT_IN, "IMMA.16832")                \
+      8192, 8192, "sm__ops_path_tensor_op_imma_src_int8.sum", NAMED, "IMMA.16832")                \
     X(hmma_e4m3, "fp8", HMMA, 890, 32, F,                                                          \
       "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "",                                   \
       8192, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT, "HMMA")                              \
@@ -97,18 +98,13 @@
     X(tma_l2_ld, TMA, L2, 0, "UBLKCP", 0)                                                          \
     X(tma_dram_ld, TMA, DRAM, 0, "UBLKCP", 1)
 
-/* A tensor row's counter as a list item of the unit's default or opt-in
- * metrics (its `set`); a name may repeat. */
+/* A tensor row's counter as a list item of the unit's default metrics
+ * where its `set` says so; a name may repeat. */
 #define GM_TU_DEFAULT_METRIC(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, \
                              sass)                                                            \
     GM_TU_IN_DEFAULT_##set(metric)
 #define GM_TU_IN_DEFAULT_DEFAULT(metric) metric,
-#define GM_TU_IN_DEFAULT_OPT_IN(metric)
-#define GM_TU_OPT_IN_METRIC(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, \
-                            sass)                                                            \
-    GM_TU_IN_OPT_IN_##set(metric)
-#define GM_TU_IN_OPT_IN_DEFAULT(metric)
-#define GM_TU_IN_OPT_IN_OPT_IN(metric) metric,
+#define GM_TU_IN_DEFAULT_NAMED(metric)
 
 /* Row ids as enums (C and CUDA alike). */
 #define GM_TU_TENSOR_ENUM(id, ...) GM_TU_##id,

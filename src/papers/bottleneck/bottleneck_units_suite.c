@@ -15,7 +15,8 @@
  * Each point: one warm-up, then the median of `reps` timed launches (device
  * events), spread = (max - min) / median, and the SM clock block 0 saw
  * during the median launch (clock_mhz): every rate carries the clock it ran
- * at, and `value` is per clock of that clock.  `documented` is the same
+ * at, and `value` is per clock of that clock; `work` is one launch's FLOPs
+ * or bytes.  `documented` is the same
  * quantity as published (bottleneck_unit_rows.h), `documented_rate` the
  * whole GPU's at the row's clock (GFLOP/s, GB/s).  The suite is re-measured
  * whole on --resume (a few seconds); the file is checkpointed after each
@@ -91,11 +92,12 @@ static const int lsu_per_thread[] = {1, 2, 4, 8};
 static const int tma_points[][2] = {{4096, 1}, {4096, 4}, {16384, 1}, {16384, 2},
                                     {16384, 4}, {16384, 8}, {16384, 12}}; /* chunk, stages */
 
-static const char *const cols[] = {"kind",  "name",   "type",       "warps",     "blocks",
-                                   "threads", "iters", "bytes_in_flight", "value", "rate",
-                                   "clock_mhz", "spread", "documented", "documented_rate",
-                                   "unit", "sass"};
-#define NCOLS 16
+static const char *const cols[] = {"kind",      "name",       "type",       "warps",
+                                   "blocks",    "threads",    "iters",      "work",
+                                   "bytes_in_flight", "value", "rate",      "clock_mhz",
+                                   "spread",    "documented", "documented_rate", "unit",
+                                   "sass"};
+#define NCOLS 17
 
 static const gb_suite_key units_keys[] = {
     {"rows", "comma-separated rows to measure (default all): tensor, memory, wgmma, tma or "
@@ -174,11 +176,11 @@ static gm_status units_check(const gb_suite_run *run, gm_error *err)
 static gm_status add_row(tu_ctx *c, const char *kind, const char *name, const char *type,
                          const double *v, const char *unit, const char *sass, gm_error *err)
 {
-    const char *texts[NCOLS] = {kind, name, type, NULL, NULL, NULL, NULL, NULL,
+    const char *texts[NCOLS] = {kind, name, type, NULL, NULL, NULL, NULL, NULL, NULL,
                                 NULL, NULL, NULL, NULL, NULL, NULL, unit, sass};
     double vals[NCOLS];
     memset(vals, 0, sizeof vals);
-    memcpy(vals + 3, v, 11 * sizeof(double)); /* warps .. documented_rate */
+    memcpy(vals + 3, v, 12 * sizeof(double)); /* warps .. documented_rate */
     return gm_mdata_add_values(c->md, texts, vals, err);
 }
 
@@ -272,7 +274,7 @@ static gm_status measure_tensor(tu_ctx *c, gm_error *err)
                 } else {
                     double flop = per_iter * a.iters * c->sm;
                     double per_clk = flop / (ms * 1e-3 * mhz * 1e6 * c->sm);
-                    double v[11] = {w, a.blocks, a.threads, a.iters, 0, per_clk,
+                    double v[12] = {w, a.blocks, a.threads, a.iters, flop, 0, per_clk,
                                     flop / (ms * 1e6), mhz, spread, t->documented,
                                     t->documented * c->sm * mhz * 1e-3};
                     s = add_row(c, "tensor", t->id, t->type, v,
@@ -331,7 +333,7 @@ static gm_status memory_point(tu_ctx *c, const memory_row *m, launch_fn fn, cons
     double gbps = bytes / (ms * 1e6);
     double per_clk = bytes / (ms * 1e-3 * mhz * 1e6 * c->sm);
     double doc = m->documented ? c->dram_peak : NAN;
-    double v[11] = {warps, blocks, threads, iters, in_flight, per_clk, gbps, mhz, spread,
+    double v[12] = {warps, blocks, threads, iters, bytes, in_flight, per_clk, gbps, mhz, spread,
                     doc / (mhz * 1e-3 * c->sm), doc};
     gm_status s = add_row(c, "memory", m->id, m->tma ? "tma" : "lsu", v, "B/clk/SM", m->sass, err);
     return s == GM_OK ? step(c, err) : s;
@@ -431,9 +433,9 @@ static gm_status units_run(const gb_suite_run *run, gm_error *err)
     if (!c.md)
         return gm_fail(err, GM_ERR_NOMEM, "units: out of memory");
     c.total = count_points(&c);
-    double vl[11] = {0, 0, 0, 0, 0, (double)c.l2_bytes, NAN, NAN, NAN, NAN, NAN};
+    double vl[12] = {0, 0, 0, 0, 0, 0, (double)c.l2_bytes, NAN, NAN, NAN, NAN, NAN};
     s = add_row(&c, "device", "l2_bytes", "", vl, "B", "", err);
-    double vd[11] = {0, 0, 0, 0, 0, c.dram_peak, NAN, NAN, NAN, NAN, NAN};
+    double vd[12] = {0, 0, 0, 0, 0, 0, c.dram_peak, NAN, NAN, NAN, NAN, NAN};
     if (s == GM_OK)
         s = add_row(&c, "device", "dram_peak_gbps", "", vd, "GB/s", "", err);
     void *buf = NULL;
