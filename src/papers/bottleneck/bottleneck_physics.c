@@ -66,7 +66,7 @@ static const bu_row units[] = {
  * other warp states, fma activity.  The opt-in collection,
  * GPUQ_EXTRA_METRICS=@bottleneck (10 passes with the default set on
  * GH100).  mma.sync's FLOP counters (the NAMED rows of
- * bottleneck_unit_rows.h) are not among them: they take it to 16 passes,
+ * bottleneck_unit_rows.h) are not among them: they take it to 15 passes,
  * and are collected when named. */
 const char *const gm_bu_metrics[] = {
     "sm__pipe_tensor_op_hmma_cycles_active.sum",

@@ -35,7 +35,7 @@
  *               (wgmma's FLOPs, and fp8's, which both forms share: no pass
  *               more on GH100, validation/metric_passes); NAMED: collected
  *               only when named (GPUQ_EXTRA_METRICS=NAME,...: mma.sync's,
- *               which take the opt-in set from 10 passes to 16);
+ *               which take the opt-in set from 10 passes to 15);
  *   sass        the opcode the kernel must hold, a mnemonic prefix up to the
  *               instruction's shape (tests/bench/check_suite_sass.sh): the
  *               shape tells mma.sync's f16/bf16 (16816) from its tf32 (1688)
