@@ -395,7 +395,7 @@ static void rates_file(void **state)
  * documented rates as published (bf16 and fp16 4096, tf32 2048, fp8 and
  * int8 8192). */
 #define ROW_CHECK(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass)      \
-    {#id, type, #form, k, flop, doc, metric, #set},
+    {#id, type, #form, k, flop, doc, metric, #set, sass, ptx},
 static void rows_table(void **state)
 {
     (void)state;
@@ -403,7 +403,7 @@ static void rows_table(void **state)
         const char *id, *type, *form;
         int k;
         double flop, doc;
-        const char *metric, *set;
+        const char *metric, *set, *sass, *ptx;
     } rows[] = {GM_TU_TENSOR_ROWS(ROW_CHECK)};
     assert_int_equal(sizeof rows / sizeof rows[0], GM_TU_N_TENSOR);
     const gm_unit *u = &gm_unit_bottleneck;
@@ -424,6 +424,25 @@ static void rows_table(void **state)
         assert_int_equal(in_default, strcmp(rows[i].set, "DEFAULT") == 0);
         assert_int_equal(in_opt, 0);
         assert_true(in_default || strcmp(rows[i].set, "NAMED") == 0);
+        /* the instruction and the SASS it must become have the row's shape:
+         * wgmma m64n128k<k> as HGMMA/QGMMA/IGMMA.64x128x<k>, mma.sync
+         * m16n8k<k> as HMMA/IMMA.168<k> (fp8 mma.sync: any HMMA) */
+        char shape[32], sass[32];
+        snprintf(shape, sizeof shape, wgmma ? "m64n128k%d." : "m16n8k%d.", rows[i].k);
+        assert_non_null(strstr(rows[i].ptx, shape));
+        if (wgmma)
+            snprintf(sass, sizeof sass, "%s.64x128x%d.",
+                     strcmp(rows[i].type, "fp8") == 0    ? "QGMMA"
+                     : strcmp(rows[i].type, "int8") == 0 ? "IGMMA"
+                                                         : "HGMMA",
+                     rows[i].k);
+        else if (strcmp(rows[i].type, "fp8") == 0)
+            snprintf(sass, sizeof sass, "HMMA");
+        else
+            snprintf(sass, sizeof sass, "%s.168%d.",
+                     strcmp(rows[i].type, "int8") == 0 ? "IMMA" : "HMMA", rows[i].k);
+        if (strncmp(rows[i].sass, sass, strlen(sass)) != 0)
+            fail_msg("%s: SASS '%s' is not '%s...'", rows[i].id, rows[i].sass, sass);
     }
 }
 
