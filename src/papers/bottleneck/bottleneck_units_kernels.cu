@@ -32,6 +32,17 @@ constexpr int TU_ARCH = 0;
 #define TU_ACC_I int
 #define TU_CON_F "f"
 #define TU_CON_I "r"
+#define TU_MMA_LOOP(ptx, acc)                                                                      \
+    for (int it = 0; it < iters; it++) {                                                           \
+        _Pragma("unroll") for (int u = 0; u < TU_MMA_ROUNDS; u++)                                  \
+            _Pragma("unroll") for (int k = 0; k < TU_MMA_ILP; k++)                                 \
+                asm volatile(ptx " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"          \
+                             : "+" TU_CON_##acc(d[k][0]), "+" TU_CON_##acc(d[k][1]),               \
+                               "+" TU_CON_##acc(d[k][2]), "+" TU_CON_##acc(d[k][3])                \
+                             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1])); \
+    }
+#define TU_MMA_BASE_F "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+#define TU_MMA_BASE_I "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
 #define TU_KERNEL_HMMA(id, arch, acc, ptx)                                                          \
     __global__ void __launch_bounds__(1024, 1) tu_##id(int iters, unsigned a0, unsigned b0,        \
                                                        TU_ACC_##acc *sink)                         \
@@ -44,17 +55,12 @@ constexpr int TU_ARCH = 0;
         _Pragma("unroll") for (int k = 0; k < TU_MMA_ILP; k++)                                     \
             _Pragma("unroll") for (int i = 0; i < 4; i++) d[k][i] = 0;                             \
         if constexpr (TU_ARCH >= arch) {                                                           \
-            for (int it = 0; it < iters; it++) {                                                   \
-                _Pragma("unroll") for (int u = 0; u < TU_MMA_ROUNDS; u++)                          \
-                    _Pragma("unroll") for (int k = 0; k < TU_MMA_ILP; k++)                         \
-                        asm volatile(ptx " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"  \
-                                     : "+" TU_CON_##acc(d[k][0]), "+" TU_CON_##acc(d[k][1]),       \
-                                       "+" TU_CON_##acc(d[k][2]), "+" TU_CON_##acc(d[k][3])        \
-                                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),      \
-                                       "r"(b[1]));                                                 \
-            }                                                                                      \
+            TU_MMA_LOOP(ptx, acc);                                                                 \
         } else {                                                                                   \
-            __trap(); /* the launcher refuses the row first (tu_tensor_arch) */                    \
+            /* never run (the launcher refuses the row below its compute                           \
+             * capability, tu_tensor_arch); an instruction this GPU has, so                        \
+             * that every architecture's code of the kernel holds HMMA */                          \
+            TU_MMA_LOOP(TU_MMA_BASE_##acc, acc);                                                   \
         }                                                                                          \
         TU_ACC_##acc s = 0;                                                                        \
         _Pragma("unroll") for (int k = 0; k < TU_MMA_ILP; k++) s += d[k][0] + d[k][1] + d[k][2] + d[k][3]; \
