@@ -17,16 +17,21 @@ function(gpuq_c_warnings target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:${GPUQ_C_WARNINGS}>)
 endfunction()
 
-# gpuq_suite_gpu_sources(<paper> [KERNELS <*.cu>...] CUDA <*_cuda.c>... NOCUDA <*_nocuda.c>...)
+# gpuq_suite_gpu_sources(<paper> [KERNELS <*.cu>...] [KERNELS_SM90A <*.cu>...] CUDA <*_cuda.c>...
+#                        NOCUDA <*_nocuda.c>...)
 # The one way a suite builds without CUDA.  A suite's code that needs CUDA is
 # its kernels (*.cu) and the C that calls the CUDA API (*_cuda.c); each
 # *_cuda.c (or the launchers of a *.cu) has a twin *_nocuda.c defining the
 # same functions, every one answering GM_ERR_UNSUPPORTED ("built without
 # CUDA").  Everything else, the suite's row included, is the same in both
 # builds.  KERNELS become the object library gpuq_<paper>_kernels (so that the
-# SASS tests can run cuobjdump on it), linked into gpuq_bench.
+# SASS tests can run cuobjdump on it), linked into gpuq_bench.  KERNELS_SM90A
+# are kernels of Hopper's arch-specific instructions (wgmma, setmaxnreg):
+# the object library gpuq_<paper>_kernels_sm90a, compiled for sm_90a alone
+# (no other GPU runs that code; their launchers get "no kernel image"
+# there), its launchers' nocuda twins among NOCUDA.
 function(gpuq_suite_gpu_sources paper)
-  cmake_parse_arguments(ARG "" "" "KERNELS;CUDA;NOCUDA" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "KERNELS;KERNELS_SM90A;CUDA;NOCUDA" ${ARGN})
   if(NOT ARG_NOCUDA)
     message(FATAL_ERROR "gpuq_suite_gpu_sources(${paper}): NOCUDA twins missing")
   endif()
@@ -38,6 +43,17 @@ function(gpuq_suite_gpu_sources paper)
       target_compile_options(gpuq_${paper}_kernels PRIVATE
                              $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills>)
       target_sources(gpuq_bench PRIVATE $<TARGET_OBJECTS:gpuq_${paper}_kernels>)
+    endif()
+    if(ARG_KERNELS_SM90A)
+      add_library(gpuq_${paper}_kernels_sm90a OBJECT ${ARG_KERNELS_SM90A})
+      target_include_directories(gpuq_${paper}_kernels_sm90a PRIVATE
+                                 "${CMAKE_SOURCE_DIR}/include" "${CMAKE_SOURCE_DIR}/src")
+      # no CMAKE_CUDA_ARCHITECTURES here: this code is for sm_90a only
+      set_target_properties(gpuq_${paper}_kernels_sm90a PROPERTIES CUDA_ARCHITECTURES OFF)
+      target_compile_options(gpuq_${paper}_kernels_sm90a PRIVATE
+                             $<$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_90a,code=sm_90a>
+                             $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills>)
+      target_sources(gpuq_bench PRIVATE $<TARGET_OBJECTS:gpuq_${paper}_kernels_sm90a>)
     endif()
     target_sources(gpuq_bench PRIVATE ${ARG_CUDA})
     target_link_libraries(gpuq_bench PUBLIC CUDA::cudart)

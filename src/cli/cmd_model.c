@@ -52,7 +52,8 @@ static void print_sections(void)
         for (size_t i = 0; unit->suites && unit->suites[i]; i++)
             printf(" %s", unit->suites[i]);
         for (size_t i = 0; unit->optional_suites && unit->optional_suites[i]; i++)
-            printf(" (%s where present)", unit->optional_suites[i]);
+            printf("%s%s%s", i ? ", " : " (", unit->optional_suites[i],
+                   unit->optional_suites[i + 1] ? "" : " where present)");
         printf("; variants: %s\n", unit->variants[0] ? unit->variants : "(none)");
     }
 }

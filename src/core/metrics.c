@@ -185,6 +185,30 @@ const gm_metric_desc gm_metric_table[] = {
      "alu pipe active cycles summed over SMs", GM_SUM_ADD, GM_Q_CYCLES, "cycle"},
     {"sm__inst_issued.sum", "inst_issued",
      "warp-instructions issued summed over SMs", GM_SUM_ADD, GM_Q_EVENTS, "inst"},
+    /* ---- bottleneck, the tensor pipe's work by instruction type (the rows of
+     *      bottleneck_unit_rows.h): wgmma's and fp8's in the unit's default
+     *      set (no pass more on GH100), mma.sync's opt-in (3 passes more);
+     *      every name checked on GH100 with ncu --query-metrics ---- */
+    {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", "tensor_ops_hgmma_bf16",
+     "tensor FLOPs of wgmma (HGMMA) with bf16 sources and fp32 accumulators",
+     GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_op_hgmma_src_fp16.sum", "tensor_ops_hgmma_fp16",
+     "tensor FLOPs of wgmma (HGMMA) with fp16 sources", GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", "tensor_ops_hgmma_tf32",
+     "tensor FLOPs of wgmma (HGMMA) with tf32 sources", GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_op_igmma_src_int8.sum", "tensor_ops_igmma_int8",
+     "tensor operations of wgmma (IGMMA) with int8 sources", GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_src_fp8.sum", "tensor_ops_fp8",
+     "tensor FLOPs with fp8 sources (wgmma QGMMA and mma.sync)", GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", "tensor_ops_hmma_fp16",
+     "tensor FLOPs of mma.sync (HMMA) with fp16 sources and fp32 accumulators",
+     GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", "tensor_ops_hmma_bf16",
+     "tensor FLOPs of mma.sync (HMMA) with bf16 sources", GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", "tensor_ops_hmma_tf32",
+     "tensor FLOPs of mma.sync (HMMA) with tf32 sources", GM_SUM_ADD, GM_Q_EVENTS, ""},
+    {"sm__ops_path_tensor_op_imma_src_int8.sum", "tensor_ops_imma_int8",
+     "tensor operations of mma.sync (IMMA) with int8 sources", GM_SUM_ADD, GM_Q_EVENTS, ""},
 };
 
 size_t gm_metric_count(void)

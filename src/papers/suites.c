@@ -10,12 +10,14 @@
 extern const gb_suite gb_suite_atomics; /* paper 000: shared-memory atomics (atomics_suite.c) */
 extern const gb_suite gb_suite_gatomics; /* paper 002: global-memory atomics (gatomics_suite.c) */
 extern const gb_suite gb_suite_throughput; /* paper 004: Zhang & Owens (bottleneck_suite.c) */
+extern const gb_suite gb_suite_units; /* paper 004 on Hopper's units (bottleneck_units_suite.c) */
 extern const gb_suite gb_suite_sched; /* paper 003: GPUDIAG scheduling parameters (waves_suite.c) */
 
 const gb_suite *const gb_suites[] = {
     &gb_suite_atomics,
     &gb_suite_gatomics,
     &gb_suite_throughput,
+    &gb_suite_units,
     &gb_suite_sched,
     NULL,
 };

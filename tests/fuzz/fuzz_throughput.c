@@ -1,6 +1,6 @@
-/* libFuzzer harness: the throughput and global-atomics readers
- * (gm_zo_machine_from_mdata, gm_ga_rates_from_mdata) on machine data
- * loaded from the input.  The range promise: every curve point and rate
+/* libFuzzer harness: the throughput, units and global-atomics readers
+ * (gm_zo_machine_from_mdata, gm_bu_rates_from_mdata, gm_ga_rates_from_mdata)
+ * on machine data loaded from the input.  The range promise: every curve point and rate
  * they return is finite and positive (gpuq/ranges.h), the empty-launch
  * time a duration, so no NaN or inf reaches the bottleneck or gatomics
  * report. */
@@ -11,6 +11,7 @@
 #include "fuzz_input.h"
 #include "papers/gatomics/gatomics_model.h"
 #include "papers/bottleneck/bottleneck_model.h"
+#include "papers/bottleneck/bottleneck_units.h"
 
 static void check_curve(const gm_zo_curve *c)
 {
@@ -43,6 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         double bw = gm_zo_global_bw(&m, 0, 0, 4, 132, 256, 8);
         FUZZ_CHECK(isnan(bw) || gm_quantity_ok(GM_Q_RATE, bw));
         gm_zo_machine_free(&m);
+    }
+    gm_bu_rates u;
+    if (gm_bu_rates_from_mdata(md, &u, &err) == GM_OK) {
+        FUZZ_CHECK(u.have);
+        for (int i = 0; i < GM_TU_N_TENSOR; i++) /* NaN: that row was not measured */
+            FUZZ_CHECK(isnan(u.tensor[i]) || gm_quantity_ok(GM_Q_RATE, u.tensor[i]));
+        for (int i = 0; i < GM_TU_N_MEMORY; i++)
+            FUZZ_CHECK(isnan(u.memory_gbps[i]) || gm_quantity_ok(GM_Q_RATE, u.memory_gbps[i]));
     }
     gm_ga_rates r;
     for (int form = 0; form < 2; form++) {

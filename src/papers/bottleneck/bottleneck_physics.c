@@ -1,14 +1,32 @@
-/* Hopper's units as bottleneck components: include/gpuq/bottleneck_units.h.
- * Adding a unit is one row of `units` below (and its counters as rows of
- * the metric table, src/model/metrics.c). */
+/* Hopper's units as bottleneck components: bottleneck_units.h.  A unit is
+ * one row of `units` below; the tensor pipe's work and the memories' rates
+ * are the rows of bottleneck_unit_rows.h, measured by the suite "units"
+ * (and their counters, rows of the metric table, src/core/metrics.c). */
 #include "bottleneck_units.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "gpuq/metrics.h"
+#include "bottleneck_unit_rows.h"
 
-typedef enum { BU_BUSY, BU_ISSUE, BU_BYTES } bu_kind;
+/* The rows' names and counters (bottleneck_unit_rows.h). */
+#define TU_T_NAME(id, ...) #id,
+#define TU_T_METRIC(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) metric,
+static const char *const tensor_name[GM_TU_N_TENSOR] = {GM_TU_TENSOR_ROWS(TU_T_NAME)};
+static const char *const tensor_metric[GM_TU_N_TENSOR] = {GM_TU_TENSOR_ROWS(TU_T_METRIC)};
+#define TU_M_NAME(id, ...) #id,
+#define TU_M_KIND(id, path, resident, store, sass, doc) {TU_TMA_##path, TU_L2_##resident, store},
+#define TU_TMA_LSU 0
+#define TU_TMA_TMA 1
+#define TU_L2_L2 1
+#define TU_L2_DRAM 0
+static const char *const memory_name[GM_TU_N_MEMORY] = {GM_TU_MEMORY_ROWS(TU_M_NAME)};
+static const struct {
+    int tma, l2, store;
+} memory_kind[GM_TU_N_MEMORY] = {GM_TU_MEMORY_ROWS(TU_M_KIND)};
+
+typedef enum { BU_BUSY, BU_ISSUE, BU_TENSOR, BU_L2, BU_DRAM, BU_TMA } bu_kind;
 
 /* A pipe's cycles_active counter adds one per SM sub-partition (four per SM
  * since Maxwell, each with its own scheduler and pipes) and, for the FMA
@@ -17,52 +35,52 @@ typedef enum { BU_BUSY, BU_ISSUE, BU_BYTES } bu_kind;
  * pct_of_peak_sustained_elapsed of the same launches (the real-kernel
  * corpus on the H200, validation/realkernels/truth-rule.md): busy cycles
  * over the clock alone read 4.1x (tensor, 28 launches), 4.0x (alu, 292) and
- * 8.0x (fma, 204) ncu's share, and 1.0x for the issue slots, which already
- * counted four schedulers.  TMA's unit is one per SM (not yet checked:
+ * 8.0x (fma, 204) ncu's share.  TMA's unit is one per SM (not yet checked:
  * no corpus launch kept it above 5% busy). */
 #define SUB_PARTITIONS 4.0
 
 typedef struct bu_row {
-    const char *name, *field, *use_field;
+    const char *name, *field, *use_field, *from_field;
     bu_kind kind;
-    /* BU_BUSY: a = cycles of the busiest SM (.max), b = summed over SMs (.sum);
-     * BU_ISSUE: a = warp-instructions issued, summed;
-     * BU_BYTES: a over memory `l2` loads' best rate, b over its stores' */
-    const char *a, *b;
-    double scale;      /* bytes per count (32 for sectors); BU_BUSY and BU_ISSUE:
-                        * the counts one SM can make in one cycle, below */
-    int l2;            /* BU_BYTES: 1 L2-resident rates, 0 DRAM */
-    const char *need;  /* counted only where this counter was collected too */
+    /* busy cycles: of the busiest SM (.max) or summed over SMs (.sum); the
+     * whole time of BU_BUSY, the fallback of BU_TENSOR and BU_TMA */
+    const char *busy_max, *busy_sum;
+    const char *need; /* counted only where this counter was collected too */
+    double per_clock; /* busy counts one SM makes per cycle when fully busy */
 } bu_row;
 
+/* BU_TENSOR: FLOPs of every tensor row's counter over its measured rate;
+ * BU_L2, BU_DRAM: bytes read and written over the load and store rates of
+ * that memory (units, else the throughput suite's best LSU rates); BU_TMA:
+ * TMA load bytes over the best TMA rate; BU_ISSUE: warp-instructions issued
+ * over the issue rate the throughput suite measured. */
 static const bu_row units[] = {
-    {"tensor", "tensor_us", "tensor_use", BU_BUSY, "sm__pipe_tensor_cycles_active.max",
-     "sm__pipe_tensor_cycles_active.sum", SUB_PARTITIONS, 0, NULL},
-    {"tma", "tma_us", "tma_use", BU_BUSY, "sm__pipe_tma_cycles_active.max",
-     "sm__pipe_tma_cycles_active.sum", 1, 0, NULL},
-    /* every sector the L2 served: LSU, TMA and atomics alike */
-    {"l2", "l2_us", "l2_use", BU_BYTES, "lts__t_sectors.sum", NULL, 32, 1, NULL},
+    {"tensor", "tensor_us", "tensor_use", "tensor_from", BU_TENSOR,
+     "sm__pipe_tensor_cycles_active.max", "sm__pipe_tensor_cycles_active.sum", NULL,
+     SUB_PARTITIONS},
+    {"tma", "tma_us", "tma_use", "tma_from", BU_TMA, "sm__pipe_tma_cycles_active.max",
+     "sm__pipe_tma_cycles_active.sum", NULL, 1},
+    {"l2", "l2_us", "l2_use", "l2_from", BU_L2, NULL, NULL, "lts__t_sectors.sum", 1},
     /* DRAM bytes are in the default set; the unit joins the verdict only with
-     * the opt-in set, so that launches recorded without it read as before */
-    {"dram", "dram_us", "dram_use", BU_BYTES, "dram__bytes_read.sum", "dram__bytes_write.sum", 1,
-     0, "lts__t_sectors.sum"},
-    {"fma pipe", "fma_pipe_us", "fma_pipe_use", BU_BUSY, NULL, "sm__pipe_fma_cycles_active.sum",
-     2 * SUB_PARTITIONS,
-     0, NULL},
-    {"alu pipe", "alu_pipe_us", "alu_pipe_use", BU_BUSY, NULL, "sm__pipe_alu_cycles_active.sum",
-     SUB_PARTITIONS,
-     0, NULL},
-    {"issue slots", "issue_slots_us", "issue_slots_use", BU_ISSUE, "sm__inst_issued.sum", NULL,
-     SUB_PARTITIONS,
-     0, NULL},
+     * the Hopper units' counters (L2 sectors), so that launches recorded
+     * without them read as before */
+    {"dram", "dram_us", "dram_use", "dram_from", BU_DRAM, NULL, NULL, "lts__t_sectors.sum", 1},
+    {"fma pipe", "fma_pipe_us", "fma_pipe_use", "fma_pipe_from", BU_BUSY, NULL,
+     "sm__pipe_fma_cycles_active.sum", NULL, 2 * SUB_PARTITIONS},
+    {"alu pipe", "alu_pipe_us", "alu_pipe_use", "alu_pipe_from", BU_BUSY, NULL,
+     "sm__pipe_alu_cycles_active.sum", NULL, SUB_PARTITIONS},
+    {"issue slots", "issue_slots_us", "issue_slots_use", "issue_slots_from", BU_ISSUE, NULL,
+     NULL, "sm__inst_issued.sum", 1},
 };
 #define N_UNITS (sizeof units / sizeof units[0])
 
-/* What the rows and the verdict's warp states read beyond the unit's own
- * metrics (bottleneck_unit.c: the tensor pipe, L2 sectors, wgmma
- * wavefronts, long scoreboard, issue, alu activity and TMA bytes, which fit
- * the default set's 6 passes on GH100): the opt-in collection
- * (GPUQ_EXTRA_METRICS=@bottleneck), 11 passes with the default set. */
+/* The counters the rows read beyond the unit's own (default) metrics:
+ * TMA busy cycles, the HMMA and wgmma instruction counts, the verdict's
+ * other warp states, fma activity.  The opt-in collection,
+ * GPUQ_EXTRA_METRICS=@bottleneck (10 passes with the default set on
+ * GH100).  mma.sync's FLOP counters (the NAMED rows of
+ * bottleneck_unit_rows.h) are not among them: they take it to 15 passes,
+ * and are collected when named. */
 const char *const gm_bu_metrics[] = {
     "sm__pipe_tensor_op_hmma_cycles_active.sum",
     "sm__inst_executed_pipe_tensor_op_gmma.sum",
@@ -85,14 +103,84 @@ size_t gm_bu_count(void)
     return N_UNITS;
 }
 
+const char *gm_bu_tensor_row_metric(int row)
+{
+    return row >= 0 && row < GM_TU_N_TENSOR ? tensor_metric[row] : NULL;
+}
+
 static double get(const gm_launch_counters *k, const char *name)
 {
     int row = name ? gm_metric_find(name) : -1;
     return row >= 0 ? k->metric[row] : NAN;
 }
 
-/* The best bandwidth (1e9 B/s = B/ns) the suite measured for one memory and op. */
-static double best_rate(const gm_zo_machine *m, int l2, int store)
+static double or0(double v)
+{
+    return isfinite(v) ? v : 0;
+}
+
+/* ---- the suite's rates ---- */
+
+void gm_bu_rates_none(gm_bu_rates *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < GM_TU_N_TENSOR; i++)
+        r->tensor[i] = NAN;
+    for (int i = 0; i < GM_TU_N_MEMORY; i++)
+        r->memory_gbps[i] = NAN;
+}
+
+/* The units file's cells (gpuq/ranges.h), checked before any is read. */
+static const gm_mdata_rule units_rules[] = {
+    {"tensor", "value", GM_Q_RATE, 0},   {"tensor", "clock_mhz", GM_Q_CLOCK_MHZ, 0},
+    {"memory", "value", GM_Q_RATE, 0},   {"memory", "rate", GM_Q_RATE, 0},
+    {"memory", "clock_mhz", GM_Q_CLOCK_MHZ, 0}, {NULL, "warps", GM_Q_REAL, 1},
+    {NULL, "blocks", GM_Q_REAL, 1},      {NULL, "threads", GM_Q_REAL, 1},
+    {NULL, "iters", GM_Q_REAL, 1},       {NULL, "work", GM_Q_REAL, 1},
+    {NULL, "bytes_in_flight", GM_Q_REAL, 1},
+    {NULL, "value", GM_Q_REAL, 1},       {NULL, "rate", GM_Q_REAL, 1},
+    {NULL, "clock_mhz", GM_Q_REAL, 1},   {NULL, "spread", GM_Q_REAL, 1},
+    {NULL, "documented", GM_Q_REAL, 1},  {NULL, "documented_rate", GM_Q_REAL, 1},
+};
+
+gm_status gm_bu_rates_from_mdata(const gm_mdata *md, gm_bu_rates *r, gm_error *err)
+{
+    if (!md || !r)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "units data: NULL argument");
+    gm_bu_rates_none(r);
+    int kind = gm_mdata_col(md, "kind"), name = gm_mdata_col(md, "name");
+    int value = gm_mdata_col(md, "value"), rate = gm_mdata_col(md, "rate");
+    if (kind < 0 || name < 0 || value < 0 || rate < 0)
+        return gm_fail(err, GM_ERR_MISSING, "units data: needs columns kind, name, value, rate");
+    gm_status st = gm_mdata_check(md, "kind", units_rules,
+                                  sizeof units_rules / sizeof units_rules[0], err);
+    if (st != GM_OK)
+        return st;
+    /* each row's best point; rows of names this build does not know are
+     * kept in the file and ignored here */
+    for (size_t i = 0; i < md->n_rows; i++) {
+        const char *k = gm_mdata_text(md, i, kind), *n = gm_mdata_text(md, i, name);
+        if (strcmp(k, "tensor") == 0) {
+            for (int t = 0; t < GM_TU_N_TENSOR; t++)
+                if (strcmp(n, tensor_name[t]) == 0 && !(gm_mdata_num(md, i, value) <= r->tensor[t]))
+                    r->tensor[t] = gm_mdata_num(md, i, value);
+        } else if (strcmp(k, "memory") == 0) {
+            for (int m = 0; m < GM_TU_N_MEMORY; m++)
+                if (strcmp(n, memory_name[m]) == 0 &&
+                    !(gm_mdata_num(md, i, rate) <= r->memory_gbps[m]))
+                    r->memory_gbps[m] = gm_mdata_num(md, i, rate);
+        }
+    }
+    r->have = 1;
+    r->clock_mhz = md->meta.sm_clock_mhz;
+    return GM_OK;
+}
+
+/* ---- the rates each unit uses ---- */
+
+/* The best bandwidth (1e9 B/s = B/ns) the throughput suite measured for one
+ * memory and op (its LSU loads and stores at every shape). */
+static double throughput_rate(const gm_zo_machine *m, int l2, int store)
 {
     double best = NAN;
     for (size_t i = 0; m && i < m->n_global; i++)
@@ -101,43 +189,159 @@ static double best_rate(const gm_zo_machine *m, int l2, int store)
     return best;
 }
 
-static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_launch_counters *k,
-                      double ghz, double sms)
+/* The units suite's best rate of a memory path (NaN: not measured). */
+static double units_rate(const gm_bu_rates *r, int tma, int l2, int store)
 {
+    double best = NAN;
+    for (int i = 0; r && r->have && i < GM_TU_N_MEMORY; i++)
+        if (memory_kind[i].tma == tma && (tma || memory_kind[i].l2 == l2) &&
+            memory_kind[i].store == store && r->memory_gbps[i] > 0 &&
+            !(r->memory_gbps[i] <= best))
+            best = r->memory_gbps[i];
+    return best;
+}
+
+/* A memory's load and store rates: the units suite's where it has both,
+ * else the throughput suite's; *from names which. */
+static void memory_rates(const gm_zo_machine *m, const gm_bu_rates *r, int l2, double *ld,
+                         double *st, const char **from)
+{
+    *ld = units_rate(r, 0, l2, 0);
+    *st = units_rate(r, 0, l2, 1);
+    *from = "units";
+    if (!isfinite(*ld) || !isfinite(*st)) {
+        *ld = throughput_rate(m, l2, 0);
+        *st = throughput_rate(m, l2, 1);
+        *from = "throughput";
+    }
+}
+
+static double busy_ns(const bu_row *u, const gm_launch_counters *k, double ghz, double sms)
+{
+    double c = get(k, u->busy_max);
+    if (!isfinite(c))
+        c = get(k, u->busy_sum) / sms;
+    return c / u->per_clock / ghz;
+}
+
+/* The tensor pipe: each counter of the tensor rows (once, however many rows
+ * share it) over the best rate the suite measured among its rows.  Every
+ * collected counter with work needs a rate, else only busy cycles count.
+ * Where some rows' counters were not collected (mma.sync's are opt-in), the
+ * work they would add is unknown: the larger of the FLOP time and the
+ * pipe's busy time. */
+static double tensor_ns(const bu_row *u, const gm_bu_rates *r, const gm_launch_counters *k,
+                        double ghz, double sms, double *flop_ns, const char **from)
+{
+    double busy = busy_ns(u, k, ghz, sms), t = 0;
+    int collected = 0, missing = 0, unrated = 0;
+    *flop_ns = NAN;
+    for (int i = 0; r && r->have && i < GM_TU_N_TENSOR; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(tensor_metric[j], tensor_metric[i]) != 0;
+        if (!first)
+            continue;
+        double ops = get(k, tensor_metric[i]), rate = NAN;
+        for (int j = i; j < GM_TU_N_TENSOR; j++)
+            if (strcmp(tensor_metric[j], tensor_metric[i]) == 0 && r->tensor[j] > 0 &&
+                !(r->tensor[j] <= rate))
+                rate = r->tensor[j];
+        if (!isfinite(ops)) {
+            missing++;
+        } else if (ops > 0 && !(rate > 0)) {
+            unrated++;
+        } else {
+            collected++;
+            if (ops > 0)
+                t += ops / (rate * sms * ghz);
+        }
+    }
+    *from = "busy";
+    if (!collected || unrated)
+        return busy;
+    *flop_ns = t;
+    if (!missing || !(busy > t)) {
+        *from = "flops";
+        return t;
+    }
+    return busy;
+}
+
+static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates *r,
+                      const gm_launch_counters *k, double ghz, double sms, double *flop_ns,
+                      const char **from)
+{
+    *flop_ns = NAN;
+    *from = "busy";
     if (u->need && !isfinite(get(k, u->need)))
         return NAN;
     switch (u->kind) {
-    case BU_BUSY: {
-        double c = get(k, u->a);
-        if (!isfinite(c))
-            c = get(k, u->b) / sms;
-        return c / u->scale / ghz;
+    case BU_BUSY:
+        return busy_ns(u, k, ghz, sms);
+    case BU_TENSOR:
+        return tensor_ns(u, r, k, ghz, sms, flop_ns, from);
+    case BU_ISSUE: {
+        /* the best issue rate the throughput suite measured (warp-instructions
+         * per clock per SM), four schedulers where it has none */
+        double x = m ? gm_zo_curve_max(&m->issue) : NAN;
+        *from = isfinite(x) ? "throughput" : "documented";
+        return get(k, u->need) / ((isfinite(x) ? x : 4) * sms) / ghz;
     }
-    case BU_ISSUE:
-        return get(k, u->a) / (u->scale * sms) / ghz; /* one issue per scheduler */
-    case BU_BYTES: {
-        double a = get(k, u->a) * u->scale / best_rate(m, u->l2, 0);
-        if (!u->b)
-            return a;
-        double b = get(k, u->b) * u->scale / best_rate(m, u->l2, 1);
+    case BU_TMA: {
+        double rate = units_rate(r, 1, 0, 0), bytes =
+            get(k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum");
+        if (isfinite(rate) && isfinite(bytes)) {
+            *from = "units";
+            return bytes / rate;
+        }
+        return busy_ns(u, k, ghz, sms);
+    }
+    case BU_L2: {
+        /* Bytes as the suite counts them, what the SMs requested (LSU
+         * sectors from L1 and TMA bytes), and never fewer than the L2 saw
+         * (on H100 its tag count of an L2-resident .cg kernel was half the
+         * requested sectors, docs/bottleneck.md); sectors of other ops
+         * (atomics, reductions) at the load rate. */
+        double ld, st;
+        memory_rates(m, r, 1, &ld, &st, from);
+        double all = 32 * get(k, u->need), rd = 32 * get(k, "lts__t_sectors_op_read.sum"),
+               wr = 32 * get(k, "lts__t_sectors_op_write.sum");
+        double req_rd = 32 * or0(get(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")) +
+                        or0(get(k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"));
+        double req_wr = 32 * or0(get(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")) +
+                        or0(get(k, "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum"));
+        if (!isfinite(rd) || !isfinite(wr))
+            return fmax(all, req_rd) / ld + req_wr / st;
+        double other = fmax(0, all - rd - wr);
+        return (fmax(rd, req_rd) + other) / ld + fmax(wr, req_wr) / st;
+    }
+    case BU_DRAM: {
+        double ld, st;
+        memory_rates(m, r, 0, &ld, &st, from);
+        double a = get(k, "dram__bytes_read.sum") / ld, b = get(k, "dram__bytes_write.sum") / st;
         return isfinite(a) && isfinite(b) ? a + b : NAN;
     }
     }
     return NAN;
 }
 
-size_t gm_bu_times(const gm_zo_machine *m, const gm_launch_counters *k, double clock_ghz,
-                   double sms, gm_bu_comp *out)
+size_t gm_bu_times(const gm_zo_machine *m, const gm_bu_rates *r, const gm_launch_counters *k,
+                   double clock_ghz, double sms, gm_bu_comp *out)
 {
     size_t have = 0;
     for (size_t i = 0; i < N_UNITS; i++) {
         const bu_row *u = &units[i];
-        out[i] = (gm_bu_comp){u->name, u->field, u->use_field, NAN};
+        out[i] = (gm_bu_comp){u->name, u->field, u->use_field, u->from_field, NAN, NAN, "-"};
         if (!k || !(clock_ghz > 0) || !(sms > 0))
             continue;
-        double t = unit_ns(u, m, k, clock_ghz, sms);
+        double flop = NAN;
+        const char *from = "-";
+        double t = unit_ns(u, m, r, k, clock_ghz, sms, &flop, &from);
         if (isfinite(t) && t >= 0) {
             out[i].ns = t;
+            out[i].flop_ns = flop;
+            out[i].from = from;
             have++;
         }
     }

@@ -75,11 +75,14 @@ static const char *const bn_metrics[] = {
     "sm__pipe_alu_cycles_active.sum",
     "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
     "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum",
+    /* wgmma's FLOPs by type (bottleneck_unit_rows.h): the tensor pipe's work */
+    GM_TU_TENSOR_ROWS(GM_TU_DEFAULT_METRIC)
     NULL,
 };
 
 typedef struct bn_state {
     gm_zo_machine mach;
+    gm_bu_rates rates; /* the suite "units" (have == 0 without it) */
     gm_zo_form form;
     int have_sched;     /* sched data with state-buffer parameters was found */
     gm_gd_params sched; /* its hopper form (the one docs/diag.md shows the data needs) */
@@ -132,6 +135,17 @@ static gm_status bn_prepare(const gm_machine *m, const char *variant, void **sta
         s->have_sched = 1;
     }
     free(gd);
+    /* optional: without it, the units keep the throughput suite's rates and
+     * the tensor pipe its busy cycles */
+    const gm_mdata *ud = gm_machine_suite(m, "units");
+    gm_status ust = ud ? gm_bu_rates_from_mdata(ud, &s->rates, err) : GM_OK;
+    if (!ud)
+        gm_bu_rates_none(&s->rates);
+    if (ust != GM_OK) {
+        gm_zo_machine_free(&s->mach);
+        free(s);
+        return ust;
+    }
     if (gst == GM_ERR_RANGE || gst == GM_ERR_PARSE) {
         /* sched data too short for N_slot is optional; sched data out of
          * range is an input error, never silently replaced */
@@ -306,9 +320,9 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
      * not a component of the verdict (it stays in the fields) */
     size_t n_bu = 0;
     if (s->form == GM_ZO_HOPPER)
-        n_bu = gm_bu_times(&s->mach, k, l->clock_ghz, br->r.sms, br->bu);
+        n_bu = gm_bu_times(&s->mach, &s->rates, k, l->clock_ghz, br->r.sms, br->bu);
     else
-        gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu);
+        gm_bu_times(&s->mach, NULL, NULL, NAN, NAN, br->bu);
     int memory_units = 0;
     for (size_t i = 0; i < gm_bu_count(); i++)
         memory_units += isfinite(br->bu[i].ns) &&
@@ -352,7 +366,7 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     if (!s || !k || !br || !meta)
         return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: no state, launch or result");
     memset(br, 0, sizeof *br);
-    gm_bu_times(&s->mach, NULL, NAN, NAN, br->bu); /* the units' names, times NaN */
+    gm_bu_times(&s->mach, NULL, NULL, NAN, NAN, br->bu); /* the units' names, times NaN */
     gm_zo_launch l;
     int max_warps = meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : s->mach.max_warps_per_sm;
     gm_bn_launch_from_counters(k, max_warps, 0, &l);
@@ -474,10 +488,17 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     NUM("need_ilp", v->need_ilp, 0, NULL);
     NUM("wave_fill", v->wave_fill, 0, NULL);
     TXT("fix", ok ? v->fix : "", 0, NULL);
+    double flop_ns = NAN;
     for (size_t i = 0; i < gm_bu_count(); i++) {
         NUM(b->bu[i].field, b->bu[i].ns * us, 0, NULL);
         NUM(b->bu[i].use_field, b->bu[i].ns / b->measured_ns, 0, NULL);
+        TXT(b->bu[i].from_field, ok && isfinite(b->bu[i].ns) ? b->bu[i].from : "-", 0, NULL);
+        if (strcmp(b->bu[i].name, "tensor") == 0)
+            flop_ns = b->bu[i].flop_ns;
     }
+    /* the tensor pipe's FLOPs against the rate this GPU sustains, also where
+     * its busy cycles are its time (mma.sync's FLOPs not collected) */
+    NUM("tensor_flop_use", flop_ns / b->measured_ns, 0, NULL);
 #undef NUM
 #undef TXT
     return n;
@@ -542,7 +563,7 @@ static void bn_text_notes(FILE *out, const void *state, const void *const *resul
 }
 
 static const char *const bn_suites[] = {"throughput", NULL};
-static const char *const bn_optional[] = {"sched", NULL};
+static const char *const bn_optional[] = {"sched", "units", NULL};
 
 const gm_unit gm_unit_bottleneck = {
     .name = "bottleneck",

@@ -1,23 +1,31 @@
 /* Hopper's units as components of the bottleneck model (issue: the tensor
  * pipe, TMA, L2 and DRAM), beside the Zhang & Owens parts (bottleneck_model.h).
- * Each unit is one row of a table (src/model/bottleneck_physics.c): its
- * name, its counters and how its time follows from them:
- *   busy     cycles the unit was active on the busiest SM (the .max
- *            counter) or the average SM with work (.sum / SMs), over the
- *            launch's SM clock: the time the unit itself was busy;
- *   issue    warp-instructions issued over the SMs' four schedulers, one
- *            each per clock;
- *   bytes    bytes moved over the best rate the suite "throughput" measured
- *            for that memory (L2-resident and DRAM-resident loads and
- *            stores), not over the rate LSU loads reach at the launch's
- *            warps: TMA and wide loads keep more bytes in flight than that
- *            curve assumes.
+ * Each unit is one row of a table (bottleneck_physics.c): its name, its
+ * counters and how its time follows from them, time = work / the rate the
+ * unit sustains on this GPU:
+ *   tensor   FLOPs of each tensor instruction type (sm__ops_path_tensor_*)
+ *            over the rate the suite "units" measured for it (FLOP per clock
+ *            per SM, best over warps; bottleneck_unit_rows.h), at the
+ *            launch's SM clock on the SMs with work; without those rates or
+ *            counters, the busy cycles of the busiest SM (.max, else .sum /
+ *            SMs) over the launch's clock, the pipe against itself;
+ *   l2, dram bytes read and written over the best load and store rates the
+ *            suite "units" measured for that memory (16-byte .cg loads and
+ *            stores at every bytes in flight), else the suite "throughput"'s
+ *            best LSU rates: not the rate LSU loads reach at the launch's
+ *            warps, since TMA and wide loads keep more bytes in flight than
+ *            that curve assumes;
+ *   tma      TMA load bytes over the best TMA rate of the suite "units",
+ *            else TMA busy cycles;
+ *   fma, alu pipe activity (busy cycles); issue slots: warp-instructions
+ *            issued over the best issue rate the suite "throughput" measured.
  * A unit appears only where its counters were collected (the tensor pipe,
- * L2 and DRAM with the default set, which they fit without a pass more on
- * GH100; TMA busy cycles, fma activity and the other warp states opt-in:
- * GPUQ_EXTRA_METRICS=@bottleneck, docs/bottleneck.md); a launch recorded
- * without them has the three parts of before.  Each unit's time is also its time at its
- * best rate, so time / measured is the share of that rate the kernel used.
+ * wgmma's FLOPs, L2 and DRAM with the default set, which they fit without a
+ * pass more on GH100; mma.sync's FLOPs, TMA busy cycles, fma activity and
+ * the other warp states opt-in: GPUQ_EXTRA_METRICS=@bottleneck,
+ * docs/bottleneck.md); a launch recorded without them has the three parts
+ * of before.  Each unit's time is its time at its best rate, so time /
+ * measured is the share of that rate the kernel used.
  * Pure C. */
 #ifndef GPUQ_BOTTLENECK_UNITS_H
 #define GPUQ_BOTTLENECK_UNITS_H
@@ -25,6 +33,7 @@
 #include <stddef.h>
 #include "gpuq/counters.h"
 #include "bottleneck_model.h"
+#include "bottleneck_unit_rows.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,21 +42,42 @@ extern "C" {
 #define GM_BU_MAX 8
 
 typedef struct gm_bu_comp {
-    const char *name;      /* "tensor", "tma", "l2", "dram", "fma pipe", ... */
-    const char *field;     /* "tensor_us": the report field of its time */
-    const char *use_field; /* "tensor_use": the report field of time / measured */
-    double ns;          /* NaN: its counters were not collected */
+    const char *name;       /* "tensor", "tma", "l2", "dram", "fma pipe", ... */
+    const char *field;      /* "tensor_us": the report field of its time */
+    const char *use_field;  /* "tensor_use": the report field of time / measured */
+    const char *from_field; /* "tensor_from": the report field of `from` */
+    double ns;              /* NaN: its counters were not collected */
+    double flop_ns;         /* tensor: its FLOPs at the measured rates (NaN: not known) */
+    const char *from;       /* the rate it is timed at: "units", "throughput" (that suite's
+                               rates), "flops" (FLOPs at the units suite's rates), "busy"
+                               (busy cycles), "documented" */
 } gm_bu_comp;
+
+/* The rates the suite "units" measured (its file, units.csv): each row's best
+ * point (bottleneck_unit_rows.h), NaN where the row was not measured. */
+typedef struct gm_bu_rates {
+    int have;                           /* 0: no units data, every rate NaN */
+    double tensor[GM_TU_N_TENSOR];      /* FLOP (int8: operations) per clock per SM */
+    double memory_gbps[GM_TU_N_MEMORY]; /* 1e9 B/s */
+    double clock_mhz;                   /* the file's SM clock */
+} gm_bu_rates;
+
+void gm_bu_rates_none(gm_bu_rates *r);
+/* Reads the suite's file (columns kind, name, value, rate, ...; range-checked). */
+gm_status gm_bu_rates_from_mdata(const gm_mdata *md, gm_bu_rates *r, gm_error *err);
+/* The counter of a tensor row's work; NULL out of range. */
+const char *gm_bu_tensor_row_metric(int row);
 
 /* The number of unit rows (the report has their fields for every launch). */
 size_t gm_bu_count(void);
 
 /* Every unit's time for launch k (NaN where counters are missing), in table
  * order, into out[0 .. gm_bu_count()).  m: the throughput data (its best
- * L2 and DRAM rates); clock_ghz: SM cycles per ns of the launch; sms: SMs
- * with work.  Returns how many units have a time. */
-size_t gm_bu_times(const gm_zo_machine *m, const gm_launch_counters *k, double clock_ghz,
-                   double sms, gm_bu_comp *out);
+ * L2 and DRAM rates and issue rate); r: the units data (may be NULL or
+ * have == 0); clock_ghz: SM cycles per ns of the launch; sms: SMs with
+ * work.  Returns how many units have a time. */
+size_t gm_bu_times(const gm_zo_machine *m, const gm_bu_rates *r, const gm_launch_counters *k,
+                   double clock_ghz, double sms, gm_bu_comp *out);
 
 /* The wgmma operand reads from shared memory (the tensor pipe's feed, not
  * LSU traffic): l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma, NaN

@@ -236,7 +236,7 @@ static void unit_times(void **state)
     gm_launch_counters_init(&k);
     gm_bu_comp c[GM_BU_MAX];
     assert_true(gm_bu_count() <= GM_BU_MAX);
-    assert_int_equal(gm_bu_times(&m, &k, 1.0, 2, c), 0);
+    assert_int_equal(gm_bu_times(&m, NULL, &k, 1.0, 2, c), 0);
     for (size_t i = 0; i < gm_bu_count(); i++) {
         assert_non_null(c[i].name);
         assert_true(isnan(c[i].ns));
@@ -244,10 +244,10 @@ static void unit_times(void **state)
     set(&k, "sm__pipe_tensor_cycles_active.sum", 3000);
     set(&k, "dram__bytes_read.sum", 1e6);
     set(&k, "dram__bytes_write.sum", 5e5);
-    assert_int_equal(gm_bu_times(&m, &k, 1.5, 2, c), 1); /* dram needs lts__t_sectors */
+    assert_int_equal(gm_bu_times(&m, NULL, &k, 1.5, 2, c), 1); /* dram needs lts__t_sectors */
     near(c[0].ns, 3000 / 4.0 / 2 / 1.5); /* 4 sub-partitions per SM */
     set(&k, "lts__t_sectors.sum", 0);
-    assert_int_equal(gm_bu_times(&m, &k, 1.5, 2, c), 3);
+    assert_int_equal(gm_bu_times(&m, NULL, &k, 1.5, 2, c), 3);
     near(c[3].ns, 1e6 / 1000 + 5e5 / 1000);
     assert_string_equal(c[3].name, "dram");
     /* every counter the rows read is an opt-in metric row */
