@@ -111,8 +111,8 @@ static void launch(gm_launch_counters *k)
     set(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 25);
     set(k, "gpu__time_duration.sum", 2500);
     set(k, "sm__cycles_elapsed.avg", 2500);
-    set(k, "sm__pipe_tensor_cycles_active.max", 2300);
-    set(k, "sm__pipe_tensor_cycles_active.sum", 4400);
+    set(k, "sm__pipe_tensor_cycles_active.max", 4 * 2300); /* 4 sub-partitions: 2300 cycles */
+    set(k, "sm__pipe_tensor_cycles_active.sum", 4 * 4400);
     set(k, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", 4.6e6);
     set(k, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", 0);
     set(k, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", 0);
@@ -236,7 +236,7 @@ static void tensor_default_set(void **state)
     assert_string_equal(text(&o, "bottleneck"), "tensor");
     done(&o, &k);
     launch(&k);
-    set(&k, "sm__pipe_tensor_cycles_active.max", 1000);
+    set(&k, "sm__pipe_tensor_cycles_active.max", 4 * 1000);
     run(&mach, NULL, &k, &o);
     near(num(&o, "tensor_us"), 1.15);
     assert_string_equal(text(&o, "tensor_from"), "flops");

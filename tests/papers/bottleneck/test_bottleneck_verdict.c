@@ -289,7 +289,8 @@ static const char *component_field(const char *named)
     static const char *const map[][2] = {
         {"instruction", "inst_us"}, {"shared", "shared_us"}, {"global", "global_us"},
         {"tensor", "tensor_us"},    {"tma", "tma_us"},       {"l2", "l2_us"},
-        {"dram", "dram_us"},
+        {"dram", "dram_us"},        {"fma pipe", "fma_pipe_us"}, {"alu pipe", "alu_pipe_us"},
+        {"issue slots", "issue_slots_us"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(named, map[i][0]) == 0)
