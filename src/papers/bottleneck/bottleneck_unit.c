@@ -328,6 +328,12 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
             in.n_comp++;
         }
     in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
+    in.queued_ns = s->mach.queued_ns;
+    in.launches = l->launches;
+    /* the warp states add up every launch of a summed row: so do the warps */
+    in.warps_launched = l->blocks * ceil(l->threads_per_block / 32) *
+                        (l->launches >= 1 ? l->launches : 1);
+    in.clock_ghz = l->clock_ghz;
     /* resident warp-cycles: warps per active cycle x active cycles, all SMs */
     in.warp_cycles = counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 *
                      max_warps * counter(k, "sm__cycles_active.sum");
@@ -473,6 +479,13 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     NUM("need_warps", v->need_warps, 0, NULL);
     NUM("need_ilp", v->need_ilp, 0, NULL);
     NUM("wave_fill", v->wave_fill, 0, NULL);
+    NUM("warp_latency_us", v->warp_latency_ns * us, 0, NULL);
+    NUM("speedup_x2", v->speedup_x2, 0, NULL);
+    NUM("speedup_x4", v->speedup_x4, 0, NULL);
+    NUM("speedup_reach", v->speedup_reach, 0, NULL);
+    NUM("fused_step_us", v->fused_step_ns * us, 0, NULL);
+    NUM("speedup_fused", v->speedup_fused, 0, NULL);
+    NUM("speedup_graph", v->speedup_graph, 0, NULL);
     TXT("fix", ok ? v->fix : "", 0, NULL);
     for (size_t i = 0; i < gm_bu_count(); i++) {
         NUM(b->bu[i].field, b->bu[i].ns * us, 0, NULL);
