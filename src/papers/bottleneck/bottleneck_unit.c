@@ -286,6 +286,68 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
     l->launches = k->summed > 1 ? k->summed : 1;
 }
 
+gm_status gm_bn_wave_init(const gm_zo_machine *m, gm_zo_form form, const gm_launch_counters *k,
+                          int max_warps_per_sm, int sm_count, gm_bn_wave *w, gm_error *err)
+{
+    if (!m || !k || !w || sm_count < 1)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: bad arguments to the wave cost");
+    memset(w, 0, sizeof *w);
+    w->m = m;
+    w->form = form;
+    w->sm_count = sm_count;
+    gm_bn_launch_from_counters(k, max_warps_per_sm, 0, &w->l);
+    double n = w->l.launches >= 1 ? w->l.launches : 1;
+    w->warps_per_block = ceil(w->l.threads_per_block / 32);
+    w->warps = w->l.blocks * w->warps_per_block * n;
+    if (!isfinite(w->l.inst_total) || !(w->warps > 0))
+        return gm_fail(err, GM_ERR_MISSING, "bottleneck: no instruction counters for the wave cost");
+    w->sm_warps = ceil(w->l.blocks / sm_count) * w->warps_per_block * n;
+    gm_bu_comp bu[GM_BU_MAX];
+    double sms = w->l.blocks < sm_count ? w->l.blocks : sm_count;
+    gm_bu_times(m, k, w->l.clock_ghz, sms, bu);
+    w->sm_units_ns = w->gpu_units_ns = 0;
+    for (size_t i = 0; i < gm_bu_count() && form == GM_ZO_HOPPER; i++) {
+        if (!isfinite(bu[i].ns))
+            continue;
+        int gpu_wide = strcmp(bu[i].name, "l2") == 0 || strcmp(bu[i].name, "dram") == 0;
+        double *t = gpu_wide ? &w->gpu_units_ns : &w->sm_units_ns;
+        *t = fmax(*t, bu[i].ns);
+    }
+    return GM_OK;
+}
+
+double gm_bn_wave_busy_ns(const void *ctx, double c, double sms)
+{
+    const gm_bn_wave *w = ctx;
+    if (!w || !(c > 0) || !(sms > 0))
+        return NAN;
+    /* one wave's share of the launch's counts: c x sms of its warps */
+    double f = c * sms / w->warps;
+    gm_zo_launch l = w->l;
+    double *counts[] = {&l.inst_total, &l.shared_wavefronts, &l.shared_ideal, &l.global_inst,
+                        &l.global_sectors, &l.global_sectors_ideal, &l.dram_read_bytes,
+                        &l.dram_write_bytes, &l.l2_read_bytes, &l.l2_write_bytes};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        *counts[i] *= f;
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        l.inst[p] *= f;
+    l.warps_per_sm = c;
+    l.blocks = fmax(1, c * sms / w->warps_per_block);
+    l.launches = 1;
+    gm_zo_result r;
+    gm_error e;
+    if (gm_zo_predict(w->m, w->form, w->sm_count, &l, &r, &e) != GM_OK)
+        return NAN;
+    double t = NAN;
+    for (int p = 0; p < GM_ZO_PARTS; p++)
+        if (isfinite(r.t[p]) && !(r.t[p] <= t))
+            t = r.t[p];
+    /* Hopper's units take their share at their own rate: per SM the wave's
+     * c of the busiest SM's warps, GPU-wide its share of all of them */
+    double units = fmax(w->sm_units_ns * c / w->sm_warps, w->gpu_units_ns * f);
+    return isfinite(t) ? fmax(t, units) : NAN;
+}
+
 /* The physical check and the verdict (bottleneck_verdict.h): the model's
  * components, the same at the best rates the suite measured (the launch at
  * the device's warps per SM, where every curve has levelled off), the
