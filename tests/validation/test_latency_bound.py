@@ -175,6 +175,25 @@ class AnalyzeTest(unittest.TestCase):
         self.assertEqual(run(self.d)[0], 2)
 
 
+@unittest.skipUnless(os.environ.get("LB_GPUQ"), "LB_GPUQ (the gpuq binary) not set")
+class ModelColumnsTest(unittest.TestCase):
+    """gpuq model writes every column analyze.py reads (on a recording with
+    every section's counters and the shipped machine data)."""
+
+    def test_columns_exist(self):
+        root = os.path.join(HERE, "..", "..")
+        rec = os.path.join(root, "data", "recorded",
+                           "histogram-hist-solid-4m-nvidia-h100-80gb-hbm3.all-units.counters.csv")
+        env = dict(os.environ, GPUQ_TABLE_DIR=os.path.join(root, "tables"))
+        p = subprocess.run([os.environ["LB_GPUQ"], "model", "-f", "csv", rec], capture_output=True,
+                           text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        head = next(csv.reader(l for l in p.stdout.splitlines() if not l.startswith("#")))
+        analyze = load("lb_analyze", ANALYZE)
+        missing = [c for c in analyze.MODEL_COLUMNS if c not in head]
+        self.assertEqual(missing, [])
+
+
 class SassTest(unittest.TestCase):
     def test_dropped_chain_is_caught(self):
         sass = load("lb_check_sass", os.path.join(LB, "check_sass.py"))

@@ -37,6 +37,14 @@ import os
 import statistics
 import sys
 
+# the columns of gpuq model -f csv this reads (tests/validation/test_latency_bound.py
+# checks that gpuq writes them)
+MODEL_COLUMNS = ("launch_id", "kernel", "grid_x", "block_x", "bottleneck.verdict",
+                 "bottleneck.bottleneck", "bottleneck.wait_on", "bottleneck.share",
+                 "bottleneck.measured_us", "bottleneck.speedup_x2", "bottleneck.speedup_x4",
+                 "bottleneck.speedup_fused", "bottleneck.speedup_graph", "waves.T_us",
+                 "waves.T_2G_us", "waves.T_halfG_us", "waves.T_2b_halfG_us", "waves.T_halfb_2G_us",
+                 "waves.tgb_from")
 WHATIF_TOL = 0.15
 SWEEP_MEDIAN, SWEEP_WORST, FLOOR_TOL = 0.03, 0.10, 0.03
 HERE = os.path.dirname(os.path.abspath(__file__))

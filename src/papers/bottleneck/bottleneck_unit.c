@@ -332,7 +332,10 @@ double gm_bn_wave_busy_ns(const void *ctx, double c, double sms)
     for (int p = 0; p < GM_ZO_PIPES; p++)
         l.inst[p] *= f;
     l.warps_per_sm = c;
-    l.blocks = fmax(1, c * sms / w->warps_per_block);
+    /* the blocks spread over exactly `sms` SMs (the model spreads them over
+     * min(blocks, SMs)); a wave on fewer SMs than the GPU has holds one
+     * block each, whatever its size */
+    l.blocks = sms < w->sm_count ? sms : fmax(sms, c * sms / w->warps_per_block);
     l.launches = 1;
     gm_zo_result r;
     gm_error e;

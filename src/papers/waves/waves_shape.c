@@ -93,7 +93,11 @@ gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_
             return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no cost of a wave for the what-ifs");
         s->from = GM_GD_SHAPE_FU; /* the components cannot say: the suite's curve */
     }
-    if (s->from == GM_GD_SHAPE_COMPONENTS && H0 < GM_GD_SHAPE_BUSY * work) {
+    /* which term holds the launch's most waves up: the floor, where the
+     * warps' own latency is known, or else the busy share's threshold */
+    int dom = w.n == 2 && w.count[1] > w.count[0] ? 1 : 0;
+    int latency = isfinite(s->latency_ns) ? L0 >= W[dom] : H0 < GM_GD_SHAPE_BUSY * work;
+    if (s->from == GM_GD_SHAPE_COMPONENTS && H0 < work && latency) {
         /* latency bound: the time the components leave is the waves' floor */
         s->from = GM_GD_SHAPE_LATENCY;
         s->alpha = 1;

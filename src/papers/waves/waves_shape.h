@@ -21,10 +21,12 @@
  *
  * and T(G, b) = T_fix + sum over waves of f(c), T_fix the launch's fixed
  * cost (a queued empty launch, where measured).  The measured launch
- * decides L and alpha: where its components explain under GM_GD_SHAPE_BUSY
- * of its time, it was latency bound and L is what makes the waves add up to
- * that time (alpha 1); otherwise L is the warps' own latency from the warp
- * states (0 unknown) and alpha is fitted.  Pure C. */
+ * decides L and alpha.  Where the floor holds up most of its waves (the
+ * warps' own latency from the warp states is at least their components'
+ * time; unknown: the components explain under GM_GD_SHAPE_BUSY of the
+ * time), it was latency bound and L is what makes the waves add up to that
+ * time (alpha 1); otherwise L is the warps' own latency (0 unknown) and
+ * alpha is fitted.  Pure C. */
 #ifndef GPUQ_WAVES_SHAPE_H
 #define GPUQ_WAVES_SHAPE_H
 
