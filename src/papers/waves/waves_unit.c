@@ -10,10 +10,12 @@
  * H100), "paper" (Eq. 3.3 as printed) and "refill" (hopper's N_slot, and the
  * what-if times with the busiest SM's share of a partial wave when the
  * block scheduler refills slots in random order, waves_refill.h, with the
- * FFMA kernel's mixing from its per-block logs; docs/diag.md).  The time predictions assume the
- * kernel's fu(c) is that of a throughput-bound FFMA stream (the measured
- * FFMA curve): a kernel whose warps wait on memory gains less from more
- * warps than they say. */
+ * FFMA kernel's mixing from its per-block logs; docs/diag.md).  The time
+ * predictions of hopper and paper cost each wave with the kernel's own
+ * components and latency where the throughput data and the bottleneck's
+ * counters are there, else with the FFMA curve, and never go below one
+ * wave's time (waves_shape.h); refill keeps the FFMA curve scaled by the
+ * launch's time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
