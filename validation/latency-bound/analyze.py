@@ -251,6 +251,12 @@ def summary(out, checks, sweep, times):
     if launch:
         L += ["", "Per launch (event-timed, median): " + ", ".join(
             "%s %s us" % (k, fmt(num(times[k]["median_us"]), "%.3f")) for k in launch)]
+    tp = os.path.join(out, "tables", "gpu", "throughput.csv")
+    if os.path.exists(tp):
+        rows = [r for r in read_csv(tp) if r.get("kind") == "launch"]
+        if rows:
+            L += ["", "Machine data used (%s): " % tp + ", ".join(
+                "empty launch %s %s ns" % (r["name"], fmt(num(r["value"]), "%.1f")) for r in rows)]
     st = sweep_stats(sweep) if sweep else None
     if st:
         L += ["", "## The T(g,b) sweep's what-ifs", "",

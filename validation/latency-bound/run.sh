@@ -6,10 +6,10 @@
 #
 #   sh validation/latency-bound/run.sh BUILD OUT      (from the repository root)
 #
-# BUILD: a build directory of this tree (gpuq, libgpuq_inject.so,
-# validation/latency-bound/lb_validate); configured and built here first if
-# they are missing (at most 300 s). OUT receives every raw result and the
-# summary:
+# BUILD: a build directory of this tree, configured here if it is not (CUDA
+# arch 90) and brought up to date for gpuq, libgpuq_inject.so and
+# validation/latency-bound/lb_validate (at most 300 s; seconds when it is
+# already built). OUT receives every raw result and the summary:
 #   device.txt             GPU, driver, clocks, date, commands' wall times
 #   tables/gpu/            the machine data used: throughput.csv measured now
 #                          (it has the queued-launch row), the rest shipped
@@ -48,13 +48,15 @@ date -u +%Y-%m-%dT%H:%M:%SZ >>"$LOG"
 git rev-parse HEAD >>"$LOG" 2>/dev/null
 
 LB="$BUILD/validation/latency-bound/lb_validate"
-if [ ! -x "$BUILD/gpuq" ] || [ ! -f "$BUILD/libgpuq_inject.so" ] || [ ! -x "$LB" ]; then
-  log build
+# configured once; built every time (nothing to do when it is up to date, and
+# never a gpuq older than this tree's)
+log build
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   t 60 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     >"$OUT/build.log" 2>&1
-  t 240 cmake --build "$BUILD" -j "$(nproc)" --target gpuq gpuq_inject lb_validate \
-    >>"$OUT/build.log" 2>&1 || { echo "run.sh: build failed (build.log)" >&2; exit 3; }
 fi
+t 240 cmake --build "$BUILD" -j "$(nproc)" --target gpuq gpuq_inject lb_validate \
+  >>"$OUT/build.log" 2>&1 || { echo "run.sh: build failed ($OUT/build.log)" >&2; exit 3; }
 GPUQ=$(cd "$BUILD" && pwd)/gpuq
 LB=$(cd "$(dirname "$LB")" && pwd)/lb_validate
 
