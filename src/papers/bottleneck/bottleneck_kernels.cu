@@ -79,6 +79,17 @@ __global__ void LB tp_inst_issue(int iters, float a, float b, float *sink)
     if (x + y == -1.0f && z == 3) sink[0] = x;
 }
 __global__ void tp_empty(void) {}
+// Holds the GPU for spin_ns (globaltimer), so that launches made meanwhile
+// wait in the stream's queue: the GPU then runs them back to back, paced by
+// itself, not by the CPU that launched them.
+__global__ void tp_hold(long long spin_ns)
+{
+    uint64_t t0, t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    } while ((long long)(t1 - t0) < spin_ns);
+}
 
 // The SM clock: clock64 against the global nanosecond timer over ~ms.
 __global__ void tp_clock(long long spin_ns, double *mhz)
@@ -220,6 +231,23 @@ extern "C" int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, 
     }
     cudaEventRecord(e1);
     st = cudaGetLastError();
+    if (st == cudaSuccess) st = timed(e0, e1, ms);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return st;
+}
+
+extern "C" int tp_queued_run(int blocks, int threads, int iters, float *ms)
+{
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    /* 50 us of hold per launch: ten times what a CPU takes to make one */
+    tp_hold<<<1, 1>>>(50000LL * iters);
+    cudaEventRecord(e0);
+    for (int i = 0; i < iters; i++) tp_empty<<<blocks, threads>>>();
+    cudaEventRecord(e1);
+    cudaError_t st = cudaGetLastError();
     if (st == cudaSuccess) st = timed(e0, e1, ms);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);

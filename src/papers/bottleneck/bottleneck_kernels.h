@@ -20,6 +20,10 @@ enum { TP_FFMA, TP_IMAD, TP_LOP3, TP_DFMA, TP_HFMA2, TP_MUFU, TP_ISSUE, TP_EMPTY
 int tp_clock_mhz(double *mhz);
 /* ilp: 1 or 4 independent chains (TP_ISSUE: always its 3) */
 int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms);
+/* `iters` empty launches queued behind a kernel that holds the GPU, so that
+ * the GPU runs them back to back at its own pace (as in a CUDA graph): the
+ * time from the first to the last. */
+int tp_queued_run(int blocks, int threads, int iters, float *ms);
 /* Copy of `bytes`-wide elements between two shared regions, thread stride
  * `stride` elements, 16 loads and 16 stores per iteration (8 x 2 copies). */
 int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms);

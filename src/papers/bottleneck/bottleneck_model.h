@@ -105,6 +105,8 @@ typedef struct gm_zo_machine {
     size_t n_global;
     gm_zo_gpoint *global;           /* owned */
     double launch_ns;               /* an empty launch, back to back (Hopper form) */
+    double queued_ns;               /* an empty launch when launches are queued on the GPU
+                                       (kind=launch, name=queued; NaN: not measured) */
     /* The points by (l2, store, bytes), each set in file order, so that the
      * nearest point is looked for among its own set only (a prediction
      * looks four times; a million launches made that most of gpuq model's

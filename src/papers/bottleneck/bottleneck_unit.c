@@ -300,6 +300,73 @@ void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_s
     l->launches = k->summed > 1 ? k->summed : 1;
 }
 
+gm_status gm_bn_wave_init(const gm_zo_machine *m, gm_zo_form form, const gm_launch_counters *k,
+                          int max_warps_per_sm, int sm_count, gm_bn_wave *w, gm_error *err)
+{
+    if (!m || !k || !w || sm_count < 1)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: bad arguments to the wave cost");
+    memset(w, 0, sizeof *w);
+    w->m = m;
+    w->form = form;
+    w->sm_count = sm_count;
+    gm_bn_launch_from_counters(k, max_warps_per_sm, 0, &w->l);
+    double n = w->l.launches >= 1 ? w->l.launches : 1;
+    w->warps_per_block = ceil(w->l.threads_per_block / 32);
+    w->warps = w->l.blocks * w->warps_per_block * n;
+    if (!isfinite(w->l.inst_total) || !(w->warps > 0))
+        return gm_fail(err, GM_ERR_MISSING, "bottleneck: no instruction counters for the wave cost");
+    w->sm_warps = ceil(w->l.blocks / sm_count) * w->warps_per_block * n;
+    gm_bu_comp bu[GM_BU_MAX];
+    double sms = w->l.blocks < sm_count ? w->l.blocks : sm_count;
+    /* the throughput suite's rates only: the waves section does not load the
+     * units suite (busy cycles stand for the tensor pipe and TMA) */
+    gm_bu_times(m, NULL, k, w->l.clock_ghz, sms, bu);
+    w->sm_units_ns = w->gpu_units_ns = 0;
+    for (size_t i = 0; i < gm_bu_count() && form == GM_ZO_HOPPER; i++) {
+        if (!isfinite(bu[i].ns))
+            continue;
+        int gpu_wide = strcmp(bu[i].name, "l2") == 0 || strcmp(bu[i].name, "dram") == 0;
+        double *t = gpu_wide ? &w->gpu_units_ns : &w->sm_units_ns;
+        *t = fmax(*t, bu[i].ns);
+    }
+    return GM_OK;
+}
+
+double gm_bn_wave_busy_ns(const void *ctx, double c, double sms)
+{
+    const gm_bn_wave *w = ctx;
+    if (!w || !(c > 0) || !(sms > 0))
+        return NAN;
+    /* one wave's share of the launch's counts: c x sms of its warps */
+    double f = c * sms / w->warps;
+    gm_zo_launch l = w->l;
+    double *counts[] = {&l.inst_total, &l.shared_wavefronts, &l.shared_ideal, &l.global_inst,
+                        &l.global_sectors, &l.global_sectors_ideal, &l.dram_read_bytes,
+                        &l.dram_write_bytes, &l.l2_read_bytes, &l.l2_write_bytes};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        *counts[i] *= f;
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        l.inst[p] *= f;
+    l.warps_per_sm = c;
+    /* the blocks spread over exactly `sms` SMs (the model spreads them over
+     * min(blocks, SMs)); a wave on fewer SMs than the GPU has holds one
+     * block each, whatever its size */
+    l.blocks = sms < w->sm_count ? sms : fmax(sms, c * sms / w->warps_per_block);
+    l.launches = 1;
+    gm_zo_result r;
+    gm_error e;
+    if (gm_zo_predict(w->m, w->form, w->sm_count, &l, &r, &e) != GM_OK)
+        return NAN;
+    double t = NAN;
+    for (int p = 0; p < GM_ZO_PARTS; p++)
+        if (isfinite(r.t[p]) && !(r.t[p] <= t))
+            t = r.t[p];
+    /* Hopper's units take their share at their own rate: per SM the wave's
+     * c of the busiest SM's warps, GPU-wide its share of all of them */
+    double units = fmax(w->sm_units_ns * c / w->sm_warps, w->gpu_units_ns * f);
+    return isfinite(t) ? fmax(t, units) : NAN;
+}
+
 /* The physical check and the verdict (bottleneck_verdict.h): the model's
  * components, the same at the best rates the suite measured (the launch at
  * the device's warps per SM, where every curve has levelled off), the
@@ -342,6 +409,12 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
             in.n_comp++;
         }
     in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
+    in.queued_ns = s->mach.queued_ns;
+    in.launches = l->launches;
+    /* the warp states add up every launch of a summed row: so do the warps */
+    in.warps_launched = l->blocks * ceil(l->threads_per_block / 32) *
+                        (l->launches >= 1 ? l->launches : 1);
+    in.clock_ghz = l->clock_ghz;
     /* resident warp-cycles: warps per active cycle x active cycles, all SMs */
     in.warp_cycles = counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 *
                      max_warps * counter(k, "sm__cycles_active.sum");
@@ -487,6 +560,13 @@ static size_t bn_fields(const void *state, const void *result, gm_field *out, si
     NUM("need_warps", v->need_warps, 0, NULL);
     NUM("need_ilp", v->need_ilp, 0, NULL);
     NUM("wave_fill", v->wave_fill, 0, NULL);
+    NUM("warp_latency_us", v->warp_latency_ns * us, 0, NULL);
+    NUM("speedup_x2", v->speedup_x2, 0, NULL);
+    NUM("speedup_x4", v->speedup_x4, 0, NULL);
+    NUM("speedup_reach", v->speedup_reach, 0, NULL);
+    NUM("fused_step_us", v->fused_step_ns * us, 0, NULL);
+    NUM("speedup_fused", v->speedup_fused, 0, NULL);
+    NUM("speedup_graph", v->speedup_graph, 0, NULL);
     TXT("fix", ok ? v->fix : "", 0, NULL);
     double flop_ns = NAN;
     for (size_t i = 0; i < gm_bu_count(); i++) {

@@ -21,6 +21,30 @@ extern "C" {
 void gm_bn_launch_from_counters(const gm_launch_counters *k, int max_warps_per_sm,
                                 int ideal_from_lsu, gm_zo_launch *l);
 
+/* The kernel's own cost of one wave, for the launch-shape what-ifs of the
+ * waves section (paper 003; src/papers/waves/waves_shape.h): the busiest
+ * component (Zhang & Owens parts and Hopper's units) when `sms` SMs each
+ * run `warps_per_sm` of the launch's warps, each warp with the work it was
+ * measured to have, at the rates the suite measured at that many warps. */
+typedef struct gm_bn_wave {
+    const gm_zo_machine *m;
+    gm_zo_form form;
+    int sm_count;
+    gm_zo_launch l;          /* the launch as the model sees it */
+    double warps;            /* warps launched, times the launches a row adds up */
+    double warps_per_block;
+    double sm_units_ns;      /* the per-SM units (tensor, TMA, pipes, issue): the busiest */
+    double sm_warps;         /* warps the busiest SM ran: ceil(G / SMs) x b, times launches */
+    double gpu_units_ns;     /* the GPU-wide units (L2, DRAM): the longest */
+} gm_bn_wave;
+
+/* GM_ERR_MISSING when the launch lacks the instruction counters. */
+gm_status gm_bn_wave_init(const gm_zo_machine *m, gm_zo_form form, const gm_launch_counters *k,
+                          int max_warps_per_sm, int sm_count, gm_bn_wave *w, gm_error *err);
+/* W(c) in ns (the gm_gd_busy_fn of waves_shape.h; ctx a gm_bn_wave); NaN
+ * where the model cannot time it. */
+double gm_bn_wave_busy_ns(const void *ctx, double warps_per_sm, double sms);
+
 #ifdef __cplusplus
 }
 #endif

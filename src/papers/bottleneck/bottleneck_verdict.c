@@ -6,26 +6,28 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One row per warp state: the counter, its short name, what it waits on. */
+/* One row per warp state: the counter, its short name, what it waits on,
+ * and whether a warp alone would spend it too (gm_bnv_stall_is_latency). */
 static const struct {
     const char *metric, *name, *words;
+    int latency;
 } stalls[GM_BNV_STALLS] = {
     {"smsp__warps_issue_stalled_long_scoreboard.sum", "long scoreboard",
-     "global, local or texture memory"},
+     "global, local or texture memory", 1},
     {"smsp__warps_issue_stalled_short_scoreboard.sum", "short scoreboard",
-     "shared-memory or special-math results"},
-    {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction"},
-    {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers"},
-    {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results"},
-    {"smsp__warps_issue_stalled_branch_resolving.sum", "branch resolving", "branch targets"},
-    {"smsp__warps_issue_stalled_no_instruction.sum", "no instruction", "instruction fetch"},
+     "shared-memory or special-math results", 1},
+    {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction", 1},
+    {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers", 1},
+    {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results", 1},
+    {"smsp__warps_issue_stalled_branch_resolving.sum", "branch resolving", "branch targets", 1},
+    {"smsp__warps_issue_stalled_no_instruction.sum", "no instruction", "instruction fetch", 1},
     {"smsp__warps_issue_stalled_math_pipe_throttle.sum", "math pipe throttle",
-     "a busy math pipe"},
+     "a busy math pipe", 0},
     {"smsp__warps_issue_stalled_lg_throttle.sum", "lg throttle",
-     "a full global/local memory queue"},
-    {"smsp__warps_issue_stalled_mio_throttle.sum", "mio throttle", "a full MIO queue"},
-    {"smsp__warps_issue_stalled_membar.sum", "membar", "memory barriers"},
-    {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing"},
+     "a full global/local memory queue", 0},
+    {"smsp__warps_issue_stalled_mio_throttle.sum", "mio throttle", "a full MIO queue", 0},
+    {"smsp__warps_issue_stalled_membar.sum", "membar", "memory barriers", 1},
+    {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing", 1},
 };
 
 const char *gm_bnv_stall_metric(int s)
@@ -41,6 +43,25 @@ const char *gm_bnv_stall_name(int s)
 const char *gm_bnv_stall_words(int s)
 {
     return s >= 0 && s < GM_BNV_STALLS ? stalls[s].words : NULL;
+}
+
+int gm_bnv_stall_is_latency(int s)
+{
+    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].latency : 0;
+}
+
+double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, double clock_ghz)
+{
+    if (!stall || !(warps_launched > 0) || !(clock_ghz > 0))
+        return NAN;
+    double cycles = 0;
+    int any = 0;
+    for (int s = 0; s < GM_BNV_STALLS; s++)
+        if (stalls[s].latency && isfinite(stall[s]) && stall[s] >= 0) {
+            cycles += stall[s];
+            any = 1;
+        }
+    return any ? cycles / warps_launched / clock_ghz : NAN;
 }
 
 const char *gm_bnv_kind_name(int kind)
@@ -59,6 +80,7 @@ void gm_bnv_input_init(gm_bnv_input *in)
     memset(in, 0, sizeof *in);
     in->measured_ns = in->launch_ns = in->warp_cycles = NAN;
     in->warps_per_sm = in->reachable_warps = in->blocks = in->blocks_per_wave = NAN;
+    in->launches = in->queued_ns = in->warps_launched = in->clock_ghz = NAN;
     for (int i = 0; i < GM_BNV_MAX_COMP; i++)
         in->comp_ns[i] = in->comp_best_ns[i] = NAN;
     for (int i = 0; i < GM_BNV_STALLS; i++)
@@ -110,6 +132,12 @@ static void warp_states(const gm_bnv_input *in, gm_bnv *o)
              o->wait_text[0] ? "; " : "", 100 * o->uncollected);
 }
 
+/* The launches a row adds up (at least one). */
+static double launches_of(const gm_bnv_input *in)
+{
+    return isfinite(in->launches) && in->launches >= 1 ? in->launches : 1;
+}
+
 /* Little's law: at a fixed latency, throughput grows with the work in
  * flight, so bringing the busiest unit from its share u of the measured time
  * to its best rate needs 1/u times the concurrency: warps x 1/u, or that many
@@ -118,6 +146,7 @@ static void littles_law(const gm_bnv_input *in, gm_bnv *o)
 {
     o->busiest = -1;
     o->busiest_use = o->need_warps = o->need_ilp = NAN;
+    o->speedup_x2 = o->speedup_x4 = o->speedup_reach = NAN;
     for (size_t c = 0; c < in->n_comp; c++) {
         double u = in->comp_best_ns[c] / in->measured_ns;
         if (isfinite(u) && u > 0 && (o->busiest < 0 || u > o->busiest_use)) {
@@ -132,6 +161,15 @@ static void littles_law(const gm_bnv_input *in, gm_bnv *o)
     double have = isfinite(in->reachable_warps) ? fmax(in->reachable_warps, in->warps_per_sm)
                                                 : in->warps_per_sm;
     o->need_ilp = o->need_warps / have;
+    /* the what-ifs: the same work with k times as much of it in flight; the
+     * launch's fixed cost (a queued empty launch, where measured) does not
+     * shrink, the busiest unit cannot go past its best rate */
+    double T = in->measured_ns, n = launches_of(in);
+    double fixed = isfinite(in->queued_ns) && in->queued_ns > 0 ? fmin(n * in->queued_ns, T / 2) : 0;
+    double best = o->busiest_use * T;
+    o->speedup_x2 = T / (fixed + fmax((T - fixed) / 2, best));
+    o->speedup_x4 = T / (fixed + fmax((T - fixed) / 4, best));
+    o->speedup_reach = T / (fixed + fmax((T - fixed) * in->warps_per_sm / have, best));
     snprintf(o->fix, sizeof o->fix, "%s at %.0f%% of its best rate; ", what,
              100 * o->busiest_use);
     if (o->need_ilp <= 1)
@@ -141,6 +179,31 @@ static void littles_law(const gm_bnv_input *in, gm_bnv *o)
         addf(o->fix, sizeof o->fix,
              "needs %.1fx the independent work per warp at %.0f warps/SM (%s)", o->need_ilp,
              have, in->reachable_from ? in->reachable_from : "the warps it has");
+}
+
+/* A launch-bound launch fused or in a CUDA graph: in a stream each launch
+ * costs max(launch_ns, T); fused into one kernel, a step of it costs what
+ * its warps take on their own or its busiest unit at its best rate,
+ * whichever is longer; in a graph the GPU's own cost of a launch,
+ * max(queued_ns, T). */
+static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
+{
+    double n = launches_of(in), stream = fmax(in->launch_ns, T1), busy = NAN;
+    for (size_t c = 0; c < in->n_comp; c++)
+        if (isfinite(in->comp_best_ns[c]) && !(in->comp_best_ns[c] / n <= busy))
+            busy = in->comp_best_ns[c] / n;
+    double step = o->warp_latency_ns;
+    if (isfinite(busy))
+        step = isfinite(step) ? fmax(step, busy) : NAN; /* the latency is what sets a step */
+    if (step > 0) {
+        o->fused_step_ns = step;
+        o->speedup_fused = stream / step;
+    }
+    if (isfinite(in->queued_ns) && in->queued_ns > 0)
+        o->speedup_graph = stream / fmax(in->queued_ns, T1);
+    if (isfinite(o->speedup_fused) && isfinite(o->speedup_graph))
+        addf(o->fix, sizeof o->fix, " (fused: %.2f us per launch, %.1fx; graph: %.1fx)",
+             step / 1e3, o->speedup_fused, o->speedup_graph);
 }
 
 /* A grid under one wave: how full the GPU was. */
@@ -165,6 +228,8 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
     o->share = o->over_ratio = o->spread_ns = NAN;
     o->wait_share = o->uncollected = o->busiest_use = NAN;
     o->need_warps = o->need_ilp = o->wave_fill = NAN;
+    o->warp_latency_ns = o->speedup_x2 = o->speedup_x4 = o->speedup_reach = NAN;
+    o->fused_step_ns = o->speedup_fused = o->speedup_graph = NAN;
     double T = in->measured_ns;
     /* the largest component, as the model has always named it */
     for (size_t c = 0; c < in->n_comp; c++)
@@ -197,15 +262,18 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
                  in->comp_name[o->over], in->comp_ns[o->over] / 1e3, T / 1e3, o->over_ratio);
     }
     warp_states(in, o);
-    if (isfinite(in->launch_ns) && in->launch_ns > 0 && T <= in->launch_ns + o->spread_ns) {
+    double T1 = T / launches_of(in);
+    o->warp_latency_ns = gm_bnv_warp_latency_ns(in->stall, in->warps_launched, in->clock_ghz);
+    if (isfinite(in->launch_ns) && in->launch_ns > 0 && T1 <= in->launch_ns + gm_bnv_spread_ns(T1)) {
         o->kind = GM_BNV_LAUNCH;
         snprintf(o->text, sizeof o->text,
                  "launch bound: %.1f us, at most an empty launch back to back (%.1f us) and "
                  "the spread (%.1f us)",
-                 T / 1e3, in->launch_ns / 1e3, o->spread_ns / 1e3);
+                 T1 / 1e3, in->launch_ns / 1e3, gm_bnv_spread_ns(T1) / 1e3);
         snprintf(o->fix, sizeof o->fix,
                  "fusing it into a neighbour or a CUDA graph saves up to %.1f us per launch",
                  in->launch_ns / 1e3);
+        launch_whatifs(in, o, T1);
         small_grid(in, o);
         return GM_OK;
     }

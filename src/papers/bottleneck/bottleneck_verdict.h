@@ -73,6 +73,17 @@ typedef enum gm_bnv_stall {
 const char *gm_bnv_stall_metric(int stall); /* "smsp__warps_issue_stalled_wait.sum"; NULL */
 const char *gm_bnv_stall_name(int stall);   /* "wait" */
 const char *gm_bnv_stall_words(int stall);  /* "a dependent fixed-latency instruction" */
+/* 1 when a warp spends the state waiting on its own work (a dependency, a
+ * barrier, a fetch, its own issue), which it would spend alone on the SM
+ * too; 0 for the throttles, which are other warps' contention for a unit. */
+int gm_bnv_stall_is_latency(int stall);
+
+/* A warp's own latency: the warp-cycles in the latency states (above),
+ * summed over the states collected, per warp launched, over the SM clock:
+ * the time one warp of the launch takes when nothing competes with it (one
+ * block alone; a wave's floor).  NaN when no latency state was collected,
+ * warps or clock is not positive. */
+double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, double clock_ghz);
 
 #define GM_BNV_MAX_COMP 16
 
@@ -100,6 +111,15 @@ typedef struct gm_bnv_input {
     double blocks;                  /* grid size */
     double blocks_per_wave;         /* N_slot x SMs (NaN: unknown) */
     int sm_count;
+    /* the what-ifs of launch- and latency-bound launches (NaN: unknown) */
+    double launches;                /* launches the counts add up (summed rows; NaN, < 1: one);
+                                       measured_ns and comp_* are their sums, launch_ns and
+                                       queued_ns per launch */
+    double queued_ns;               /* GPU time of one empty launch when launches are queued
+                                       (a CUDA graph, a stream the CPU keeps ahead of): machine
+                                       data kind=launch, name=queued */
+    double warps_launched;          /* blocks x warps per block, times launches */
+    double clock_ghz;               /* SM cycles per ns */
 } gm_bnv_input;
 
 void gm_bnv_input_init(gm_bnv_input *in); /* everything NaN / empty */
@@ -120,6 +140,17 @@ typedef struct gm_bnv {
     double need_warps;    /* Little's law: warps per SM for the busiest unit's best rate */
     double need_ilp;      /* independent operations per warp, at the warps the launch can have */
     double wave_fill;     /* blocks / blocks_per_wave when under one wave, else NaN */
+    double warp_latency_ns; /* gm_bnv_warp_latency_ns of the launch (per launch) */
+    /* LATENCY, Little's law at the same latency: T / (T_fix + max((T - T_fix) / k,
+     * T_best)), T_best the busiest unit at its best rate, T_fix = queued_ns (0
+     * unknown): with k = 2 and 4 times the independent work in flight (twice the
+     * warps per SM, or two independent chains per warp), and at the warps the
+     * launch can reach */
+    double speedup_x2, speedup_x4, speedup_reach;
+    /* LAUNCH: a stream of such launches costs max(launch_ns, T) each; fused
+     * into one kernel each costs fused_step_ns = max(its warps' own latency,
+     * its busiest unit at its best rate); in a CUDA graph max(queued_ns, T) */
+    double fused_step_ns, speedup_fused, speedup_graph;
     char model_error[128];/* "global 128.2 us > 93.6 us measured (1.37x)", "" none */
     char wait_text[160];  /* "a dependent fixed-latency instruction (wait, 21%)" and the
                              share in states not collected where that is larger */

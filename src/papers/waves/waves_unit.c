@@ -10,10 +10,12 @@
  * H100), "paper" (Eq. 3.3 as printed) and "refill" (hopper's N_slot, and the
  * what-if times with the busiest SM's share of a partial wave when the
  * block scheduler refills slots in random order, waves_refill.h, with the
- * FFMA kernel's mixing from its per-block logs; docs/diag.md).  The time predictions assume the
- * kernel's fu(c) is that of a throughput-bound FFMA stream (the measured
- * FFMA curve): a kernel whose warps wait on memory gains less from more
- * warps than they say. */
+ * FFMA kernel's mixing from its per-block logs; docs/diag.md).  The time
+ * predictions of hopper and paper cost each wave with the kernel's own
+ * components and latency where the throughput data and the bottleneck's
+ * counters are there, else with the FFMA curve, and never go below one
+ * wave's time (waves_shape.h); refill keeps the FFMA curve scaled by the
+ * launch's time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +23,16 @@
 
 #include "waves_data.h"
 #include "waves_refill.h"
+#include "waves_shape.h"
+#include "papers/bottleneck/bottleneck_unit.h"
+#include "papers/bottleneck/bottleneck_verdict.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 
 static const char *const wv_metrics[] = {"gpu__time_duration.sum", NULL};
 static const char *const wv_suites[] = {"sched", NULL};
+/* the kernel's own cost of a wave for the launch-shape what-ifs (waves_shape.h) */
+static const char *const wv_optional[] = {"throughput", NULL};
 
 typedef struct wv_state {
     gm_gd_form form;
@@ -35,11 +42,15 @@ typedef struct wv_state {
     int max_b;               /* warps per block the launch limit allows */
     int row_dur;
     char source[160];
+    int have_tp;             /* throughput data: the kernel's own wave cost */
+    gm_zo_machine tp;
 } wv_state;
 
 typedef struct wv_result {
     double G, b, regs, smem, nslot, occ, waves, tail, T_us;
     double t_2G, t_halfG, t_2b, t_halfb; /* us, Eq. 3.2 scaled by T_us */
+    double floor_us;                     /* one wave's time at the least (waves_shape.h) */
+    const char *from;                    /* what the wave cost came from */
     char limiter[48], verdict[192];
     double severity;
 } wv_result;
@@ -73,12 +84,75 @@ static gm_status wv_prepare(const gm_machine *m, const char *variant, void **sta
     double ltb = gm_gd_data_param(md, "L_T_B", NULL, NULL);
     s->max_b = ltb > 0 ? (int)ltb / 32 : s->data.form[form].N2;
     s->row_dur = gm_metric_find(wv_metrics[0]);
+    const gm_mdata *tp = gm_machine_suite(m, "throughput");
+    gm_error e2;
+    s->have_tp = tp && gm_zo_machine_from_mdata(tp, &s->tp, &e2) == GM_OK;
     snprintf(s->source, sizeof s->source, "%.60s, %.40s", md->meta.gpu_name, md->meta.date);
     *state = s;
     return GM_OK;
 }
 
-static void wv_release(void *state) { free(state); }
+static void wv_release(void *state)
+{
+    wv_state *s = state;
+    if (s && s->have_tp)
+        gm_zo_machine_free(&s->tp);
+    free(state);
+}
+
+static double counter(const gm_launch_counters *k, const char *name)
+{
+    int row = name ? gm_metric_find(name) : -1;
+    return row >= 0 ? k->metric[row] : NAN;
+}
+
+/* The launch-shape what-ifs with the kernel's own wave cost and latency
+ * (waves_shape.h): the components where the counters and the throughput
+ * data are there, else the suite's FFMA fu(c); the floor from the warp
+ * states.  Per launch, times the launches a summed row adds up. */
+static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
+                          const gm_launch_counters *k, wv_result *r, int N)
+{
+    const gm_gd_params *p = &s->data.form[s->form];
+    double n = k->summed > 1 ? k->summed : 1;
+    gm_bn_wave wave;
+    gm_error e;
+    int max_warps = meta && meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : p->N2;
+    int kernel = s->have_tp &&
+                 gm_bn_wave_init(&s->tp, GM_ZO_HOPPER, k, max_warps, p->n_mp, &wave, &e) == GM_OK;
+    double stall[GM_BNV_STALLS];
+    for (int i = 0; i < GM_BNV_STALLS; i++)
+        stall[i] = counter(k, gm_bnv_stall_metric(i));
+    double ghz = counter(k, "sm__cycles_elapsed.avg") / counter(k, wv_metrics[0]);
+    gm_gd_shape sh = {
+        .busy = kernel ? gm_bn_wave_busy_ns : NULL,
+        .ctx = kernel ? &wave : NULL,
+        .fu = s->fu ? &s->fu->fu : NULL,
+        .n_mp = p->n_mp,
+        .fixed_ns = s->have_tp ? s->tp.queued_ns : NAN,
+        .latency_ns = gm_bnv_warp_latency_ns(stall, r->G * r->b * n, ghz),
+    };
+    long G = (long)r->G;
+    int b = (int)r->b;
+    if (gm_gd_shape_fit(&sh, G, b, N, r->T_us * 1e3 / n, &e) != GM_OK)
+        return;
+    r->from = gm_gd_shape_from_name(sh.from);
+    r->floor_us = (sh.fixed + sh.L) * n * 1e-3;
+    struct {
+        double *out;
+        long G;
+        int b;
+    } at[] = {{&r->t_2G, 2 * G, b},
+              {&r->t_halfG, G >= 2 ? G / 2 : 0, b},
+              {&r->t_2b, G >= 2 ? G / 2 : 0, 2 * b},
+              {&r->t_halfb, b >= 2 ? 2 * G : 0, b / 2}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        int Ni = at[i].G >= 1 && at[i].b >= 1 && at[i].b <= s->max_b
+                     ? gm_gd_nslot(p, at[i].b, k->shared_bytes, k->regs_per_thread, NULL)
+                     : 0;
+        *at[i].out = Ni > 0 ? gm_gd_shape_time(&sh, at[i].G, at[i].b, Ni) * n * 1e-3 : NAN;
+    }
+}
 
 /* Eq. 3.2 at (G, b) relative to the launch's own (G0, b0), times T. */
 static double scaled(const wv_state *s, double T, long G0, int b0, int N0, long G, int b, long smem,
@@ -105,7 +179,6 @@ static double scaled(const wv_state *s, double T, long G0, int b0, int N0, long 
 static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
                           const gm_launch_counters *k, void *result, gm_error *err)
 {
-    (void)meta;
     const wv_state *s = state;
     wv_result *r = result;
     if (!s || !k || !r)
@@ -122,7 +195,8 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
     r->smem = k->shared_bytes >= 0 ? k->shared_bytes : NAN;
     r->T_us = s->row_dur >= 0 ? k->metric[s->row_dur] * 1e-3 : NAN;
     r->nslot = r->occ = r->waves = r->tail = NAN;
-    r->t_2G = r->t_halfG = r->t_2b = r->t_halfb = NAN;
+    r->t_2G = r->t_halfG = r->t_2b = r->t_halfb = r->floor_us = NAN;
+    r->from = "-";
     r->severity = NAN;
     if (b < 1 || G < 1 || k->regs_per_thread < 0 || k->shared_bytes < 0) {
         snprintf(r->verdict, sizeof r->verdict, "blocks and waves not modelled: the launch's %s",
@@ -148,11 +222,16 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
     /* what the rounding up to whole waves costs: slots left empty */
     r->severity = 1.0 - r->waves / ceil(r->waves);
     long regs = k->regs_per_thread;
-    r->t_2G = scaled(s, r->T_us, Gl, b, N, 2 * Gl, b, k->shared_bytes, regs);
-    r->t_halfG = Gl >= 2 ? scaled(s, r->T_us, Gl, b, N, Gl / 2, b, k->shared_bytes, regs) : NAN;
-    /* the same threads in half as many blocks twice as large, and the reverse */
-    r->t_2b = Gl >= 2 ? scaled(s, r->T_us, Gl, b, N, Gl / 2, 2 * b, k->shared_bytes, regs) : NAN;
-    r->t_halfb = b >= 2 ? scaled(s, r->T_us, Gl, b, N, 2 * Gl, b / 2, k->shared_bytes, regs) : NAN;
+    if (!s->refill && r->T_us > 0) {
+        shape_whatifs(s, meta, k, r, N);
+    } else if (s->refill) {
+        r->from = "ffma fu(c), refill";
+        r->t_2G = scaled(s, r->T_us, Gl, b, N, 2 * Gl, b, k->shared_bytes, regs);
+        r->t_halfG = Gl >= 2 ? scaled(s, r->T_us, Gl, b, N, Gl / 2, b, k->shared_bytes, regs) : NAN;
+        /* the same threads in half as many blocks twice as large, and the reverse */
+        r->t_2b = Gl >= 2 ? scaled(s, r->T_us, Gl, b, N, Gl / 2, 2 * b, k->shared_bytes, regs) : NAN;
+        r->t_halfb = b >= 2 ? scaled(s, r->T_us, Gl, b, N, 2 * Gl, b / 2, k->shared_bytes, regs) : NAN;
+    }
     if (r->waves < 1)
         snprintf(r->verdict, sizeof r->verdict,
                  "%.0f %s %.2g%% of one wave (%.0f blocks: N_slot %d x %d SMs, %s)", G,
@@ -190,6 +269,8 @@ static size_t wv_fields(const void *state, const void *result, gm_field *out, si
     NUM("T_halfG_us", r->t_halfG, 0, NULL);
     NUM("T_2b_halfG_us", r->t_2b, 0, NULL);
     NUM("T_halfb_2G_us", r->t_halfb, 0, NULL);
+    NUM("T_floor_us", r->floor_us, 0, NULL);
+    TXT("tgb_from", r->from, 0, NULL);
     TXT("verdict", r->verdict, 0, NULL);
 #undef NUM
 #undef PCT
@@ -222,8 +303,14 @@ static void wv_text_notes(FILE *out, const void *state, const void *const *resul
         fprintf(out, "  - T_2G_us etc.: the busiest SM's share of a partial wave under a random "
                      "refill, FFMA mixing %.2f at b = 1, %.2f at b = 32 (per-block logs; NaN: "
                      "none, Eq. 3.2)\n", s->fu->mix[0], s->fu->mix[1]);
-    fprintf(out, "  - waves = G / (n_mp N_slot); T_2G_us etc.: Eq. 3.2 with the measured FFMA "
-                 "fu(c), scaled by this launch's time\n");
+    if (s->refill)
+        fprintf(out, "  - waves = G / (n_mp N_slot); T_2G_us etc.: Eq. 3.2 with the measured FFMA "
+                     "fu(c), scaled by this launch's time\n");
+    else
+        fprintf(out, "  - waves = G / (n_mp N_slot); T_2G_us etc.: Eq. 3.2 with each wave's cost "
+                     "max(floor, the kernel's busiest component at its warps per SM)%s, fitted to "
+                     "this launch's time; never below T_floor_us, one wave alone (tgb_from)\n",
+                s->have_tp ? "" : " (no throughput data: the FFMA fu(c))");
 }
 
 const gm_unit gm_unit_waves = {
@@ -242,4 +329,5 @@ const gm_unit gm_unit_waves = {
     .verdict = wv_verdict,
     .text_notes = wv_text_notes,
     .json_extra = NULL,
+    .optional_suites = wv_optional,
 };

@@ -132,6 +132,42 @@ static void launch_bound(void **state)
     three(&in, 5040, 18, 15, 1000);
     decide(&in, &v);
     assert_int_equal(v.kind, GM_BNV_LATENCY);
+    /* the what-ifs: with no warp states and no queued launch, none */
+    assert_true(isnan(v.speedup_fused) && isnan(v.speedup_graph) && isnan(v.fused_step_ns));
+    /* a warp's own latency: wait 2000 + selected 1000 cycles (the math pipe
+     * throttle, 5000, is other warps' contention), one warp, 1 GHz: 3 us; a
+     * step of a fused kernel takes that, against 4.392 us a launch in a
+     * stream: 1.464x; in a graph the 1.824 us launch costs itself (queued
+     * empty launch 1.5 us): 4.392 / 1.824 = 2.408x */
+    three(&in, 1824, 18, 15, 100);
+    in.stall[GM_BNV_ST_WAIT] = 2000;
+    in.stall[GM_BNV_ST_SELECTED] = 1000;
+    in.stall[GM_BNV_ST_MATH] = 5000;
+    in.warps_launched = 1;
+    in.clock_ghz = 1;
+    in.queued_ns = 1500;
+    in.comp_best_ns[0] = 18;
+    decide(&in, &v);
+    assert_int_equal(v.kind, GM_BNV_LAUNCH);
+    near(v.warp_latency_ns, 3000, 1e-9);
+    near(v.fused_step_ns, 3000, 1e-9);
+    near(v.speedup_fused, 4392.0 / 3000, 1e-12);
+    near(v.speedup_graph, 4392.0 / 1824, 1e-12);
+    assert_string_equal(v.fix, "fusing it into a neighbour or a CUDA graph saves up to 4.4 us per "
+                               "launch (fused: 3.00 us per launch, 1.5x; graph: 2.4x)");
+    /* a unit slower than the warps' latency sets the step: 5 us at its best */
+    in.comp_best_ns[0] = 5000;
+    decide(&in, &v);
+    near(v.fused_step_ns, 5000, 1e-9);
+    /* 64 launches summed (--summary): launch bound per launch, as one is */
+    three(&in, 64 * 1824.0, 64 * 18.0, 64 * 15.0, 64 * 100.0);
+    in.launches = 64;
+    decide(&in, &v);
+    assert_int_equal(v.kind, GM_BNV_LAUNCH);
+    assert_non_null(strstr(v.text, "launch bound: 1.8 us"));
+    in.launches = 1; /* read as one launch of 117 us: not */
+    decide(&in, &v);
+    assert_int_equal(v.kind, GM_BNV_LATENCY);
     /* no machine data for the launch: never launch bound */
     three(&in, 1824, 18, 15, 100);
     in.launch_ns = NAN;
@@ -173,6 +209,18 @@ static void latency_bound(void **state)
     near(v.need_ilp, 40.0 / 64, 1e-12);
     assert_string_equal(v.fix, "instruction at 20% of its best rate; 40 warps/SM would reach it "
                                "(has 8.0; can have sched: N_slot 8 x 8 warps (warps))");
+    /* Little's law what-ifs: twice and four times the work in flight halve
+     * and quarter the time (the unit's best rate, 20 us, is further); at the
+     * 64 warps the launch can have, 8x, but the unit stops it at 5x */
+    near(v.speedup_x2, 2, 1e-12);
+    near(v.speedup_x4, 4, 1e-12);
+    near(v.speedup_reach, 5, 1e-12);
+    /* a queued empty launch of 1 us stays: 100 / (1 + 99 / 2) = 1.980 */
+    in.queued_ns = 1000;
+    decide(&in, &v);
+    near(v.speedup_x2, 100000.0 / 50500, 1e-12);
+    near(v.speedup_reach, 100000.0 / 21000, 1e-12);
+    in.queued_ns = NAN;
     /* the launch can have only 16: 2.5x the independent work per warp */
     in.reachable_warps = 16;
     in.reachable_from = "sched: N_slot 2 x 8 warps (registers)";
@@ -205,6 +253,20 @@ static void undecided_and_bad(void **state)
             assert_string_not_equal(gm_bnv_stall_metric(s), gm_bnv_stall_metric(t));
     }
     assert_null(gm_bnv_stall_metric(GM_BNV_STALLS));
+    /* the throttles are contention, not a warp's own latency */
+    assert_false(gm_bnv_stall_is_latency(GM_BNV_ST_MATH));
+    assert_false(gm_bnv_stall_is_latency(GM_BNV_ST_LG));
+    assert_false(gm_bnv_stall_is_latency(GM_BNV_ST_MIO));
+    assert_true(gm_bnv_stall_is_latency(GM_BNV_ST_WAIT));
+    assert_true(gm_bnv_stall_is_latency(GM_BNV_ST_SELECTED));
+    double st[GM_BNV_STALLS];
+    for (int s = 0; s < GM_BNV_STALLS; s++)
+        st[s] = NAN;
+    assert_true(isnan(gm_bnv_warp_latency_ns(st, 10, 2))); /* none collected */
+    st[GM_BNV_ST_LONG_SB] = 8000;
+    st[GM_BNV_ST_MIO] = 1e6;
+    near(gm_bnv_warp_latency_ns(st, 10, 2), 400, 1e-12); /* 8000 cycles / 10 warps / 2 GHz */
+    assert_true(isnan(gm_bnv_warp_latency_ns(st, 0, 2)));
 }
 
 static double metric(const gm_launch_counters *k, const char *name)

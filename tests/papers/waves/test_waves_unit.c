@@ -255,9 +255,77 @@ static void fit_by_construction(void **state)
     gm_mdata_free(md);
 }
 
+static void set(gm_launch_counters *k, const char *name, double v)
+{
+    int row = gm_metric_find(name);
+    assert_true(row >= 0);
+    k->metric[row] = v;
+}
+
+/* With throughput data and the bottleneck's counters the what-ifs use the
+ * kernel's own cost of a wave.  132 blocks of 4 warps (32 registers: N_slot
+ * 16), a dependent FFMA chain of 10,000 per warp, 41 us at 1 GHz.  The test
+ * GPU's rates (test_helpers.h): fma 4 and issue 4 per clock per SM, the
+ * issue rate at 4 warps per SM 4 x 4 / 4 = 4: the components take 40,000 /
+ * 4 = 10,000 cycles = 10 us of 41: latency bound, one wave costs 41 us
+ * however full.  Twice the grid (8 warps per SM, one wave, 20 us of work)
+ * is 41 us, not the FFMA fu(c)'s 82. */
+static void kernel_wave_cost(void **state)
+{
+    (void)state;
+    const gm_unit *u = th_unit("waves", "blocks and waves");
+    gm_machine m;
+    th_machine_with(&m, "sched", sched_md());
+    m.n_files = 2;
+    snprintf(m.files[1].suite, sizeof m.files[1].suite, "throughput");
+    m.files[1].md = th_throughput_test_gpu(0);
+    void *st = NULL;
+    assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
+    void *res = calloc(1, u->result_size);
+    gm_field f[GM_UNIT_MAX_FIELDS];
+    gm_launch_counters k;
+    launch(&k, 132, 128, 32, 0, 41e3);
+    set(&k, "smsp__inst_executed.sum", 132 * 4 * 1e4);
+    set(&k, "smsp__inst_executed_pipe_fma.sum", 132 * 4 * 1e4);
+    set(&k, "sm__cycles_elapsed.avg", 41e3);
+    set(&k, "sm__warps_active.avg.pct_of_peak_sustained_active", 100.0 * 4 / 64);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    NEAR(field(f, n, "N_slot")->num, 16);
+    assert_string_equal(field(f, n, "tgb_from")->text, "latency (measured)");
+    NEAR(field(f, n, "T_floor_us")->num, 41);
+    assert_true(fabs(field(f, n, "T_2G_us")->num - 41) < 1e-6);
+    assert_true(fabs(field(f, n, "T_halfG_us")->num - 41) < 1e-6);
+    /* 4224 blocks: g = 32, two full waves of 64 warps per SM, each 64 x
+     * 10,000 / 4 cycles = 160 us at the unit's rate */
+    launch(&k, 132 * 32, 128, 32, 0, 2 * 160e3);
+    set(&k, "smsp__inst_executed.sum", 132 * 32 * 4 * 1e4);
+    set(&k, "smsp__inst_executed_pipe_fma.sum", 132 * 32 * 4 * 1e4);
+    set(&k, "sm__cycles_elapsed.avg", 2 * 160e3);
+    set(&k, "sm__warps_active.avg.pct_of_peak_sustained_active", 100.0);
+    /* the warps' own latency from their states: wait 3 + selected 1 cycle
+     * per FFMA, 40 us; alpha 1: twice the grid 640 us, half 160 us (one
+     * wave), the same threads in blocks of 2 warps (N_slot 32, the same
+     * waves) 320 us */
+    set(&k, "smsp__warps_issue_stalled_wait.sum", 132 * 32 * 4 * 3e4);
+    set(&k, "smsp__warps_issue_stalled_selected.sum", 132 * 32 * 4 * 1e4);
+    assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
+    n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
+    assert_string_equal(field(f, n, "tgb_from")->text, "components");
+    assert_true(fabs(field(f, n, "T_floor_us")->num - 40) < 1e-6);
+    assert_true(fabs(field(f, n, "T_2G_us")->num - 640) < 1e-6);
+    assert_true(fabs(field(f, n, "T_halfG_us")->num - 160) < 1e-6);
+    assert_true(fabs(field(f, n, "T_halfb_2G_us")->num - 320) < 1e-6);
+    u->release(st);
+    free(res);
+    gm_mdata_free(m.files[0].md);
+    gm_mdata_free(m.files[1].md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(waves_unit),
-                                       cmocka_unit_test(fit_by_construction)};
+                                       cmocka_unit_test(fit_by_construction),
+                                       cmocka_unit_test(kernel_wave_cost)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,81 @@
+/* Launch-shape what-ifs (paper 003, Eq. 3.2, with the kernel's own cost of
+ * a wave): the time of a launch at another grid G and block size b, from
+ * one measured launch.
+ *
+ * Eq. 3.2 counts waves on the busiest SM, g = ceil(G / n_mp) blocks in
+ * floor(g / N_slot) full waves of b N_slot warps and one of b (g mod N_slot),
+ * each costing fu(c) for its c warps per SM.  The paper's fu(c) is one
+ * instruction stream's (the suite's FFMA kernel), the same for every kernel.
+ * Here a wave of c warps per SM costs
+ *
+ *     f(c) = max(L, alpha W(c))
+ *
+ * W(c)   the kernel's own busiest component when each SM runs c of its
+ *        warps (their measured work at the rates the throughput suite
+ *        measured at c warps per SM); where those are missing, the suite's
+ *        FFMA fu(c), as in the paper;
+ * L      one wave's floor: a block's time when nothing competes with it
+ *        (its warps' own latency), so that no shape is predicted below a
+ *        single wave's time;
+ * alpha  the scale that makes the measured launch come out at its time.
+ *
+ * and T(G, b) = T_fix + sum over waves of f(c), T_fix the launch's fixed
+ * cost (a queued empty launch, where measured).  The measured launch
+ * decides L and alpha.  Where the floor holds up most of its waves (the
+ * warps' own latency from the warp states is at least their components'
+ * time; unknown: the components explain under GM_GD_SHAPE_BUSY of the
+ * time), it was latency bound and L is what makes the waves add up to that
+ * time (alpha 1); otherwise L is the warps' own latency (0 unknown) and
+ * alpha is fitted.  Pure C. */
+#ifndef GPUQ_WAVES_SHAPE_H
+#define GPUQ_WAVES_SHAPE_H
+
+#include "gpuq/status.h"
+#include "waves_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The bottleneck verdict's threshold (bottleneck_verdict.h, GM_BNV_BUSY_SHARE):
+ * components under this share of the time leave it to latency. */
+#define GM_GD_SHAPE_BUSY 0.6
+
+/* W(c): ns for `sms` SMs each to run `warps_per_sm` of the kernel's warps
+ * (NaN: cannot say). */
+typedef double (*gm_gd_busy_fn)(const void *ctx, double warps_per_sm, double sms);
+
+typedef enum gm_gd_shape_from {
+    GM_GD_SHAPE_NONE = 0,
+    GM_GD_SHAPE_LATENCY,   /* components < BUSY of the time: L from the measured time */
+    GM_GD_SHAPE_COMPONENTS,/* the components, scaled; L from the warp states (or 0) */
+    GM_GD_SHAPE_FU         /* the suite's fu(c), scaled; L from the warp states (or 0) */
+} gm_gd_shape_from;
+
+/* "latency (measured)", "components", "ffma fu(c)", "-". */
+const char *gm_gd_shape_from_name(gm_gd_shape_from f);
+
+typedef struct gm_gd_shape {
+    /* inputs */
+    gm_gd_busy_fn busy;         /* NULL: fu below */
+    const void *ctx;
+    const gm_gd_fu_curve *fu;   /* the suite's FFMA fu(c) */
+    int n_mp;
+    double fixed_ns;            /* T_fix (0 none; at most half the measured time is used) */
+    double latency_ns;          /* the warps' own latency; NaN unknown */
+    /* fitted */
+    gm_gd_shape_from from;
+    double fixed, L, alpha;     /* ns, ns, scale */
+} gm_gd_shape;
+
+/* Fits L and alpha to a launch of G blocks of b warps, N_slot N, that took
+ * T_ns.  GM_ERR_INVALID_ARG for a shape or time that is not positive or a
+ * wave cost that cannot be had. */
+gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_error *err);
+/* T(G, b) in ns after the fit; NaN for a shape that is not positive. */
+double gm_gd_shape_time(const gm_gd_shape *s, long G, int b, int N);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

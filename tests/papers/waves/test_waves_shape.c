@@ -1,0 +1,171 @@
+/* The launch-shape what-ifs (src/papers/waves/waves_shape.h) on wave costs
+ * made by hand: a latency-bound launch keeps its time when the grid shrinks,
+ * a throughput-bound one scales down to its warps' own latency and no
+ * further, and no shape is ever predicted below a single wave's time.  Every
+ * expected value is worked out in the comments (n_mp = 132). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "papers/waves/waves_shape.h"
+
+static void near(double got, double want)
+{
+    if (!(fabs(got - want) <= 1e-6 * (1 + fabs(want))))
+        fail_msg("got %.17g, want %.17g", got, want);
+}
+
+/* W(c) = c x (ns per warp in *ctx): a unit that takes its warps one by one */
+static double per_warp(const void *ctx, double c, double sms)
+{
+    (void)sms;
+    return c * *(const double *)ctx;
+}
+
+/* N_slot of a made-up SM: 32 blocks, 64 warps */
+static int nslot(int b)
+{
+    return 64 / b < 32 ? 64 / b : 32;
+}
+
+/* Every shape of a sweep (1 to 8448 blocks, 1 to 32 warps each) at or above
+ * the single wave's time, fixed + L. */
+static void never_below_one_wave(const gm_gd_shape *s)
+{
+    for (long G = 1; G <= 8448; G *= 2)
+        for (int b = 1; b <= 32; b *= 2) {
+            double t = gm_gd_shape_time(s, G, b, nslot(b));
+            if (!(t >= s->fixed + s->L - 1e-9))
+                fail_msg("G = %ld, b = %d: %.3f ns below one wave (%.3f ns)", G, b, t,
+                         s->fixed + s->L);
+        }
+}
+
+/* A dependent chain on 132 blocks of one warp: the components explain 10 ns
+ * of 100 us, so the launch is latency bound and one wave costs 100 us
+ * whatever fills it: half the grid 100 us (not 50), twice the grid (2
+ * warps per SM, still one wave) 100 us; 8448 blocks = 132 x 64 = two full
+ * waves of 32 warps, each max(100 us, 320 ns): 200 us. */
+static void latency_bound(void **state)
+{
+    (void)state;
+    double ns_per_warp = 10;
+    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = NAN};
+    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_GD_SHAPE_LATENCY);
+    near(s.L, 100e3);
+    near(s.alpha, 1);
+    near(gm_gd_shape_time(&s, 132, 1, 32), 100e3); /* the launch itself */
+    near(gm_gd_shape_time(&s, 66, 1, 32), 100e3);
+    near(gm_gd_shape_time(&s, 264, 1, 32), 100e3);
+    near(gm_gd_shape_time(&s, 8448, 1, 32), 200e3);
+    never_below_one_wave(&s);
+    /* a fixed cost of 2 us stays once: L = 98 us, 2G of waves = 2 + 2 x 98 */
+    s.fixed_ns = 2e3;
+    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
+    near(s.L, 98e3);
+    near(gm_gd_shape_time(&s, 8448, 1, 32), 198e3);
+    never_below_one_wave(&s);
+    /* never more than half the measured time is taken as fixed */
+    s.fixed_ns = 80e3;
+    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
+    near(s.fixed, 50e3);
+    assert_string_equal(gm_gd_shape_from_name(s.from), "latency (measured)");
+}
+
+/* One full wave of 264 blocks of 32 warps (N_slot 2, 64 warps per SM) that
+ * its unit keeps busy: W = 64 x 1 us = 64 us of 64 us measured; the warps'
+ * own latency 10 us.  alpha = 1; half the grid, 32 warps per SM: 32 us;
+ * one block of one warp: max(10, 1) = 10 us, the floor, not 1 us. */
+static void throughput_bound(void **state)
+{
+    (void)state;
+    double ns_per_warp = 1e3;
+    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 10e3};
+    assert_int_equal(gm_gd_shape_fit(&s, 264, 32, 2, 64e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_GD_SHAPE_COMPONENTS);
+    near(s.alpha, 1);
+    near(s.L, 10e3);
+    near(gm_gd_shape_time(&s, 132, 32, 2), 32e3);
+    near(gm_gd_shape_time(&s, 1, 1, 32), 10e3);
+    never_below_one_wave(&s);
+    /* measured 20% slower than the unit says: alpha 1.25, shapes scale */
+    assert_int_equal(gm_gd_shape_fit(&s, 264, 32, 2, 80e3, NULL), GM_OK);
+    near(s.alpha, 1.25);
+    near(gm_gd_shape_time(&s, 528, 32, 2), 160e3);
+    /* without the warp states there is no floor but the unit's own */
+    s.latency_ns = NAN;
+    assert_int_equal(gm_gd_shape_fit(&s, 264, 32, 2, 80e3, NULL), GM_OK);
+    near(s.L, 0);
+    near(gm_gd_shape_time(&s, 1, 1, 32), 1.25e3);
+}
+
+/* The paper's FFMA fu(c) = max(1, c / 4) with a latency-bound kernel of
+ * 264 blocks of 4 warps (N_slot 16, g = 2: one wave of 8 warps per SM, fu =
+ * 2) that took 16.3 us: scaled by fu alone, half the grid (4 warps, fu = 1)
+ * would be 8.15 us.  With the warps' own latency, 16 us, alpha = 8.15 us and
+ * half the grid is max(16, 8.15) = 16 us: not below one wave. */
+static void ffma_fu_with_floor(void **state)
+{
+    (void)state;
+    gm_gd_fu_curve fu = {.n = 32, .P1 = 1};
+    for (int c = 1; c <= 32; c++)
+        fu.fu[c - 1] = c <= 4 ? 1 : c / 4.0;
+    gm_gd_shape s = {.fu = &fu, .n_mp = 132, .latency_ns = NAN};
+    assert_int_equal(gm_gd_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_GD_SHAPE_FU);
+    near(gm_gd_shape_time(&s, 132, 4, 16), 8.15e3); /* Eq. 3.2 alone */
+    s.latency_ns = 16e3;
+    assert_int_equal(gm_gd_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
+    near(s.alpha, 8.15e3);
+    near(gm_gd_shape_time(&s, 132, 4, 16), 16e3);
+    never_below_one_wave(&s);
+    /* warp states longer than the measured time: the time is all latency */
+    s.latency_ns = 40e3;
+    assert_int_equal(gm_gd_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
+    near(s.L, 16.3e3);
+    near(gm_gd_shape_time(&s, 264, 4, 16), 16.3e3);
+    never_below_one_wave(&s);
+}
+
+/* A wave cost the components cannot give falls back to fu(c); with neither,
+ * and with bad shapes, the fit fails. */
+static double no_cost(const void *ctx, double c, double sms)
+{
+    (void)ctx, (void)c, (void)sms;
+    return NAN;
+}
+
+static void fallbacks_and_bad_input(void **state)
+{
+    (void)state;
+    gm_gd_fu_curve fu = {.n = 1, .P1 = 1, .fu = {1}};
+    gm_gd_shape s = {.busy = no_cost, .fu = &fu, .n_mp = 132, .latency_ns = NAN};
+    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 1e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_GD_SHAPE_FU);
+    s.fu = NULL;
+    gm_error err;
+    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 1e3, &err), GM_ERR_INVALID_ARG);
+    s.fu = &fu;
+    assert_int_equal(gm_gd_shape_fit(&s, 0, 1, 32, 1e3, NULL), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 0, 1e3, NULL), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 0, NULL), GM_ERR_INVALID_ARG);
+    assert_true(isnan(gm_gd_shape_time(&s, 0, 1, 32)));
+    gm_gd_shape unfitted = {.n_mp = 132};
+    assert_true(isnan(gm_gd_shape_time(&unfitted, 132, 1, 32)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(latency_bound),
+        cmocka_unit_test(throughput_bound),
+        cmocka_unit_test(ffma_fu_with_floor),
+        cmocka_unit_test(fallbacks_and_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
