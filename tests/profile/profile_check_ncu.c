@@ -114,9 +114,10 @@ int check_ncu(const char *gpuq, const char *app, const char *dir)
     }
     char *argv[] = {(char *)gpuq, "profile", "--keep-counters", counters, "--table", table,
                     "--force", "-o", report, "--", (char *)app, NULL};
-    /* ncu gathered every metric of the table: gpuq gathers the units' opt-in
-     * ones too (the bottleneck unit's Hopper set), so that each is compared */
-    setenv("GPUQ_EXTRA_METRICS", "@bottleneck", 1);
+    /* ncu gathered every metric of the table: gpuq gathers every one too
+     * (the units' opt-in sets and the rows collected only when named, such
+     * as mma.sync's FLOP counters), so that each is compared */
+    setenv("GPUQ_EXTRA_METRICS", gm_metric_list_csv(), 1);
     rc = run(argv, "/dev/null", errs);
     unsetenv("GPUQ_EXTRA_METRICS");
     show_file(errs);
