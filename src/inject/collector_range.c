@@ -57,13 +57,14 @@ static void describe_source(gi_device *dev)
 /* Launches per window: GPUQ_BATCH, except with kernel replay, where each
  * launch keeps its own window as before (CUPTI replays inside the launch;
  * batching was not tried there). */
-/* The kernel duration under user replay (check_durations): on an H200
- * with the CUPTI of the torch wheel, windows of 16 launches gave every
- * other metric but no gpu__time_duration (400 rows of torch_steps.py,
- * 2026-12-01); the same program under kernel replay, one launch per window,
- * had them.  So a device's first window holds one launch and its second
- * two, and each is checked: a window of one without durations moves the
- * device to kernel replay, a window of two to one launch per window. */
+/* The kernel duration under user replay (check_durations), a guard: a
+ * CUPTI that dropped gpu__time_duration from batched windows would leave
+ * every row without its time.  (Suspected on an H200 on 2026-12-01; the
+ * durations were there and the check that said otherwise read counters
+ * v1's column, docs/profile.md.)  A device's first window holds one launch
+ * and its second two, and each is checked: a window of one without
+ * durations moves the device to kernel replay, a window of two to one
+ * launch per window. */
 enum { GI_DURATION_DONE = 0, GI_DURATION_SINGLE, GI_DURATION_PAIR };
 
 /* The duration's metric row (metrics by name, gpuq/metrics.h), -1 if none. */
