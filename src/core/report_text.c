@@ -1,6 +1,7 @@
 /* The text report: a header (device, counters, machine data, sections
- * skipped), the ranked kernels (report_rank.c), one table per section (the launch columns, then the unit's
- * fields that have a width) and one verdict line per kernel. */
+ * skipped), the ranked kernels (report_rank.c), one table per section (the
+ * launch columns, then the unit's fields that have a width) and one
+ * verdict line per kernel. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "report_rank.h"
+#include "spool.h"
 
 /* "132" for (132,1,1), "64,2" for (64,2,1), "8,8,4" otherwise */
 static void format_dim3(char *buf, size_t len, const unsigned d[3])
@@ -34,9 +36,9 @@ static void put_clean(FILE *out, const char *text, int width, int left)
 #define NAME_WIDTH 30
 #define PROCESS_WIDTH 12
 
-static void write_header(FILE *out, const gm_report *rep, const report_rows *rows)
+static void write_header(FILE *out, const gm_report *rep)
 {
-    const gm_counters_meta *cm = &rep->files[0].set->meta;
+    const gm_counters_meta *cm = report_file_meta(rep, 0);
     fprintf(out, "gpuq report\n");
     fprintf(out, "device:   %s (cc %d.%d, %d SMs, %d warps/SM)\n",
             cm->device_name[0] ? cm->device_name : "(not named in the counters)", cm->cc_major,
@@ -48,12 +50,12 @@ static void write_header(FILE *out, const gm_report *rep, const report_rows *row
             fprintf(out, "command:  %s\n", cm->command);
     } else {
         for (size_t f = 0; f < rep->n_files; f++) {
-            const gm_counters_meta *m = &rep->files[f].set->meta;
+            const gm_counters_meta *m = report_file_meta(rep, f);
             char label[64];
             report_process_label(rep, f, label, sizeof label);
             fprintf(out, "file:     %s (%s, %zu launches%s%s)\n",
-                    rep->files[f].path ? rep->files[f].path : "-", label, rep->files[f].set->count,
-                    m->command[0] ? ": " : "", m->command);
+                    rep->files[f].path ? rep->files[f].path : "-", label,
+                    report_file_launches(rep, f), m->command[0] ? ": " : "", m->command);
             if (strcmp(m->device_name, cm->device_name) != 0 || m->sm_count != cm->sm_count)
                 fprintf(out, "          on %s (%d SMs)\n", m->device_name, m->sm_count);
         }
@@ -73,30 +75,15 @@ static void write_header(FILE *out, const gm_report *rep, const report_rows *row
         fprintf(out, "skipped:  %s\n", rep->skipped[i]);
     fprintf(out, "rows:     %s\n",
             rep->summary ? "one per kernel (per process), launches summed" : "one per launch");
-    (void)rows;
 }
 
-static void write_section(FILE *out, const gm_report *rep, const report_rows *rows, size_t s)
+/* A section's column heading: the launch columns, then the fields with a
+ * width (none when there is no row to take them from). */
+static void write_heading(FILE *out, const gm_report *rep, int multi_file, const gm_field *f,
+                          size_t nf)
 {
-    const gm_report_section *sec = &rep->sections[s];
-    const gm_unit *u = sec->unit;
-    fprintf(out, "\n== %s [%s]: %s\n", u->title, u->name, u->paper);
-    if (u->text_notes) {
-        const void **results = calloc(rows->count ? rows->count : 1, sizeof *results);
-        if (results) {
-            for (size_t i = 0; i < rows->count; i++)
-                results[i] = report_result(rep, rows, s, i);
-            u->text_notes(out, sec->state, results, rows->count);
-            free((void *)results);
-        }
-    }
-    gm_field f[GM_UNIT_MAX_FIELDS];
-    size_t nf = rows->count ? u->fields(sec->state, report_result(rep, rows, s, 0), f,
-                                        GM_UNIT_MAX_FIELDS)
-                            : 0;
-    /* heading */
     fprintf(out, "%6s  ", rep->summary ? "first" : "id");
-    if (rows->multi_file)
+    if (multi_file)
         fprintf(out, "%-*s ", PROCESS_WIDTH, "process");
     fprintf(out, "%-*s", NAME_WIDTH, "kernel");
     if (rep->summary)
@@ -106,6 +93,20 @@ static void write_section(FILE *out, const gm_report *rep, const report_rows *ro
         if (f[j].width > 0)
             fprintf(out, " %*s", f[j].width, f[j].heading ? f[j].heading : f[j].name);
     fputc('\n', out);
+}
+
+/* Section s's rows of one chunk (after the heading when it is the first). */
+static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows, size_t s,
+                       int first_chunk)
+{
+    const gm_report_section *sec = &rep->sections[s];
+    const gm_unit *u = sec->unit;
+    gm_field f[GM_UNIT_MAX_FIELDS];
+    size_t nf;
+    if (first_chunk) {
+        nf = u->fields(sec->state, report_result(rep, rows, s, 0), f, GM_UNIT_MAX_FIELDS);
+        write_heading(out, rep, rows->multi_file, f, nf);
+    }
     for (size_t i = 0; i < rows->count; i++) {
         const gm_launch_counters *k = rows->launches[i];
         fprintf(out, "%6" PRIu64 "  ", k->launch_id);
@@ -137,19 +138,10 @@ static void write_section(FILE *out, const gm_report *rep, const report_rows *ro
         }
         fputc('\n', out);
     }
-    if (rows->count == 0)
-        fprintf(out, "(no kernel launches in the counters)\n");
 }
 
-void report_write_text(FILE *out, const gm_report *rep, const report_rows *rows)
+static void write_verdicts(FILE *out, const gm_report *rep, const report_rows *rows)
 {
-    write_header(out, rep, rows);
-    if (rows->rank)
-        report_rank_write_text(out, rep, rows->rank);
-    for (size_t s = 0; s < rep->n_sections; s++)
-        write_section(out, rep, rows, s);
-    fprintf(out, "\nverdicts%s:\n",
-            rep->n_sections > 1 ? " (the section that holds each kernel up most)" : "");
     for (size_t i = 0; i < rows->count; i++) {
         fprintf(out, "%6" PRIu64 "  ", rows->launches[i]->launch_id);
         if (rows->multi_file) {
@@ -167,4 +159,56 @@ void report_write_text(FILE *out, const gm_report *rep, const report_rows *rows)
             fprintf(out, " [%s]", rep->sections[s].unit->name);
         fputc('\n', out);
     }
+}
+
+/* The sections' rows and the verdicts come a chunk at a time but are
+ * written one after the other: each goes into a spool (spool.h) as its
+ * rows come, and the report is put together at the end, with each
+ * section's notes (which depend on every row: gm_unit.note_flags). */
+gm_status report_write_text(FILE *out, const report_ctx *c, gm_error *err)
+{
+    const gm_report *rep = c->rep;
+    size_t ns = rep->n_sections, total = 0;
+    gm_spool *spool[GM_REPORT_MAX_SECTIONS + 1] = {NULL};
+    unsigned notes[GM_REPORT_MAX_SECTIONS] = {0};
+    report_cursor *cur = NULL;
+    gm_status st = report_cursor_open(c, &cur, err);
+    for (size_t s = 0; s <= ns && st == GM_OK; s++)
+        st = gm_spool_open(&spool[s], 0, err);
+    const report_rows *rows;
+    while (st == GM_OK && (st = report_cursor_next(cur, &rows, err)) == GM_OK && rows) {
+        for (size_t s = 0; s < ns; s++) {
+            const gm_unit *u = rep->sections[s].unit;
+            write_rows(gm_spool_stream(spool[s]), rep, rows, s, total == 0);
+            for (size_t i = 0; u->note_flags && i < rows->count; i++)
+                notes[s] |= u->note_flags(report_result(rep, rows, s, i));
+        }
+        write_verdicts(gm_spool_stream(spool[ns]), rep, rows);
+        total += rows->count;
+    }
+    report_cursor_close(cur);
+    if (st == GM_OK) {
+        write_header(out, rep);
+        report_rank_write_text(out, rep, c->rank);
+    }
+    for (size_t s = 0; s < ns && st == GM_OK; s++) {
+        const gm_report_section *sec = &rep->sections[s];
+        const gm_unit *u = sec->unit;
+        fprintf(out, "\n== %s [%s]: %s\n", u->title, u->name, u->paper);
+        if (u->text_notes)
+            u->text_notes(out, sec->state, notes[s]);
+        if (total == 0)
+            write_heading(out, rep, c->kernels.multi_file, NULL, 0);
+        st = gm_spool_copy(spool[s], out, err);
+        if (total == 0)
+            fprintf(out, "(no kernel launches in the counters)\n");
+    }
+    if (st == GM_OK) {
+        fprintf(out, "\nverdicts%s:\n",
+                ns > 1 ? " (the section that holds each kernel up most)" : "");
+        st = gm_spool_copy(spool[ns], out, err);
+    }
+    for (size_t s = 0; s <= ns; s++)
+        gm_spool_close(spool[s]);
+    return st;
 }

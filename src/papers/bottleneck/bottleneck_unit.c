@@ -511,10 +511,9 @@ static void bn_verdict(const void *state, const void *result, gm_unit_verdict *o
     out->text[len] = '\0';
 }
 
-static void bn_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+static void bn_text_notes(FILE *out, const void *state, unsigned notes)
 {
-    (void)results;
-    (void)n;
+    (void)notes;
     const bn_state *s = state;
     fprintf(out, "  - %s form: %s; predicted = the largest component (full overlap, Sec. 3)\n",
             s->form == GM_ZO_PAPER ? "paper" : "hopper",

@@ -192,9 +192,9 @@ static void ga_verdict(const void *state, const void *result, gm_unit_verdict *o
     snprintf(out->text, sizeof out->text, "%s", gr->verdict);
 }
 
-static void ga_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+static void ga_text_notes(FILE *out, const void *state, unsigned notes)
 {
-    (void)results, (void)n;
+    (void)notes;
     const ga_state *s = state;
     if (s->have_rates)
         fprintf(out, "  machine data: gatomics (%s): ATOM %.2f / %.1f, RED %.2f / %.1f, CAS %.2f / "

@@ -205,9 +205,9 @@ static void wv_verdict(const void *state, const void *result, gm_unit_verdict *o
     snprintf(out->text, sizeof out->text, "%s", r->verdict);
 }
 
-static void wv_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+static void wv_text_notes(FILE *out, const void *state, unsigned notes)
 {
-    (void)results, (void)n;
+    (void)notes;
     const wv_state *s = state;
     const gm_gd_params *p = &s->data.form[s->form];
     fprintf(out, "  machine data: sched (%s): n_mp %d, N1 %d, N2 %d, S %ld (s_min %ld), R %ld "
