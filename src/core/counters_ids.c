@@ -2,7 +2,7 @@
  * (counters_internal.h): no id may repeat, and the message names the
  * smallest one that does with its second line and its first, as a sort of
  * every (id, line) pair finds it.  The pairs are sorted in runs of at most
- * RUN_MAX (16 MiB each) and, past one run, merged from temporary files, so
+ * 2^20 (16 MiB each) and, past one run, merged from temporary files, so
  * that memory stays bounded for a file of any size. */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +14,13 @@
 #include "csv_internal.h"
 #include "gzstream.h"
 
-#define RUN_MAX ((size_t)1 << 20)
+#define RUN_MAX_DEFAULT ((size_t)1 << 20)
+static size_t run_max = RUN_MAX_DEFAULT;
+
+void gm_counters_check_ids_run(size_t max)
+{
+    run_max = max ? max : RUN_MAX_DEFAULT;
+}
 
 typedef struct id_line {
     uint64_t id;
@@ -150,7 +156,7 @@ static gm_status read_ids(gm_csv_reader *rd, id_runs *r, gm_error *err)
         unsigned long long id = rd->n_fields ? strtoull(rd->fields[0], &end, 10) : 0;
         if (!rd->n_fields || !end || *end || errno)
             continue; /* the reader refused such a row already */
-        if (r->n == RUN_MAX && (st = spill(r, rd->name, err)) != GM_OK)
+        if (r->n == run_max && (st = spill(r, rd->name, err)) != GM_OK)
             return st;
         r->buf[r->n++] = (id_line){id, rd->line};
     }
@@ -164,7 +170,7 @@ gm_status gm_counters_check_ids(const char *path, gm_error *err)
         return st;
     id_runs r;
     memset(&r, 0, sizeof r);
-    r.buf = malloc(RUN_MAX * sizeof *r.buf);
+    r.buf = malloc(run_max * sizeof *r.buf);
     if (!r.buf) {
         fclose(in);
         return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", path);

@@ -45,5 +45,7 @@ void gm_counters_reader_close(gm_counters_reader *r);
  * bounded: runs of at most 2^20 ids are sorted and merged through
  * temporary files. */
 gm_status gm_counters_check_ids(const char *path, gm_error *err);
+/* The run length (0: 2^20), for the tests of the merge. */
+void gm_counters_check_ids_run(size_t max);
 
 #endif
