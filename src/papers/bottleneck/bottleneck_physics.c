@@ -4,6 +4,7 @@
 #include "bottleneck_units.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "gpuq/metrics.h"
@@ -41,6 +42,7 @@ static const bu_row units[] = {
      0, NULL},
 };
 #define N_UNITS (sizeof units / sizeof units[0])
+_Static_assert(N_UNITS <= 16, "the row caches below hold 16 units");
 
 /* What the rows and the verdict's warp states read beyond the unit's own
  * metrics (bottleneck_unit.c: the tensor pipe, L2 sectors, wgmma
@@ -69,15 +71,38 @@ size_t gm_bu_count(void)
     return N_UNITS;
 }
 
-static double get(const gm_launch_counters *k, const char *name)
+/* The metric rows of the names the rows read, looked up once (pthread_once:
+ * any thread may be first): by name for every launch, they took a tenth of
+ * the unit's time. */
+#define GMMA_METRIC "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"
+static int row_a[16], row_b[16], row_need[16], row_gmma;
+static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
+
+static int find(const char *name)
 {
-    int row = name ? gm_metric_find(name) : -1;
+    return name ? gm_metric_find(name) : -1;
+}
+
+static void find_rows(void)
+{
+    for (size_t i = 0; i < N_UNITS; i++) {
+        row_a[i] = find(units[i].a);
+        row_b[i] = find(units[i].b);
+        row_need[i] = find(units[i].need);
+    }
+    row_gmma = find(GMMA_METRIC);
+}
+
+static double at(const gm_launch_counters *k, int row)
+{
     return row >= 0 ? k->metric[row] : NAN;
 }
 
 /* The best bandwidth (1e9 B/s = B/ns) the suite measured for one memory and op. */
 static double best_rate(const gm_zo_machine *m, int l2, int store)
 {
+    if (m && m->sets)
+        return m->best_gbps[l2][store]; /* the same loop, run once (index_points) */
     double best = NAN;
     for (size_t i = 0; m && i < m->n_global; i++)
         if (m->global[i].l2 == l2 && m->global[i].store == store && !(m->global[i].gbps <= best))
@@ -85,25 +110,26 @@ static double best_rate(const gm_zo_machine *m, int l2, int store)
     return best;
 }
 
-static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_launch_counters *k,
-                      double ghz, double sms)
+static double unit_ns(size_t i, const gm_zo_machine *m, const gm_launch_counters *k, double ghz,
+                      double sms)
 {
-    if (u->need && !isfinite(get(k, u->need)))
+    const bu_row *u = &units[i];
+    if (u->need && !isfinite(at(k, row_need[i])))
         return NAN;
     switch (u->kind) {
     case BU_BUSY: {
-        double c = get(k, u->a);
+        double c = at(k, row_a[i]);
         if (!isfinite(c))
-            c = get(k, u->b) / sms;
+            c = at(k, row_b[i]) / sms;
         return c / ghz;
     }
     case BU_ISSUE:
-        return get(k, u->a) / (4 * sms) / ghz; /* four schedulers per SM */
+        return at(k, row_a[i]) / (4 * sms) / ghz; /* four schedulers per SM */
     case BU_BYTES: {
-        double a = get(k, u->a) * u->scale / best_rate(m, u->l2, 0);
+        double a = at(k, row_a[i]) * u->scale / best_rate(m, u->l2, 0);
         if (!u->b)
             return a;
-        double b = get(k, u->b) * u->scale / best_rate(m, u->l2, 1);
+        double b = at(k, row_b[i]) * u->scale / best_rate(m, u->l2, 1);
         return isfinite(a) && isfinite(b) ? a + b : NAN;
     }
     }
@@ -114,12 +140,13 @@ size_t gm_bu_times(const gm_zo_machine *m, const gm_launch_counters *k, double c
                    double sms, gm_bu_comp *out)
 {
     size_t have = 0;
+    pthread_once(&rows_once, find_rows);
     for (size_t i = 0; i < N_UNITS; i++) {
         const bu_row *u = &units[i];
         out[i] = (gm_bu_comp){u->name, u->field, u->use_field, NAN};
         if (!k || !(clock_ghz > 0) || !(sms > 0))
             continue;
-        double t = unit_ns(u, m, k, clock_ghz, sms);
+        double t = unit_ns(i, m, k, clock_ghz, sms);
         if (isfinite(t) && t >= 0) {
             out[i].ns = t;
             have++;
@@ -130,5 +157,6 @@ size_t gm_bu_times(const gm_zo_machine *m, const gm_launch_counters *k, double c
 
 double gm_bu_gmma_wavefronts(const gm_launch_counters *k)
 {
-    return k ? get(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum") : NAN;
+    pthread_once(&rows_once, find_rows);
+    return k ? at(k, row_gmma) : NAN;
 }
