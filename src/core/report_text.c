@@ -11,26 +11,82 @@
 #include "report_rank.h"
 #include "spool.h"
 
-/* "132" for (132,1,1), "64,2" for (64,2,1), "8,8,4" otherwise */
-static void format_dim3(char *buf, size_t len, const unsigned d[3])
+/* Cells are written without printf (a million-launch report writes some
+ * 50 million), byte for byte as "%*s", "%-*s" and "%u" write them. */
+
+static void put_spaces(FILE *out, size_t n)
 {
-    if (d[1] == 1 && d[2] == 1)
-        snprintf(buf, len, "%u", d[0]);
-    else if (d[2] == 1)
-        snprintf(buf, len, "%u,%u", d[0], d[1]);
-    else
-        snprintf(buf, len, "%u,%u,%u", d[0], d[1], d[2]);
+    static const char spaces[] = "                                                                ";
+    while (n > 0) {
+        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+        fwrite(spaces, 1, k, out);
+        n -= k;
+    }
 }
 
-/* One line per cell whatever the text holds: control characters as spaces. */
+/* s (n bytes) padded to width: on the right when left, else on the left. */
+static void put_padded(FILE *out, const char *s, size_t n, int width, int left)
+{
+    size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+    if (!left)
+        put_spaces(out, pad);
+    fwrite(s, 1, n, out);
+    if (left)
+        put_spaces(out, pad);
+}
+
+static size_t put_uint(char *out, unsigned long long u)
+{
+    char d[24];
+    size_t n = 0;
+    do {
+        d[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    for (size_t i = 0; i < n; i++)
+        out[i] = d[n - 1 - i];
+    return n;
+}
+
+/* "132" for (132,1,1), "64,2" for (64,2,1), "8,8,4" otherwise */
+static size_t format_dim3(char *buf, const unsigned d[3])
+{
+    size_t n = put_uint(buf, d[0]);
+    int parts = d[2] != 1 ? 3 : d[1] != 1 ? 2 : 1;
+    for (int i = 1; i < parts; i++) {
+        buf[n++] = ',';
+        n += put_uint(buf + n, d[i]);
+    }
+    return n;
+}
+
+/* One line per cell whatever the text holds: control characters as spaces
+ * (and, as ever, at most 255 bytes of it). */
 static void put_clean(FILE *out, const char *text, int width, int left)
 {
+    const char *t = text ? text : "";
+    size_t n = strnlen(t, 255);
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", text ? text : "");
-    for (char *p = buf; *p; p++)
-        if (iscntrl((unsigned char)*p))
-            *p = ' ';
-    fprintf(out, left ? "%-*s" : "%*s", width, buf);
+    const char *shown = t;
+    for (size_t i = 0; i < n; i++)
+        if (iscntrl((unsigned char)t[i])) {
+            memcpy(buf, t, n);
+            for (size_t j = i; j < n; j++)
+                if (iscntrl((unsigned char)buf[j]))
+                    buf[j] = ' ';
+            shown = buf;
+            break;
+        }
+    put_padded(out, shown, n, width, left);
+}
+
+/* "%6" PRIu64 "  ": a launch id in its column. */
+static void put_id(FILE *out, uint64_t id)
+{
+    char b[24];
+    size_t n = put_uint(b, id);
+    put_padded(out, b, n, 6, 0);
+    fputs("  ", out);
 }
 
 #define NAME_WIDTH 30
@@ -109,7 +165,7 @@ static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows,
     }
     for (size_t i = 0; i < rows->count; i++) {
         const gm_launch_counters *k = rows->launches[i];
-        fprintf(out, "%6" PRIu64 "  ", k->launch_id);
+        put_id(out, k->launch_id);
         if (rows->multi_file) {
             char label[64];
             report_process_label(rep, rows->file_of[i], label, sizeof label);
@@ -119,14 +175,18 @@ static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows,
         put_clean(out, rows->display[i], NAME_WIDTH, 1);
         if (rep->summary)
             fprintf(out, " %8zu", rows->launch_count[i]);
-        char grid[40], block[40], config[88];
-        format_dim3(grid, sizeof grid, k->grid);
-        format_dim3(block, sizeof block, k->block);
-        if (rows->config_varies && rows->config_varies[i])
-            snprintf(config, sizeof config, "varies");
-        else
-            snprintf(config, sizeof config, "%s x %s", grid, block);
-        fprintf(out, " %13s", config);
+        char config[88];
+        size_t n = 0;
+        if (rows->config_varies && rows->config_varies[i]) {
+            memcpy(config, "varies", n = 6);
+        } else {
+            n = format_dim3(config, k->grid);
+            memcpy(config + n, " x ", 3);
+            n += 3;
+            n += format_dim3(config + n, k->block);
+        }
+        fputc(' ', out);
+        put_padded(out, config, n, 13, 0);
         nf = u->fields(sec->state, report_result(rep, rows, s, i), f, GM_UNIT_MAX_FIELDS);
         for (size_t j = 0; j < nf; j++) {
             if (f[j].width <= 0)
@@ -143,7 +203,7 @@ static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows,
 static void write_verdicts(FILE *out, const gm_report *rep, const report_rows *rows)
 {
     for (size_t i = 0; i < rows->count; i++) {
-        fprintf(out, "%6" PRIu64 "  ", rows->launches[i]->launch_id);
+        put_id(out, rows->launches[i]->launch_id);
         if (rows->multi_file) {
             char label[64];
             report_process_label(rep, rows->file_of[i], label, sizeof label);
