@@ -58,12 +58,13 @@ static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 static int fast_decimal(const char *text, double *out)
 {
     uint64_t m = 0;
-    int digits = 0, frac = 0, seen_point = 0;
+    int digits = 0, frac = 0, seen_point = 0, any = 0;
     const char *p = text;
     while (*p == '0') /* leading zeros are no significant digits */
-        p++;
+        p++, any = 1;
     for (;; p++) {
         if (*p >= '0' && *p <= '9') {
+            any = 1;
             digits += m || *p != '0';
             m = 10 * m + (uint64_t)(*p - '0');
             frac += seen_point;
@@ -75,7 +76,7 @@ static int fast_decimal(const char *text, double *out)
             break;
         }
     }
-    if (*p != '\0' || p == text)
+    if (*p != '\0' || !any)
         return 0;
     *out = (double)m / pow10_exact[frac];
     return 1;
@@ -85,6 +86,12 @@ int gm_number_parse(const char *text, double *out)
 {
     if (!text)
         return -1;
+    /* Digits with at most one point (no sign, no exponent): read at once. */
+    double fast;
+    if (fast_decimal(text, &fast)) {
+        *out = fast;
+        return 0;
+    }
     /* The grammar first, so that strtod's extras (hex, inf, nan, blanks)
      * never pass: [+-] digits [. digits] [(e|E) [+-] digits]. */
     const char *p = text;
@@ -111,11 +118,6 @@ int gm_number_parse(const char *text, double *out)
     }
     if (*p != '\0')
         return -1;
-    double fast;
-    if (fast_decimal(text, &fast)) {
-        *out = fast;
-        return 0;
-    }
     errno = 0;
     char *end = NULL;
     double v = strtod(text, &end);

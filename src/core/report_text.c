@@ -14,25 +14,56 @@
 /* Cells are written without printf (a million-launch report writes some
  * 50 million), byte for byte as "%*s", "%-*s" and "%u" write them. */
 
-static void put_spaces(FILE *out, size_t n)
+/* A row is put together in a buffer and written at once. */
+typedef struct line {
+    FILE *out;
+    size_t n;
+    char b[8192];
+} line;
+
+static void l_flush(line *l)
+{
+    fwrite(l->b, 1, l->n, l->out);
+    l->n = 0;
+}
+
+static void l_put(line *l, const char *s, size_t n)
+{
+    if (l->n + n > sizeof l->b) {
+        l_flush(l);
+        if (n > sizeof l->b) {
+            fwrite(s, 1, n, l->out);
+            return;
+        }
+    }
+    memcpy(l->b + l->n, s, n);
+    l->n += n;
+}
+
+static void l_str(line *l, const char *s)
+{
+    l_put(l, s, strlen(s));
+}
+
+static void l_spaces(line *l, size_t n)
 {
     static const char spaces[] = "                                                                ";
     while (n > 0) {
         size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-        fwrite(spaces, 1, k, out);
+        l_put(l, spaces, k);
         n -= k;
     }
 }
 
 /* s (n bytes) padded to width: on the right when left, else on the left. */
-static void put_padded(FILE *out, const char *s, size_t n, int width, int left)
+static void put_padded(line *l, const char *s, size_t n, int width, int left)
 {
     size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
     if (!left)
-        put_spaces(out, pad);
-    fwrite(s, 1, n, out);
+        l_spaces(l, pad);
+    l_put(l, s, n);
     if (left)
-        put_spaces(out, pad);
+        l_spaces(l, pad);
 }
 
 static size_t put_uint(char *out, unsigned long long u)
@@ -62,7 +93,7 @@ static size_t format_dim3(char *buf, const unsigned d[3])
 
 /* One line per cell whatever the text holds: control characters as spaces
  * (and, as ever, at most 255 bytes of it). */
-static void put_clean(FILE *out, const char *text, int width, int left)
+static void put_clean(line *l, const char *text, int width, int left)
 {
     const char *t = text ? text : "";
     size_t n = strnlen(t, 255);
@@ -77,16 +108,16 @@ static void put_clean(FILE *out, const char *text, int width, int left)
             shown = buf;
             break;
         }
-    put_padded(out, shown, n, width, left);
+    put_padded(l, shown, n, width, left);
 }
 
 /* "%6" PRIu64 "  ": a launch id in its column. */
-static void put_id(FILE *out, uint64_t id)
+static void put_id(line *l, uint64_t id)
 {
     char b[24];
     size_t n = put_uint(b, id);
-    put_padded(out, b, n, 6, 0);
-    fputs("  ", out);
+    put_padded(l, b, n, 6, 0);
+    l_put(l, "  ", 2);
 }
 
 #define NAME_WIDTH 30
@@ -163,18 +194,27 @@ static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows,
         nf = u->fields(sec->state, report_result(rep, rows, s, 0), f, GM_UNIT_MAX_FIELDS);
         write_heading(out, rep, rows->multi_file, f, nf);
     }
+    line *l = malloc(sizeof *l);
+    if (!l)
+        return; /* out of memory: the spool's error ends the report */
+    l->out = out;
+    l->n = 0;
     for (size_t i = 0; i < rows->count; i++) {
         const gm_launch_counters *k = rows->launches[i];
-        put_id(out, k->launch_id);
+        put_id(l, k->launch_id);
         if (rows->multi_file) {
             char label[64];
             report_process_label(rep, rows->file_of[i], label, sizeof label);
-            put_clean(out, label, PROCESS_WIDTH, 1);
-            fputc(' ', out);
+            put_clean(l, label, PROCESS_WIDTH, 1);
+            l_put(l, " ", 1);
         }
-        put_clean(out, rows->display[i], NAME_WIDTH, 1);
-        if (rep->summary)
-            fprintf(out, " %8zu", rows->launch_count[i]);
+        put_clean(l, rows->display[i], NAME_WIDTH, 1);
+        if (rep->summary) {
+            char b[24];
+            size_t n = put_uint(b, rows->launch_count[i]);
+            l_put(l, " ", 1);
+            put_padded(l, b, n, 8, 0);
+        }
         char config[88];
         size_t n = 0;
         if (rows->config_varies && rows->config_varies[i]) {
@@ -185,40 +225,52 @@ static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows,
             n += 3;
             n += format_dim3(config + n, k->block);
         }
-        fputc(' ', out);
-        put_padded(out, config, n, 13, 0);
+        l_put(l, " ", 1);
+        put_padded(l, config, n, 13, 0);
         nf = u->fields(sec->state, report_result(rep, rows, s, i), f, GM_UNIT_MAX_FIELDS);
         for (size_t j = 0; j < nf; j++) {
             if (f[j].width <= 0)
                 continue;
             char v[64];
             report_field_text(&f[j], v, sizeof v);
-            fputc(' ', out);
-            put_clean(out, v, f[j].width, 0);
+            l_put(l, " ", 1);
+            put_clean(l, v, f[j].width, 0);
         }
-        fputc('\n', out);
+        l_put(l, "\n", 1);
     }
+    l_flush(l);
+    free(l);
 }
 
 static void write_verdicts(FILE *out, const gm_report *rep, const report_rows *rows)
 {
+    line *l = malloc(sizeof *l);
+    if (!l)
+        return; /* out of memory: the spool's error ends the report */
+    l->out = out;
+    l->n = 0;
     for (size_t i = 0; i < rows->count; i++) {
-        put_id(out, rows->launches[i]->launch_id);
+        put_id(l, rows->launches[i]->launch_id);
         if (rows->multi_file) {
             char label[64];
             report_process_label(rep, rows->file_of[i], label, sizeof label);
-            put_clean(out, label, 0, 1);
-            fputs(": ", out);
+            put_clean(l, label, 0, 1);
+            l_put(l, ": ", 2);
         }
-        put_clean(out, rows->display[i], 0, 1);
+        put_clean(l, rows->display[i], 0, 1);
         int s = rows->verdict_section[i];
         const gm_unit_verdict *v = s >= 0 ? report_verdict(rep, rows, (size_t)s, i) : NULL;
-        fputs(": ", out);
-        put_clean(out, v && v->text[0] ? v->text : "no verdict", 0, 1);
-        if (rep->n_sections > 1 && s >= 0)
-            fprintf(out, " [%s]", rep->sections[s].unit->name);
-        fputc('\n', out);
+        l_put(l, ": ", 2);
+        put_clean(l, v && v->text[0] ? v->text : "no verdict", 0, 1);
+        if (rep->n_sections > 1 && s >= 0) {
+            l_put(l, " [", 2);
+            l_str(l, rep->sections[s].unit->name);
+            l_put(l, "]", 1);
+        }
+        l_put(l, "\n", 1);
     }
+    l_flush(l);
+    free(l);
 }
 
 /* The sections' rows and the verdicts come a chunk at a time but are

@@ -222,6 +222,7 @@ static gm_status atomics_prepare(const gm_machine *m, const char *variant, void 
                        variant, gm_model_names());
     }
     s->table = table;
+    gm_model_know_w(table, &s->opt); /* once, not for every launch */
     s->row_sb = gm_metric_find("smsp__warps_issue_stalled_short_scoreboard.sum");
     s->row_mio = gm_metric_find("smsp__warps_issue_stalled_mio_throttle.sum");
     s->row_wait = gm_metric_find("smsp__warps_issue_stalled_wait.sum");
