@@ -526,7 +526,7 @@ void report_field_text(const gm_field *f, char *buf, size_t len)
     else if (f->kind == GM_FIELD_NUM)
         gm_fmt_num(buf, len, f->num);
     else
-        snprintf(buf, len, "%s", f->text ? f->text : "");
+        gm_copy_text(buf, len, f->text);
 }
 
 void report_counter_stats(const gm_report *rep, size_t *metrics, int *passes)

@@ -281,6 +281,15 @@ static void fmt_g4(char *buf, double v)
     buf[k] = '\0';
 }
 
+void gm_copy_text(char *dst, size_t len, const char *src)
+{
+    if (len == 0)
+        return;
+    size_t n = strnlen(src ? src : "", len - 1);
+    memcpy(dst, src ? src : "", n);
+    dst[n] = '\0';
+}
+
 void gm_fmt_num(char *buf, size_t len, double v)
 {
     if (isnan(v))
@@ -289,7 +298,7 @@ void gm_fmt_num(char *buf, size_t len, double v)
         snprintf(buf, len, "%.3g", v);
     else if (fmt_integral(buf, len, v, 1e6)) /* as %.0f, and %.4g below 1000 */
         return;
-    else if (len < 24)
+    else if (len < 16) /* the fast forms need at most 10 bytes */
         snprintf(buf, len, fabs(v) >= 1000 ? "%.0f" : "%.4g", v);
     else if (fabs(v) >= 1000)
         fmt_fixed0(buf, v); /* "%.0f" */
@@ -305,7 +314,7 @@ void gm_fmt_pct(char *buf, size_t len, double v)
         snprintf(buf, len, "-");
     } else if (!isfinite(v) || fabs(100 * v) >= 1e6) {
         snprintf(buf, len, "%.3g%%", 100 * v);
-    } else if (len < 26) {
+    } else if (len < 12) { /* "-999999%" and its NUL fit in 9 */
         snprintf(buf, len, "%.0f%%", 100 * v);
     } else {
         fmt_fixed0(buf, 100 * v); /* "%.0f%%" */

@@ -55,6 +55,16 @@ static void same(double v)
     ref_pct(want, sizeof want, v);
     if (strcmp(got, want) != 0)
         fail_msg("gm_fmt_pct(%.17g) = '%s', printf says '%s'", v, got, want);
+    /* the small buffers units use (16 bytes), and one too small for the text */
+    char small[16], tiny[4], ref_tiny[4];
+    gm_fmt_pct(small, sizeof small, v);
+    ref_pct(want, sizeof small, v);
+    if (strcmp(small, want) != 0)
+        fail_msg("gm_fmt_pct(%.17g) in 16 bytes = '%s', printf says '%s'", v, small, want);
+    gm_fmt_num(tiny, sizeof tiny, v);
+    ref_num(ref_tiny, sizeof ref_tiny, v);
+    if (strcmp(tiny, ref_tiny) != 0)
+        fail_msg("gm_fmt_num(%.17g) in 4 bytes = '%s', printf says '%s'", v, tiny, ref_tiny);
     checked++;
 }
 
@@ -114,11 +124,27 @@ static void test_a_million_numbers(void **state)
     assert_true(checked > 2000000);
 }
 
+static void test_copy_text(void **state)
+{
+    (void)state;
+    char b[8], want[8];
+    const char *texts[] = {"", "abc", "1234567", "12345678", "a much longer text", NULL};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        for (size_t len = 1; len <= sizeof b; len++) {
+            memset(b, 'x', sizeof b);
+            memset(want, 'x', sizeof want);
+            gm_copy_text(b, len, texts[i]);
+            snprintf(want, len, "%s", texts[i] ? texts[i] : "");
+            assert_memory_equal(b, want, sizeof b);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ties_and_edges),
         cmocka_unit_test(test_a_million_numbers),
+        cmocka_unit_test(test_copy_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

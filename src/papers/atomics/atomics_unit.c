@@ -390,7 +390,7 @@ static void atomics_verdict(const void *state, const void *result, gm_unit_verdi
     out->severity = (r->notes & GM_NOTE_NO_ATOMICS) ? 0.0 : r->avg.U;
     if (ar->kind && strcmp(ar->kind, "latency") == 0)
         out->severity = ar->lat.L;
-    snprintf(out->text, sizeof out->text, "%s", r->verdict);
+    gm_copy_text(out->text, sizeof out->text, r->verdict);
 }
 
 /* The approximations the notes name depend on the launches' notes. */

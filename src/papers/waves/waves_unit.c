@@ -23,6 +23,7 @@
 #include "waves_refill.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
+#include "core/writer.h"
 
 static const char *const wv_metrics[] = {"gpu__time_duration.sum", NULL};
 static const char *const wv_suites[] = {"sched", NULL};
@@ -202,7 +203,7 @@ static void wv_verdict(const void *state, const void *result, gm_unit_verdict *o
     (void)state;
     const wv_result *r = result;
     out->severity = r->severity;
-    snprintf(out->text, sizeof out->text, "%s", r->verdict);
+    gm_copy_text(out->text, sizeof out->text, r->verdict);
 }
 
 static void wv_text_notes(FILE *out, const void *state, unsigned notes)
