@@ -185,6 +185,35 @@ static gm_status take(report_cursor *cur, size_t i, gm_error *err)
     return GM_OK;
 }
 
+/* Rows lo..hi of a chunk: every section applied (files read again) and
+ * the verdicts; each half its own status. */
+typedef struct apply_job {
+    report_cursor *cur;
+    report_rows *rows;
+    gm_status st[2];
+    gm_error err[2];
+} apply_job;
+
+static void apply_range(void *arg, size_t lo, size_t hi)
+{
+    apply_job *j = arg;
+    const gm_report *rep = j->cur->rep;
+    int h = lo > 0;
+    const unsigned char *res[GM_REPORT_MAX_SECTIONS];
+    for (size_t s = 0; s < rep->n_sections; s++) {
+        const gm_report_section *sec = &rep->sections[s];
+        const gm_unit *u = sec->unit;
+        unsigned char *at = (unsigned char *)j->rows->results[s];
+        for (size_t i = lo; !rep->launches && i < hi && j->st[h] == GM_OK; i++)
+            j->st[h] = u->apply(sec->state, report_file_meta(rep, j->cur->file_of[i]),
+                                j->cur->launches[i], at + i * u->result_size, &j->err[h]);
+        res[s] = at + lo * u->result_size;
+    }
+    if (j->st[h] == GM_OK)
+        report_pick_verdicts(rep, hi - lo, res, j->cur->verdicts + lo * rep->n_sections,
+                             j->cur->verdict_section + lo);
+}
+
 gm_status report_cursor_next(report_cursor *cur, const report_rows **rows, gm_error *err)
 {
     const gm_report *rep = cur->rep;
@@ -229,19 +258,23 @@ gm_status report_cursor_next(report_cursor *cur, const report_rows **rows, gm_er
             r->results[s] = sec->results + first * u->result_size;
             continue;
         }
-        /* every unit's apply writes its whole result (it starts by zeroing it) */
-        for (size_t i = 0; i < n && st == GM_OK; i++) {
-            st = u->apply(sec->state, report_file_meta(rep, cur->file_of[i]), cur->launches[i],
-                          cur->results[s] + i * u->result_size, err);
-            cur->n_results[s] += st == GM_OK;
-        }
+        /* zeroed where a result owns memory, so that one a failed chunk never
+         * reached frees nothing */
+        if (u->free_result)
+            memset(cur->results[s], 0, n * u->result_size);
+        cur->n_results[s] = n;
         r->results[s] = cur->results[s];
     }
-    if (st != GM_OK)
-        return st;
-    report_pick_verdicts(rep, n, r->results, cur->verdicts, cur->verdict_section);
     r->verdicts = cur->verdicts;
     r->verdict_section = cur->verdict_section;
+    apply_job job = {cur, r, {GM_OK, GM_OK}, {{{0}}, {{0}}}};
+    report_in_halves(apply_range, &job, n);
+    for (int h = 0; h < 2; h++)
+        if (job.st[h] != GM_OK) {
+            if (err)
+                *err = job.err[h];
+            return job.st[h];
+        }
     *rows = r;
     return GM_OK;
 }

@@ -77,6 +77,26 @@ gm_status report_cursor_open(const report_ctx *c, report_cursor **out, gm_error 
 gm_status report_cursor_next(report_cursor *cur, const report_rows **rows, gm_error *err);
 void report_cursor_close(report_cursor *cur);
 
+/* Two threads for a chunk (report_par.c): fn(ctx, lo, hi) on rows [0, n/2)
+ * here and [n/2, n) on a second thread, or on [0, n) here alone (one
+ * processor, GPUQ_THREADS=1, a small chunk).  report_threads: 1 or 2. */
+typedef void (*report_range_fn)(void *ctx, size_t lo, size_t hi);
+int report_threads(void);
+/* 1 or 2 from now on (0: as the environment and the processors say), for tests. */
+void report_set_threads(int n);
+void report_in_halves(report_range_fn fn, void *ctx, size_t n);
+/* Rows lo..hi of r as rows of their own. */
+void report_rows_slice(const gm_report *rep, const report_rows *r, size_t lo, size_t hi,
+                       report_rows *out);
+/* fn writes rows into outs[0 .. n_out): in halves, the second into memory
+ * on the second thread and appended to outs after the first, so the bytes
+ * are those fn writes for all rows at once. */
+#define REPORT_MAX_OUTS (GM_REPORT_MAX_SECTIONS + 1)
+typedef void (*report_write_fn)(void *ctx, const report_rows *rows, FILE *const *outs);
+gm_status report_write_in_halves(const gm_report *rep, const report_rows *rows,
+                                 FILE *const *outs, size_t n_out, report_write_fn fn, void *ctx,
+                                 gm_error *err);
+
 /* The verdict of each row from its sections' (pick: report_pick_verdict). */
 void report_pick_verdicts(const gm_report *rep, size_t n, const unsigned char *const *results,
                           gm_unit_verdict *verdicts, int *verdict_section);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +274,21 @@ static void write_verdicts(FILE *out, const gm_report *rep, const report_rows *r
     free(l);
 }
 
+/* One chunk's rows (or a half of them): every section's into its spool,
+ * the verdicts into the last; the first row of all after the headings. */
+typedef struct chunk_job {
+    const gm_report *rep;
+    size_t heading_at; /* the row before which the headings go; SIZE_MAX none */
+} chunk_job;
+
+static void write_chunk(void *ctx, const report_rows *rows, FILE *const *outs)
+{
+    const chunk_job *j = ctx;
+    for (size_t s = 0; s < j->rep->n_sections; s++)
+        write_rows(outs[s], j->rep, rows, s, rows->first == j->heading_at);
+    write_verdicts(outs[j->rep->n_sections], j->rep, rows);
+}
+
 /* The sections' rows and the verdicts come a chunk at a time but are
  * written one after the other: each goes into a spool (spool.h) as its
  * rows come, and the report is put together at the end, with each
@@ -288,14 +304,17 @@ gm_status report_write_text(FILE *out, const report_ctx *c, gm_error *err)
     for (size_t s = 0; s <= ns && st == GM_OK; s++)
         st = gm_spool_open(&spool[s], 0, err);
     const report_rows *rows;
+    FILE *outs[GM_REPORT_MAX_SECTIONS + 1];
+    for (size_t s = 0; s <= ns && st == GM_OK; s++)
+        outs[s] = gm_spool_stream(spool[s]);
     while (st == GM_OK && (st = report_cursor_next(cur, &rows, err)) == GM_OK && rows) {
+        chunk_job job = {rep, total == 0 ? rows->first : SIZE_MAX};
+        st = report_write_in_halves(rep, rows, outs, ns + 1, write_chunk, &job, err);
         for (size_t s = 0; s < ns; s++) {
             const gm_unit *u = rep->sections[s].unit;
-            write_rows(gm_spool_stream(spool[s]), rep, rows, s, total == 0);
             for (size_t i = 0; u->note_flags && i < rows->count; i++)
                 notes[s] |= u->note_flags(report_result(rep, rows, s, i));
         }
-        write_verdicts(gm_spool_stream(spool[ns]), rep, rows);
         total += rows->count;
     }
     report_cursor_close(cur);

@@ -158,6 +158,70 @@ static void test_two_files_in_chunks(void **state)
     same_reports(files, 2, 5);
 }
 
+/* A counters file of n launches: the recorded rows of src over and over,
+ * renumbered (as scripts/bench_model_scale.sh makes them). */
+static char *repeated_file(const char *src, size_t n)
+{
+    char *path = strdup("/tmp/gpuq-stream-many.XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w"), *in = fopen(src, "r");
+    assert_non_null(in);
+    char line[65536];
+    char *rows[256];
+    size_t m = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#' || strncmp(line, "launch_id,", 10) == 0)
+            fputs(line, out);
+        else if (m < 256)
+            rows[m++] = strdup(strchr(line, ','));
+    }
+    fclose(in);
+    assert_true(m > 0);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%zu%s", i, rows[i % m]);
+    for (size_t i = 0; i < m; i++)
+        free(rows[i]);
+    fclose(out);
+    return path;
+}
+
+/* Chunks split in two halves on two threads give the bytes of one thread,
+ * in every format, for a file read from its path and for sets in memory. */
+static void test_two_threads_same_bytes(void **state)
+{
+    (void)state;
+    char *path = repeated_file(RECORDED "histogram-hist-solid-4m-nvidia-h100-80gb-hbm3.all-units.counters.csv", 5000);
+    gm_counters_set set;
+    gm_error err = {{0}};
+    assert_int_equal(gm_counters_load(path, &set, &err), GM_OK);
+    gm_report_file files[2] = {{.set = NULL, .path = path}, {.set = &set, .path = path}};
+    const gm_machine *machine = machine_for(&set.meta);
+    for (int from = 0; from < 2; from++) {
+        gm_report_options opt = {0};
+        gm_report rep;
+        assert_int_equal(gm_report_make(&rep, &files[from], 1, machine, &opt, &err), GM_OK);
+        rep.chunk = 1000;
+        for (int f = 0; f < GM_FORMAT_COUNT; f++) {
+            report_set_threads(1);
+            char *one = render(&rep, (gm_format)f, GM_OK);
+            report_set_threads(2);
+            char *two = render(&rep, (gm_format)f, GM_OK);
+            if (strcmp(one, two) != 0)
+                fail_msg("%s, %s: one thread and two differ", gm_format_name((gm_format)f),
+                         from ? "in memory" : "from the file");
+            assert_true(strlen(one) > 100000);
+            free(one);
+            free(two);
+        }
+        gm_report_free(&rep);
+    }
+    report_set_threads(0);
+    gm_counters_set_clear(&set);
+    unlink(path);
+    free(path);
+}
+
 static char *copy_to_temp(const char *src)
 {
     char *path = strdup("/tmp/gpuq-stream-test.XXXXXX");
@@ -306,6 +370,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_recorded_file_in_chunks),
         cmocka_unit_test(test_two_files_in_chunks),
+        cmocka_unit_test(test_two_threads_same_bytes),
         cmocka_unit_test(test_changed_file_is_an_error),
         cmocka_unit_test(test_spool_spills_to_a_file),
         cmocka_unit_test(test_repeated_ids_found_in_any_order),
