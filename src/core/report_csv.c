@@ -106,6 +106,12 @@ static void write_row(FILE *out, const gm_report *rep, const report_rows *rows, 
     fputc('\n', out);
 }
 
+static void write_rows(void *ctx, const report_rows *rows, FILE *const *outs)
+{
+    for (size_t i = 0; i < rows->count; i++)
+        write_row(outs[0], ctx, rows, i);
+}
+
 gm_status report_write_csv(FILE *out, const report_ctx *c, gm_error *err)
 {
     const gm_report *rep = c->rep;
@@ -117,8 +123,7 @@ gm_status report_write_csv(FILE *out, const report_ctx *c, gm_error *err)
     while (st == GM_OK && (st = report_cursor_next(cur, &rows, err)) == GM_OK && rows) {
         if (total == 0)
             write_heading(out, rep, rows);
-        for (size_t i = 0; i < rows->count; i++)
-            write_row(out, rep, rows, i);
+        st = report_write_in_halves(rep, rows, &out, 1, write_rows, (void *)rep, err);
         total += rows->count;
     }
     report_cursor_close(cur);

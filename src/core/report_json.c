@@ -201,6 +201,15 @@ static void write_launch(FILE *out, const gm_report *rep, const report_rows *row
     fputs("\n    }", out);
 }
 
+/* Rows, each after ",\n" but the report's first (rows->first counts them). */
+static void write_launches(void *ctx, const report_rows *rows, FILE *const *outs)
+{
+    for (size_t i = 0; i < rows->count; i++) {
+        fputs(rows->first + i ? ",\n" : "\n", outs[0]);
+        write_launch(outs[0], ctx, rows, i);
+    }
+}
+
 gm_status report_write_json(FILE *out, const report_ctx *c, gm_error *err)
 {
     const gm_report *rep = c->rep;
@@ -215,10 +224,7 @@ gm_status report_write_json(FILE *out, const report_ctx *c, gm_error *err)
     const report_rows *rows;
     size_t total = 0;
     while (st == GM_OK && (st = report_cursor_next(cur, &rows, err)) == GM_OK && rows) {
-        for (size_t i = 0; i < rows->count; i++) {
-            fputs(total + i ? ",\n" : "\n", out);
-            write_launch(out, rep, rows, i);
-        }
+        st = report_write_in_halves(rep, rows, &out, 1, write_launches, (void *)rep, err);
         total += rows->count;
     }
     report_cursor_close(cur);
