@@ -54,14 +54,23 @@ typedef struct gm_report_section {
     const gm_unit *unit;
     char variant[48];         /* "" for the unit's default */
     void *state;              /* unit->prepare's */
-    unsigned char *results;   /* n_launches * unit->result_size */
+    unsigned char *results;   /* n_launches * unit->result_size; sets in memory only */
 } gm_report_section;
 
-/* One counters file of the report. */
+/* One counters file of the report: a set in memory, or a file the report
+ * reads itself (set NULL), twice, a chunk of launches at a time: once when
+ * it is made (gm_report_input_read) and again when it is written, so that
+ * its memory is bounded by the chunk and the kernels, whatever the number
+ * of launches. */
 typedef struct gm_report_file {
-    const gm_counters_set *set; /* not owned */
+    const gm_counters_set *set; /* not owned; NULL: read from path */
     const char *path;           /* as given (not owned); NULL for one unnamed set */
 } gm_report_file;
+
+/* The report's input read once (report_scan.h): the files' headers, launch
+ * counts and every kernel's launches added up; a file read from path is
+ * checked as gm_counters_load checks it (the same errors). */
+typedef struct gm_report_input gm_report_input;
 
 typedef struct gm_report {
     size_t n_files;
@@ -70,6 +79,8 @@ typedef struct gm_report {
     int summary;                 /* may be set after gm_report_make, before writing */
     gm_name_base name_base;
     size_t n_launches;           /* over all files, in file order */
+    /* Sets in memory only (NULL when a file is read from its path): every
+     * launch and, per section, its result (gm_report_section.results). */
     const gm_launch_counters **launches;
     size_t *file_of;             /* launch -> index into files */
     size_t n_sections;
@@ -77,10 +88,24 @@ typedef struct gm_report {
     size_t n_skipped;            /* sections not reported, one line each, with why */
     char skipped[GM_REPORT_MAX_SECTIONS + GM_MACHINE_MAX_FILES][320];
     int own_machine;             /* machine is the report's to free (a builder's) */
+    gm_report_input *input;      /* owned */
+    struct report_kernels *kernels; /* the --summary rows, every section applied (owned) */
+    size_t chunk;                /* launches per chunk when written (0: the default) */
 } gm_report;
 
+gm_status gm_report_input_read(gm_report_input **out, const gm_report_file *files,
+                               size_t n_files, gm_error *err);
+/* The header of file i (NULL past the last). */
+const gm_counters_meta *gm_report_input_meta(const gm_report_input *in, size_t file);
+void gm_report_input_free(gm_report_input *in);
+
+/* gm_report_make on an input read already; the report takes it (it is
+ * freed with the report, or here when making fails). */
+gm_status gm_report_make_from(gm_report *rep, gm_report_input *in, const gm_machine *machine,
+                              const gm_report_options *opt, gm_error *err);
+
 /* Applies every selected unit whose machine data and metrics exist to every
- * launch of the files.  A unit named in opt->sections that cannot report,
+ * launch of the files (gm_report_input_read, then gm_report_make_from).  A unit named in opt->sections that cannot report,
  * an unknown section or variant: GM_ERR_INVALID_ARG / GM_ERR_MISSING with
  * the reason.  A unit not asked for by name whose machine data is missing
  * is skipped with a line in rep->skipped.  No section at all: GM_ERR_MISSING

@@ -167,8 +167,12 @@ typedef struct gm_unit {
     void (*verdict)(const void *state, const void *result, gm_unit_verdict *out);
 
     /* Optional: "  - ..." lines under the section heading in text (the
-     * approximations in use, given every result of the report). */
-    void (*text_notes)(FILE *out, const void *state, const void *const *results, size_t n);
+     * approximations in use), given the note flags of every row of the
+     * report ORed together (note_flags; 0 without it).  A report is written
+     * a chunk of launches at a time, so the notes see flags, not results. */
+    void (*text_notes)(FILE *out, const void *state, unsigned notes);
+    /* Optional: the flags of one result that the text notes depend on. */
+    unsigned (*note_flags)(const void *result);
     /* Optional: more JSON members inside the section's object (nested data
      * such as per-SM values), each starting with ",\n". */
     void (*json_extra)(FILE *out, int indent, const void *state, const void *result);

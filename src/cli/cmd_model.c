@@ -160,21 +160,27 @@ static int parse_options(int argc, char **argv, model_opts *o)
 
 /* Several files make one report only when they come from one kind of GPU:
  * the machine data is that GPU's. */
-static int same_gpu(const gm_counters_set *sets, size_t n, const char *const *paths)
+static int same_gpu(const gm_report_input *in, size_t n, const char *const *paths)
 {
-    for (size_t i = 1; i < n; i++)
-        if (strcmp(sets[i].meta.device_name, sets[0].meta.device_name) != 0 ||
-            sets[i].meta.sm_count != sets[0].meta.sm_count) {
+    const gm_counters_meta *m0 = gm_report_input_meta(in, 0);
+    for (size_t i = 1; i < n; i++) {
+        const gm_counters_meta *m = gm_report_input_meta(in, i);
+        if (strcmp(m->device_name, m0->device_name) != 0 || m->sm_count != m0->sm_count) {
             cli_error(CMD, "%s comes from %s with %d SMs, %s from %s with %d SMs: one report "
-                      "covers one kind of GPU", paths[i], sets[i].meta.device_name,
-                      sets[i].meta.sm_count, paths[0], sets[0].meta.device_name,
-                      sets[0].meta.sm_count);
+                      "covers one kind of GPU", paths[i], m->device_name, m->sm_count, paths[0],
+                      m0->device_name, m0->sm_count);
             return 0;
         }
+    }
     return 1;
 }
 
-/* gpuq model: counters (or ncu CSV) + machine data -> report (cli_write_report). */
+/* gpuq model: counters (or ncu CSV) + machine data -> report (cli_write_report).
+ * Counters files are never held whole: the report reads them once before
+ * the machine data is looked up (every input error first, as a loader
+ * would give it) and again, a chunk of launches at a time, as it is
+ * written, so that a file of millions of launches takes the memory of one
+ * chunk (docs/counters-format.md).  ncu CSVs are loaded (ncu_import.c). */
 int cmd_model(int argc, char **argv)
 {
     model_opts o;
@@ -186,36 +192,40 @@ int cmd_model(int argc, char **argv)
 
     size_t n_files = o.ncu_csv ? 1 : o.n_counters;
     const char *const *paths = o.ncu_csv ? &o.ncu_csv : o.counters;
-    gm_counters_set *sets = calloc(n_files, sizeof *sets);
+    gm_counters_set ncu;
+    gm_counters_set_init(&ncu);
     gm_report_file *files = calloc(n_files, sizeof *files);
     gm_machine *machine = calloc(1, sizeof *machine);
+    gm_report_input *in = NULL;
     int rc = GPUQ_EXIT_OK;
-    size_t loaded = 0;
     gm_error err = {{0}};
-    if (!sets || !files || !machine) {
+    if (!files || !machine) {
         cli_error(CMD, "out of memory");
         rc = GPUQ_EXIT_INPUT;
         goto done;
     }
-    for (; loaded < n_files; loaded++) {
-        gm_status st = o.ncu_csv ? gm_ncu_csv_load(o.ncu_csv, &sets[0], &err)
-                                 : gm_counters_load(paths[loaded], &sets[loaded], &err);
-        if (st != GM_OK) {
-            rc = cli_fail(CMD, st, &err);
-            goto done;
-        }
-        files[loaded].set = &sets[loaded];
-        files[loaded].path = paths[loaded];
+    for (size_t i = 0; i < n_files; i++)
+        files[i].path = paths[i];
+    gm_status st = GM_OK;
+    if (o.ncu_csv && (st = gm_ncu_csv_load(o.ncu_csv, &ncu, &err)) == GM_OK)
+        files[0].set = &ncu;
+    if (st == GM_OK)
+        st = gm_report_input_read(&in, files, n_files, &err);
+    if (st != GM_OK) {
+        rc = cli_fail(CMD, st, &err);
+        goto done;
     }
-    if (!same_gpu(sets, n_files, paths)) {
+    if (!same_gpu(in, n_files, paths)) {
         rc = GPUQ_EXIT_INPUT;
         goto done;
     }
-    rc = cli_machine_load(CMD, &o.r, sets[0].meta.device_name, sets[0].meta.sm_count, machine);
+    const gm_counters_meta *m0 = gm_report_input_meta(in, 0);
+    rc = cli_machine_load(CMD, &o.r, m0->device_name, m0->sm_count, machine);
     if (rc != GPUQ_EXIT_OK)
         goto done;
     gm_report rep;
-    gm_status st = gm_report_make(&rep, files, n_files, machine, &ro, &err);
+    st = gm_report_make_from(&rep, in, machine, &ro, &err);
+    in = NULL; /* the report's, made or not */
     if (st != GM_OK) {
         rc = cli_fail(CMD, st, &err);
         goto done;
@@ -223,12 +233,11 @@ int cmd_model(int argc, char **argv)
     rc = cli_write_report(CMD, o.r.output, &rep, o.r.format);
     gm_report_free(&rep);
 done:
-    for (size_t i = 0; sets && i < loaded; i++)
-        gm_counters_set_clear(&sets[i]);
+    gm_report_input_free(in);
+    gm_counters_set_clear(&ncu);
     if (machine)
         gm_machine_free(machine);
     free(machine);
     free(files);
-    free(sets);
     return rc;
 }

@@ -26,39 +26,77 @@ void gm_csv_reader_free(gm_csv_reader *r)
     free(r->raw);
     free(r->field_buf);
     free(r->fields);
+    free(r->blk);
     memset(r, 0, sizeof *r);
 }
 
-/* Appends one physical line (without terminator) to r->raw. */
+/* Read-ahead: a block at a time (fread), lines found with memchr.  A byte
+ * at a time (getc) took a third of reading a counters file. */
+#define CSV_BLOCK (256 * 1024)
+
+static int grow_raw(gm_csv_reader *r, size_t need)
+{
+    if (need <= r->raw_cap)
+        return 1;
+    size_t cap = r->raw_cap ? r->raw_cap : 256;
+    while (cap < need)
+        cap *= 2;
+    char *grown = realloc(r->raw, cap);
+    if (!grown)
+        return 0;
+    r->raw = grown;
+    r->raw_cap = cap;
+    return 1;
+}
+
+/* Appends one physical line (without terminator) to r->raw.  The checks
+ * are those of a byte at a time, in the same order: a NUL byte, then a
+ * record longer than GM_CSV_RECORD_MAX (so that /dev/zero or a file with
+ * no newline costs at most that much memory before a clean error). */
 static gm_status append_physical_line(gm_csv_reader *r, int *eof, gm_error *err)
 {
-    int ch;
     size_t start = r->raw_len;
+    int at_end = 0;
     *eof = 0;
-    /* unlocked: the reader is the stream's only user (locked fgetc per byte is slow) */
-    while ((ch = getc_unlocked(r->in)) != EOF && ch != '\n') {
-        if (ch == '\0') /* C strings would cut the field short */
+    if (!r->blk && !(r->blk = malloc(CSV_BLOCK)))
+        return gm_fail(err, GM_ERR_NOMEM, "%s: out of memory", r->name);
+    for (;;) {
+        if (r->blk_pos == r->blk_len) {
+            r->blk_pos = 0;
+            r->blk_len = fread(r->blk, 1, CSV_BLOCK, r->in);
+            if (r->blk_len == 0) {
+                at_end = 1;
+                break;
+            }
+        }
+        const char *p = r->blk + r->blk_pos;
+        size_t avail = r->blk_len - r->blk_pos;
+        const char *nl = memchr(p, '\n', avail);
+        size_t take = nl ? (size_t)(nl - p) : avail;
+        size_t room = r->raw_len < (size_t)GM_CSV_RECORD_MAX
+                          ? (size_t)GM_CSV_RECORD_MAX - r->raw_len
+                          : 0; /* bytes before the bound */
+        const char *nul = memchr(p, '\0', take);
+        if (nul && (size_t)(nul - p) <= room) /* C strings would cut the field short */
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: NUL byte in the line", r->name,
                            r->next_line);
-        if (r->raw_len >= (size_t)GM_CSV_RECORD_MAX)
+        if (take > room)
             return gm_fail(err, GM_ERR_PARSE,
                            "%s:%ld: line longer than %ld bytes (not a CSV file, or no newline)",
                            r->name, r->next_line, GM_CSV_RECORD_MAX);
-        if (r->raw_len + 2 > r->raw_cap) {
-            size_t cap = r->raw_cap ? r->raw_cap * 2 : 256;
-            char *grown = realloc(r->raw, cap);
-            if (!grown)
-                return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: line too long to hold", r->name,
-                               r->next_line);
-            r->raw = grown;
-            r->raw_cap = cap;
-        }
-        r->raw[r->raw_len++] = (char)ch;
+        if (!grow_raw(r, r->raw_len + take + 2))
+            return gm_fail(err, GM_ERR_NOMEM, "%s:%ld: line too long to hold", r->name,
+                           r->next_line);
+        memcpy(r->raw + r->raw_len, p, take);
+        r->raw_len += take;
+        r->blk_pos += take + (nl != NULL);
+        if (nl)
+            break;
     }
-    if (ferror(r->in))
+    if (at_end && ferror(r->in))
         return gm_fail(err, GM_ERR_IO, "%s:%ld: read failed: %s", r->name, r->next_line,
                        strerror(errno));
-    if (ch == EOF && r->raw_len == start)
+    if (at_end && r->raw_len == start)
         *eof = 1;
     if (!r->raw) {
         r->raw = malloc(1);
@@ -147,6 +185,23 @@ gm_status gm_csv_split(gm_csv_reader *r, gm_error *err)
     r->n_fields = 0;
     if ((st = grow_field_buf(r, err)) != GM_OK || (st = push_field(r, 0, err)) != GM_OK)
         return st;
+    if (!memchr(r->raw, '"', r->raw_len)) {
+        /* No quote: each comma ends a field, and nothing else happens (the
+         * loop below, at memchr's speed). */
+        memcpy(r->field_buf, r->raw, r->raw_len + 1);
+        for (char *p = r->field_buf, *end = r->field_buf + r->raw_len;;) {
+            char *comma = memchr(p, ',', (size_t)(end - p));
+            if (!comma)
+                break;
+            *comma = '\0';
+            p = comma + 1;
+            if ((st = push_field(r, (size_t)(p - r->field_buf), err)) != GM_OK)
+                return st;
+        }
+        for (size_t i = 0; i < r->n_fields; i++)
+            r->fields[i] = r->field_buf + (size_t)(uintptr_t)r->fields[i];
+        return GM_OK;
+    }
     for (;;) {
         while (pos < r->raw_len) {
             char ch = r->raw[pos++];

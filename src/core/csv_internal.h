@@ -36,6 +36,8 @@ typedef struct gm_csv_reader {
     size_t field_buf_cap;
     char **fields;
     size_t n_fields, fields_cap;
+    char *blk;            /* bytes read ahead from in (the reader is its only user) */
+    size_t blk_len, blk_pos;
 } gm_csv_reader;
 
 void gm_csv_reader_init(gm_csv_reader *r, FILE *in, const char *name);

@@ -1,8 +1,9 @@
-/* The report (gpuq/report.h): every selected unit applied to every launch
- * of the counters files, and the row view the writers share: per launch, or
- * per kernel of each file with --summary (launches summed, every section
- * re-applied to the sums), with one verdict per row (the most severe
- * section's) and the kernel names. */
+/* The report (gpuq/report.h): the sections chosen and prepared, every
+ * selected unit applied to the kernels' sums (the --summary rows, which
+ * the ranked kernels share) and, for sets in memory, to every launch; the
+ * launches of files read from their paths are applied a chunk at a time
+ * as the report is written (report_cursor.c).  One verdict per row: the
+ * most severe section's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +106,8 @@ static int has_any_metric(const gm_report *rep, const gm_unit *u)
 {
     for (size_t i = 0; u->metrics && u->metrics[i]; i++) {
         int row = gm_metric_find(u->metrics[i]);
-        for (size_t k = 0; row >= 0 && k < rep->n_launches; k++)
-            if (!isnan(rep->launches[k]->metric[row]))
-                return 1;
+        if (row >= 0 && rep->input->present[row])
+            return 1;
     }
     return rep->n_launches == 0 || !u->metrics || !u->metrics[0];
 }
@@ -116,6 +116,21 @@ static void add_skipped(gm_report *rep, const char *fmt, const char *a, const ch
 {
     if (rep->n_skipped < sizeof rep->skipped / sizeof rep->skipped[0])
         snprintf(rep->skipped[rep->n_skipped++], sizeof rep->skipped[0], fmt, a, b);
+}
+
+/* A unit applied to n launches (results: n * result_size, zeroed). */
+static gm_status apply_all(const gm_report *rep, const gm_report_section *s,
+                           const gm_launch_counters *const *launches, const size_t *file_of,
+                           size_t n, unsigned char *results, gm_error *err)
+{
+    const gm_unit *u = s->unit;
+    for (size_t k = 0; k < n; k++) {
+        gm_status st = u->apply(s->state, report_file_meta(rep, file_of[k]), launches[k],
+                                results + k * u->result_size, err);
+        if (st != GM_OK)
+            return st;
+    }
+    return GM_OK;
 }
 
 static gm_status add_section(gm_report *rep, const gm_unit *u, const gm_report_options *opt,
@@ -156,50 +171,110 @@ static gm_status add_section(gm_report *rep, const gm_unit *u, const gm_report_o
     if (st != GM_OK)
         return st;
     rep->n_sections++;
+    if (!rep->launches)
+        return GM_OK; /* applied a chunk at a time as the report is written */
     s->results = calloc(rep->n_launches ? rep->n_launches : 1, u->result_size);
     if (!s->results)
         return gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
-    for (size_t k = 0; k < rep->n_launches; k++) {
-        const gm_counters_meta *meta = &rep->files[rep->file_of[k]].set->meta;
-        if ((st = u->apply(s->state, meta, rep->launches[k], s->results + k * u->result_size,
-                           err)) != GM_OK)
-            return st;
-    }
-    return GM_OK;
+    return apply_all(rep, s, rep->launches, rep->file_of, rep->n_launches, s->results, err);
 }
 
+/* Every launch in memory when every file is a set. */
 static gm_status collect_launches(gm_report *rep, gm_error *err)
 {
-    size_t n = 0;
     for (size_t f = 0; f < rep->n_files; f++)
-        n += rep->files[f].set->count;
+        if (!rep->files[f].set)
+            return GM_OK;
+    size_t n = rep->n_launches;
     rep->launches = calloc(n ? n : 1, sizeof *rep->launches);
     rep->file_of = calloc(n ? n : 1, sizeof *rep->file_of);
     if (!rep->launches || !rep->file_of)
         return gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
+    size_t k = 0;
     for (size_t f = 0; f < rep->n_files; f++)
         for (size_t i = 0; i < rep->files[f].set->count; i++) {
-            rep->launches[rep->n_launches] = &rep->files[f].set->launches[i];
-            rep->file_of[rep->n_launches++] = f;
+            rep->launches[k] = &rep->files[f].set->launches[i];
+            rep->file_of[k++] = f;
         }
     return GM_OK;
 }
 
-gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_files,
-                         const gm_machine *machine, const gm_report_options *opt,
-                         gm_error *err)
+/* The kernels: every section applied to each kernel's launches summed. */
+static gm_status make_kernels(gm_report *rep, gm_error *err)
 {
-    if (!rep || !files || n_files == 0 || !machine || !opt)
+    const gm_report_input *in = rep->input;
+    report_kernels *kr = calloc(1, sizeof *kr);
+    if (!kr)
+        return gm_fail(err, GM_ERR_NOMEM, "summary: out of memory");
+    rep->kernels = kr;
+    size_t n = in->n_groups, nn = n ? n : 1, ns = rep->n_sections ? rep->n_sections : 1;
+    kr->count = n;
+    kr->launches = calloc(nn, sizeof *kr->launches);
+    kr->file_of = calloc(nn, sizeof *kr->file_of);
+    kr->launch_count = calloc(nn, sizeof *kr->launch_count);
+    kr->row = calloc(nn, sizeof *kr->row);
+    kr->config_varies = calloc(nn, sizeof *kr->config_varies);
+    kr->verdicts = calloc(nn * ns, sizeof *kr->verdicts);
+    kr->verdict_section = calloc(nn, sizeof *kr->verdict_section);
+    if (!kr->launches || !kr->file_of || !kr->launch_count || !kr->row || !kr->config_varies ||
+        !kr->verdicts || !kr->verdict_section)
+        return gm_fail(err, GM_ERR_NOMEM, "summary: out of memory");
+    for (size_t g = 0; g < n; g++) {
+        kr->launches[g] = &in->groups[g].sum;
+        kr->file_of[g] = in->groups[g].file;
+        kr->launch_count[g] = in->groups[g].launches;
+        kr->row[g] = g;
+        kr->config_varies[g] = in->groups[g].config_varies;
+    }
+    for (size_t s = 0; s < rep->n_sections; s++) {
+        const gm_report_section *sec = &rep->sections[s];
+        if (!(kr->results[s] = calloc(nn, sec->unit->result_size)))
+            return gm_fail(err, GM_ERR_NOMEM, "summary: out of memory");
+        gm_status st = apply_all(rep, sec, kr->launches, kr->file_of, n, kr->results[s], err);
+        if (st != GM_OK)
+            return st;
+    }
+    report_pick_verdicts(rep, n, (const unsigned char *const *)kr->results, kr->verdicts,
+                         kr->verdict_section);
+    return GM_OK;
+}
+
+static void free_kernels(gm_report *rep)
+{
+    report_kernels *kr = rep->kernels;
+    if (!kr)
+        return;
+    for (size_t s = 0; s < rep->n_sections; s++) {
+        const gm_unit *u = rep->sections[s].unit;
+        if (kr->results[s] && u->free_result)
+            for (size_t g = 0; g < kr->count; g++)
+                u->free_result(kr->results[s] + g * u->result_size);
+        free(kr->results[s]);
+    }
+    free(kr->launches);
+    free(kr->file_of);
+    free(kr->launch_count);
+    free(kr->row);
+    free(kr->config_varies);
+    free(kr->verdicts);
+    free(kr->verdict_section);
+    free(kr);
+    rep->kernels = NULL;
+}
+
+gm_status gm_report_make_from(gm_report *rep, gm_report_input *in, const gm_machine *machine,
+                              const gm_report_options *opt, gm_error *err)
+{
+    if (!rep || !in || !machine || !opt) {
+        gm_report_input_free(in);
         return gm_fail(err, GM_ERR_INVALID_ARG, "report: no counters, machine data or options");
-    if (n_files > GM_REPORT_MAX_FILES)
-        return gm_fail(err, GM_ERR_RANGE, "report: more than %d counters files",
-                       GM_REPORT_MAX_FILES);
+    }
     memset(rep, 0, sizeof *rep);
-    for (size_t f = 0; f < n_files; f++)
-        if (!files[f].set)
-            return gm_fail(err, GM_ERR_INVALID_ARG, "report: file %zu has no counters", f);
-    memcpy(rep->files, files, n_files * sizeof *files);
-    rep->n_files = n_files;
+    rep->input = in;
+    rep->n_files = in->n_files;
+    for (size_t f = 0; f < in->n_files; f++)
+        rep->files[f] = in->files[f].file;
+    rep->n_launches = in->n_launches;
     rep->machine = machine;
     rep->summary = opt->summary;
     rep->name_base = opt->name_base;
@@ -224,15 +299,29 @@ gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_f
         st = gm_fail(err, GM_ERR_MISSING, "no section can be reported: %s",
                      why[0] ? why : "no unit selected");
     }
+    if (st == GM_OK)
+        st = make_kernels(rep, err);
     if (st != GM_OK)
         gm_report_free(rep);
     return st;
+}
+
+gm_status gm_report_make(gm_report *rep, const gm_report_file *files, size_t n_files,
+                         const gm_machine *machine, const gm_report_options *opt,
+                         gm_error *err)
+{
+    if (!rep || !files || n_files == 0 || !machine || !opt)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "report: no counters, machine data or options");
+    gm_report_input *in;
+    gm_status st = gm_report_input_read(&in, files, n_files, err);
+    return st == GM_OK ? gm_report_make_from(rep, in, machine, opt, err) : st;
 }
 
 void gm_report_free(gm_report *rep)
 {
     if (!rep)
         return;
+    free_kernels(rep);
     for (size_t s = 0; s < rep->n_sections; s++) {
         gm_report_section *sec = &rep->sections[s];
         if (sec->results && sec->unit->free_result)
@@ -244,6 +333,7 @@ void gm_report_free(gm_report *rep)
     }
     free(rep->launches);
     free(rep->file_of);
+    gm_report_input_free(rep->input);
     if (rep->own_machine)
         free((gm_machine *)rep->machine); /* what it borrowed stays the caller's */
     memset(rep, 0, sizeof *rep);
@@ -255,147 +345,6 @@ size_t gm_report_metric_rows(const gm_report *rep, int *rows, size_t max)
     for (size_t s = 0; s < rep->n_sections; s++)
         units[s] = rep->sections[s].unit;
     return rep->n_sections ? gm_units_metric_rows(units, rep->n_sections, rows, max) : 0;
-}
-
-/* ------------------------------------------------------------------------
- * Summary: the launches of each kernel (per file) added into one row */
-
-static const char *kernel_name(const gm_launch_counters *k)
-{
-    return k->kernel ? k->kernel : "(unnamed kernel)";
-}
-
-static int same_config(const gm_launch_counters *a, const gm_launch_counters *b)
-{
-    return memcmp(a->grid, b->grid, sizeof a->grid) == 0 &&
-           memcmp(a->block, b->block, sizeof a->block) == 0 &&
-           a->regs_per_thread == b->regs_per_thread && a->shared_bytes == b->shared_bytes &&
-           a->device == b->device;
-}
-
-/* Counts and cycles add up over launches (Table 1 quantities are totals
- * over the measurement period), so a model recomputed from the sums gives
- * the kernel's figure over its active time.  Averages over cycles
- * (occupancy) are averaged weighted by active cycles, plain mean where
- * cycles are missing.  acc: 3 per metric (weighted sum, weight, plain sum). */
-static void add_into(gm_launch_counters *sum, const gm_launch_counters *k, double *acc,
-                     size_t n_before)
-{
-    /* GM_SUM_CYCLE_WEIGHTED: weighted by the active cycles (gpuq/metrics.h) */
-    int cycles = gm_metric_find("sm__cycles_active.sum");
-    double w = cycles >= 0 ? k->metric[cycles] : NAN;
-    for (int m = 0; m < GM_METRIC_COUNT; m++) {
-        double v = k->metric[m];
-        if (gm_metric_table[m].sum == GM_SUM_ADD) {
-            sum->metric[m] = n_before ? sum->metric[m] + v : v;
-            continue;
-        }
-        double *a = &acc[3 * m];
-        a[0] = n_before ? a[0] + w * v : w * v;
-        a[1] = n_before ? a[1] + w : w;
-        a[2] = n_before ? a[2] + v : v;
-    }
-    if (n_before == 0) {
-        sum->split = k->split;
-    } else if (sum->split.valid && k->split.valid) {
-        sum->split.add += k->split.add;
-        sum->split.cas += k->split.cas;
-        sum->split.popc_inc += k->split.popc_inc;
-        sum->split.other += k->split.other;
-    } else {
-        sum->split.valid = 0;
-        sum->split.add = sum->split.cas = sum->split.popc_inc = sum->split.other = NAN;
-    }
-}
-
-static gm_status start_group(report_rows *rows, const gm_launch_counters *k, gm_error *err)
-{
-    gm_launch_counters first;
-    gm_launch_counters_init(&first);
-    gm_status st;
-    if ((st = gm_launch_counters_set_names(&first, kernel_name(k), k->mangled)) != GM_OK ||
-        (st = gm_counters_set_push(&rows->sums, &first)) != GM_OK) {
-        gm_launch_counters_clear(&first);
-        return gm_fail(err, st, "summary: out of memory");
-    }
-    gm_launch_counters *s = &rows->sums.launches[rows->sums.count - 1];
-    s->launch_id = k->launch_id;
-    s->device = k->device;
-    memcpy(s->grid, k->grid, sizeof s->grid);
-    memcpy(s->block, k->block, sizeof s->block);
-    s->regs_per_thread = k->regs_per_thread;
-    s->shared_bytes = k->shared_bytes;
-    return GM_OK;
-}
-
-static gm_status build_summary(const gm_report *rep, report_rows *rows, gm_error *err)
-{
-    size_t n = rep->n_launches, nm = (size_t)GM_METRIC_COUNT;
-    double *acc = calloc((n ? n : 1) * nm * 3, sizeof *acc);
-    size_t *file_of = calloc(n ? n : 1, sizeof *file_of);
-    rows->launch_count = calloc(n ? n : 1, sizeof *rows->launch_count);
-    rows->config_varies = calloc(n ? n : 1, sizeof *rows->config_varies);
-    rows->file_of = file_of;
-    if (!acc || !file_of || !rows->launch_count || !rows->config_varies) {
-        free(acc);
-        return gm_fail(err, GM_ERR_NOMEM, "summary: out of memory");
-    }
-    gm_status st = GM_OK;
-    /* Groups in order of first appearance; quadratic in kernel names,
-     * which are few. */
-    for (size_t i = 0; i < n && st == GM_OK; i++) {
-        const gm_launch_counters *k = rep->launches[i];
-        size_t g = 0;
-        while (g < rows->sums.count && (file_of[g] != rep->file_of[i] ||
-                                        strcmp(rows->sums.launches[g].kernel, kernel_name(k)) != 0))
-            g++;
-        if (g == rows->sums.count) {
-            if ((st = start_group(rows, k, err)) != GM_OK)
-                break;
-            file_of[g] = rep->file_of[i];
-        } else if (!same_config(&rows->sums.launches[g], k)) {
-            rows->config_varies[g] = 1;
-        }
-        add_into(&rows->sums.launches[g], k, &acc[g * nm * 3], rows->launch_count[g]);
-        rows->launch_count[g]++;
-        rows->sums.launches[g].summed = (unsigned)rows->launch_count[g];
-    }
-    rows->count = rows->sums.count;
-    for (size_t g = 0; st == GM_OK && g < rows->count; g++)
-        for (size_t m = 0; m < nm; m++)
-            if (gm_metric_table[m].sum == GM_SUM_CYCLE_WEIGHTED) {
-                const double *a = &acc[(g * nm + m) * 3];
-                double weighted = a[0] / a[1];
-                rows->sums.launches[g].metric[m] =
-                    isfinite(weighted) ? weighted : a[2] / (double)rows->launch_count[g];
-            }
-    free(acc);
-    if (st != GM_OK)
-        return st;
-    rows->sum_ptrs = calloc(rows->count ? rows->count : 1, sizeof *rows->sum_ptrs);
-    if (!rows->sum_ptrs)
-        return gm_fail(err, GM_ERR_NOMEM, "summary: out of memory");
-    for (size_t g = 0; g < rows->count; g++)
-        rows->sum_ptrs[g] = &rows->sums.launches[g];
-    rows->launches = rows->sum_ptrs;
-    rows->own_results = 1;
-    for (size_t s = 0; s < rep->n_sections; s++) {
-        const gm_report_section *sec = &rep->sections[s];
-        size_t size = sec->unit->result_size;
-        rows->results[s] = calloc(rows->count ? rows->count : 1, size);
-        if (!rows->results[s])
-            return gm_fail(err, GM_ERR_NOMEM, "summary: out of memory");
-        for (size_t g = 0; g < rows->count; g++) {
-            const gm_counters_meta *meta = &rep->files[file_of[g]].set->meta;
-            if ((st = sec->unit->apply(sec->state, meta, rows->launches[g],
-                                       rows->results[s] + g * size, err)) != GM_OK) {
-                /* the results applied so far are freed with the rows */
-                rows->count = g;
-                return st;
-            }
-        }
-    }
-    return GM_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -413,134 +362,154 @@ int report_pick_verdict(const gm_unit_verdict *v, size_t n)
     return best;
 }
 
-static void pick_verdicts(const gm_report *rep, report_rows *rows)
+void report_pick_verdicts(const gm_report *rep, size_t n, const unsigned char *const *results,
+                          gm_unit_verdict *verdicts, int *verdict_section)
 {
-    for (size_t i = 0; i < rows->count; i++) {
-        gm_unit_verdict *v = &rows->verdicts[i * rep->n_sections];
-        for (size_t s = 0; s < rep->n_sections; s++)
-            rep->sections[s].unit->verdict(rep->sections[s].state, report_result(rep, rows, s, i),
-                                           &v[s]);
-        rows->verdict_section[i] = report_pick_verdict(v, rep->n_sections);
+    size_t ns = rep->n_sections;
+    for (size_t i = 0; i < n; i++) {
+        gm_unit_verdict *v = &verdicts[i * ns];
+        for (size_t s = 0; s < ns; s++) {
+            const gm_report_section *sec = &rep->sections[s];
+            sec->unit->verdict(sec->state, results[s] + i * sec->unit->result_size, &v[s]);
+        }
+        verdict_section[i] = report_pick_verdict(v, ns);
     }
 }
 
 /* Kernel names as the text shows them: width 30, never two kernels alike. */
 #define REPORT_NAME_WIDTH 30
 
-static gm_status make_names(const gm_report *rep, report_rows *rows, gm_error *err)
+static void names_free(report_names *nm)
 {
-    size_t n = rows->count ? rows->count : 1;
-    const char **dem = calloc(n, sizeof *dem), **man = calloc(n, sizeof *man);
-    gm_status st = GM_OK;
+    for (size_t i = 0; i < nm->count; i++) {
+        for (int b = 0; b < GM_NAME_BASE_COUNT; b++)
+            if (nm->full[b])
+                free(nm->full[b][i]);
+        if (nm->display)
+            free(nm->display[i]);
+    }
     for (int b = 0; b < GM_NAME_BASE_COUNT; b++)
-        rows->names[b] = calloc(n, sizeof *rows->names[b]);
-    rows->display = calloc(n, sizeof *rows->display);
-    if (!dem || !man || !rows->names[0] || !rows->names[1] || !rows->names[2] || !rows->display) {
-        st = gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < rows->count; i++) {
-        dem[i] = kernel_name(rows->launches[i]);
-        man[i] = rows->launches[i]->mangled ? rows->launches[i]->mangled : dem[i];
-    }
-    /* CSV and JSON: each name exactly (the function's base name as found,
-     * the demangled and mangled names as recorded) */
-    for (size_t i = 0; i < rows->count && st == GM_OK; i++) {
+        free(nm->full[b]);
+    free(nm->display);
+    memset(nm, 0, sizeof *nm);
+}
+
+/* CSV and JSON: each name exactly (the function's base name as found, the
+ * demangled and mangled names as recorded); text: never two different
+ * kernels as one string (gm_kernel_display_names, which depends on the
+ * distinct names in order of first appearance only). */
+static gm_status names_make(const char *const *dem, const char *const *man, size_t n,
+                            gm_name_base base, report_names *nm, gm_error *err)
+{
+    memset(nm, 0, sizeof *nm);
+    size_t nn = n ? n : 1;
+    for (int b = 0; b < GM_NAME_BASE_COUNT; b++)
+        nm->full[b] = calloc(nn, sizeof *nm->full[b]);
+    nm->display = calloc(nn, sizeof *nm->display);
+    nm->count = n;
+    gm_status st = GM_OK;
+    if (!nm->full[0] || !nm->full[1] || !nm->full[2] || !nm->display)
+        st = GM_ERR_NOMEM;
+    for (size_t i = 0; i < n && st == GM_OK; i++) {
         size_t len = strlen(dem[i]) + 1;
-        rows->names[GM_NAME_FUNCTION][i] = malloc(len);
-        rows->names[GM_NAME_DEMANGLED][i] = strdup(dem[i]);
-        rows->names[GM_NAME_MANGLED][i] = strdup(man[i]);
-        if (!rows->names[0][i] || !rows->names[1][i] || !rows->names[2][i])
+        nm->full[GM_NAME_FUNCTION][i] = malloc(len);
+        nm->full[GM_NAME_DEMANGLED][i] = strdup(dem[i]);
+        nm->full[GM_NAME_MANGLED][i] = strdup(man[i]);
+        if (!nm->full[0][i] || !nm->full[1][i] || !nm->full[2][i])
             st = GM_ERR_NOMEM;
         else
-            gm_kernel_base_name(dem[i], rows->names[GM_NAME_FUNCTION][i], len);
+            gm_kernel_base_name(dem[i], nm->full[GM_NAME_FUNCTION][i], len);
     }
-    /* text: never two different kernels as one string */
     if (st == GM_OK)
-        st = gm_kernel_display_names(dem, man, rows->count, rep->name_base, REPORT_NAME_WIDTH,
-                                     rows->display);
-    if (st != GM_OK)
-        gm_fail(err, st, "report: kernel names: out of memory");
-done:
+        st = gm_kernel_display_names(dem, man, n, base, REPORT_NAME_WIDTH, nm->display);
+    if (st != GM_OK) {
+        names_free(nm);
+        return gm_fail(err, st, "report: kernel names: out of memory");
+    }
+    return GM_OK;
+}
+
+gm_status report_ctx_make(const gm_report *rep, report_ctx *c, gm_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->rep = rep;
+    const gm_report_input *in = rep->input;
+    const report_kernels *kr = rep->kernels;
+    size_t n = kr->count > in->n_pairs ? kr->count : in->n_pairs;
+    const char **dem = calloc(n ? n : 1, sizeof *dem), **man = calloc(n ? n : 1, sizeof *man);
+    gm_status st = dem && man ? GM_OK : gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
+    for (size_t g = 0; st == GM_OK && g < kr->count; g++) {
+        dem[g] = report_kernel_name(kr->launches[g]);
+        man[g] = kr->launches[g]->mangled ? kr->launches[g]->mangled : dem[g];
+    }
+    if (st == GM_OK)
+        st = names_make(dem, man, kr->count, rep->name_base, &c->kernel_names, err);
+    for (size_t p = 0; st == GM_OK && p < in->n_pairs; p++) {
+        dem[p] = in->pairs[p].kernel;
+        man[p] = in->pairs[p].mangled;
+    }
+    if (st == GM_OK)
+        st = names_make(dem, man, in->n_pairs, rep->name_base, &c->pair_names, err);
     free(dem);
     free(man);
-    return st;
-}
-
-gm_status report_rows_make(const gm_report *rep, report_rows *rows, gm_error *err)
-{
-    memset(rows, 0, sizeof *rows);
-    gm_status st = GM_OK;
-    if (rep->summary) {
-        st = build_summary(rep, rows, err);
-    } else {
-        rows->count = rep->n_launches;
-        rows->launches = rep->launches;
-        rows->file_of = rep->file_of;
-        for (size_t s = 0; s < rep->n_sections; s++)
-            rows->results[s] = rep->sections[s].results;
-    }
-    size_t n = rows->count ? rows->count : 1;
-    if (st == GM_OK) {
-        rows->verdicts = calloc(n * (rep->n_sections ? rep->n_sections : 1),
-                                sizeof *rows->verdicts);
-        rows->verdict_section = calloc(n, sizeof *rows->verdict_section);
-        if (!rows->verdicts || !rows->verdict_section)
-            st = gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
-    }
-    if (st == GM_OK) {
-        pick_verdicts(rep, rows);
-        st = make_names(rep, rows, err);
-    }
-    if (st == GM_OK) {
-        rows->n_metric_rows = gm_report_metric_rows(rep, rows->metric_rows, GM_METRIC_MAX);
-        rows->multi_file = rep->n_files > 1;
-    }
-    if (st != GM_OK)
-        report_rows_free(rep, rows);
-    return st;
-}
-
-void report_rows_free(const gm_report *rep, report_rows *rows)
-{
-    if (rows->own_results)
-        for (size_t s = 0; s < rep->n_sections; s++) {
-            const gm_unit *u = rep->sections[s].unit;
-            if (rows->results[s] && u->free_result)
-                for (size_t g = 0; g < rows->count; g++)
-                    u->free_result(rows->results[s] + g * u->result_size);
-            free(rows->results[s]);
-        }
-    for (size_t i = 0; i < rows->count; i++) {
-        for (int b = 0; b < GM_NAME_BASE_COUNT; b++)
-            if (rows->names[b])
-                free(rows->names[b][i]);
-        if (rows->display)
-            free(rows->display[i]);
-    }
+    report_rows *r = &c->kernels;
+    r->count = kr->count;
+    r->launches = kr->launches;
+    r->file_of = kr->file_of;
+    r->launch_count = kr->launch_count;
+    r->config_varies = kr->config_varies;
+    for (size_t s = 0; s < rep->n_sections; s++)
+        r->results[s] = kr->results[s];
+    r->verdicts = kr->verdicts;
+    r->verdict_section = kr->verdict_section;
     for (int b = 0; b < GM_NAME_BASE_COUNT; b++)
-        free(rows->names[b]);
-    free(rows->display);
-    free(rows->verdicts);
-    free(rows->verdict_section);
-    if (rep->summary) {
-        free(rows->launch_count);
-        free(rows->config_varies);
-        free(rows->file_of);
-        free(rows->sum_ptrs);
-        gm_counters_set_clear(&rows->sums);
+        r->names[b] = (const char *const *)c->kernel_names.full[b];
+    r->display = (const char *const *)c->kernel_names.display;
+    r->kernel_row = kr->row;
+    r->n_metric_rows = gm_report_metric_rows(rep, r->metric_rows, GM_METRIC_MAX);
+    r->multi_file = rep->n_files > 1;
+    if (st == GM_OK && !(c->rank = calloc(1, sizeof *c->rank)))
+        st = gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
+    if (st == GM_OK && (st = report_rank_make(rep, &c->kernels, c->rank, err)) != GM_OK) {
+        free(c->rank);
+        c->rank = NULL;
     }
-    memset(rows, 0, sizeof *rows);
+    r->rank = c->rank;
+    if (st != GM_OK)
+        report_ctx_free(c);
+    return st;
+}
+
+void report_ctx_free(report_ctx *c)
+{
+    names_free(&c->kernel_names);
+    names_free(&c->pair_names);
+    if (c->rank) {
+        report_rank_free(c->rank);
+        free(c->rank);
+    }
+    memset(c, 0, sizeof *c);
 }
 
 /* ------------------------------------------------------------------------
  * Shared by the writers */
 
+const gm_counters_meta *report_file_meta(const gm_report *rep, size_t file)
+{
+    return &rep->input->files[file].meta;
+}
+
+size_t report_file_launches(const gm_report *rep, size_t file)
+{
+    return rep->input->files[file].count;
+}
+
 void report_process_label(const gm_report *rep, size_t file, char *buf, size_t len)
 {
     const gm_report_file *f = &rep->files[file];
-    if (f->set->meta.pid > 0) {
-        snprintf(buf, len, "pid %ld", f->set->meta.pid);
+    const gm_counters_meta *m = report_file_meta(rep, file);
+    if (m->pid > 0) {
+        snprintf(buf, len, "pid %ld", m->pid);
         return;
     }
     const char *path = f->path ? f->path : "";
@@ -557,57 +526,47 @@ void report_field_text(const gm_field *f, char *buf, size_t len)
     else if (f->kind == GM_FIELD_NUM)
         gm_fmt_num(buf, len, f->num);
     else
-        snprintf(buf, len, "%s", f->text ? f->text : "");
+        gm_copy_text(buf, len, f->text);
 }
 
 void report_counter_stats(const gm_report *rep, size_t *metrics, int *passes)
 {
     size_t n = 0;
     for (int m = 0; m < GM_METRIC_COUNT; m++)
-        for (size_t k = 0; k < rep->n_launches; k++)
-            if (!isnan(rep->launches[k]->metric[m])) {
-                n++;
-                break;
-            }
+        n += rep->input->present[m] != 0;
     int p = 0;
     for (size_t f = 0; f < rep->n_files; f++)
-        if (rep->files[f].set->meta.passes > p)
-            p = rep->files[f].set->meta.passes;
+        if (report_file_meta(rep, f)->passes > p)
+            p = report_file_meta(rep, f)->passes;
     *metrics = n;
     *passes = p;
 }
 
 gm_status gm_report_write(FILE *out, const gm_report *rep, gm_format fmt, gm_error *err)
 {
-    if (!out || !rep || rep->n_files == 0 || (int)fmt < 0 || fmt >= GM_FORMAT_COUNT)
+    if (!out || !rep || rep->n_files == 0 || !rep->input || !rep->kernels || (int)fmt < 0 ||
+        fmt >= GM_FORMAT_COUNT)
         return gm_fail(err, GM_ERR_INVALID_ARG, "report: no stream, report or valid format");
-    report_rows rows;
-    gm_status st = report_rows_make(rep, &rows, err);
+    report_ctx c;
+    gm_status st = report_ctx_make(rep, &c, err);
     if (st != GM_OK)
         return st;
-    report_rank rank;
-    if ((st = report_rank_make(rep, &rows, &rank, err)) != GM_OK) {
-        report_rows_free(rep, &rows);
-        return st;
-    }
-    rows.rank = &rank;
     switch (fmt) {
     case GM_FORMAT_TEXT:
-        report_write_text(out, rep, &rows);
+        st = report_write_text(out, &c, err);
         break;
     case GM_FORMAT_CSV:
-        report_write_csv(out, rep, &rows);
+        st = report_write_csv(out, &c, err);
         break;
     case GM_FORMAT_HTML:
-        report_write_html(out, rep, &rows);
+        st = report_write_html(out, &c, err);
         break;
     default:
-        report_write_json(out, rep, &rows);
+        st = report_write_json(out, &c, err);
         break;
     }
-    report_rank_free(&rank);
-    report_rows_free(rep, &rows);
-    if (fflush(out) != 0 || ferror(out))
-        return gm_fail(err, GM_ERR_IO, "report: write failed");
-    return GM_OK;
+    report_ctx_free(&c);
+    if (st == GM_OK && (fflush(out) != 0 || ferror(out)))
+        st = gm_fail(err, GM_ERR_IO, "report: write failed");
+    return st;
 }

@@ -28,6 +28,8 @@ static void csv_text(FILE *out, const char *text)
 static const char *const split_columns[] = {"split_valid", "split_add", "split_cas",
                                             "split_popc_inc", "split_other"};
 
+/* The heading: the names are the same for every result, so the first
+ * row's give them (an empty result's when there is no row). */
 static void write_heading(FILE *out, const gm_report *rep, const report_rows *rows)
 {
     fputs("launch_id", out);
@@ -43,8 +45,6 @@ static void write_heading(FILE *out, const gm_report *rep, const report_rows *ro
         fprintf(out, ",%s", split_columns[i]);
     for (size_t s = 0; s < rep->n_sections; s++) {
         const gm_report_section *sec = &rep->sections[s];
-        /* the names are the same for every result: an empty one gives them
-         * when there is no row */
         void *empty = rows->count ? NULL : calloc(1, sec->unit->result_size);
         if (!rows->count && !empty)
             continue;
@@ -65,9 +65,10 @@ static void write_row(FILE *out, const gm_report *rep, const report_rows *rows, 
     fprintf(out, "%" PRIu64, k->launch_id);
     if (rows->multi_file) {
         const gm_report_file *f = &rep->files[rows->file_of[i]];
+        long pid = report_file_meta(rep, rows->file_of[i])->pid;
         csv_text(out, f->path ? f->path : "");
-        if (f->set->meta.pid > 0)
-            fprintf(out, ",%ld", f->set->meta.pid);
+        if (pid > 0)
+            fprintf(out, ",%ld", pid);
         else
             fputc(',', out);
     }
@@ -105,11 +106,31 @@ static void write_row(FILE *out, const gm_report *rep, const report_rows *rows, 
     fputc('\n', out);
 }
 
-void report_write_csv(FILE *out, const gm_report *rep, const report_rows *rows)
+static void write_rows(void *ctx, const report_rows *rows, FILE *const *outs)
 {
-    if (rows->rank)
-        report_rank_write_csv(out, rep, rows->rank);
-    write_heading(out, rep, rows);
     for (size_t i = 0; i < rows->count; i++)
-        write_row(out, rep, rows, i);
+        write_row(outs[0], ctx, rows, i);
+}
+
+gm_status report_write_csv(FILE *out, const report_ctx *c, gm_error *err)
+{
+    const gm_report *rep = c->rep;
+    report_rank_write_csv(out, rep, c->rank);
+    report_cursor *cur;
+    gm_status st = report_cursor_open(c, &cur, err);
+    const report_rows *rows;
+    size_t total = 0;
+    while (st == GM_OK && (st = report_cursor_next(cur, &rows, err)) == GM_OK && rows) {
+        if (total == 0)
+            write_heading(out, rep, rows);
+        st = report_write_in_halves(rep, rows, &out, 1, write_rows, (void *)rep, err);
+        total += rows->count;
+    }
+    report_cursor_close(cur);
+    if (st == GM_OK && total == 0) {
+        report_rows none = c->kernels;
+        none.count = 0;
+        write_heading(out, rep, &none);
+    }
+    return st;
 }

@@ -49,10 +49,9 @@ static void row(FILE *out, const char *key, const char *value)
     row_in(out, key, value, NULL);
 }
 
-static void write_run(FILE *out, const gm_report *rep, const report_rows *rows)
+static void write_run(FILE *out, const gm_report *rep, const report_rank *rk)
 {
-    const gm_counters_meta *cm = &rep->files[0].set->meta;
-    const report_rank *rk = rows->rank;
+    const gm_counters_meta *cm = report_file_meta(rep, 0);
     char buf[1024];
     fputs("<header class=\"run\">\n<div class=\"title\"><span class=\"brand\">gpuq</span> "
           "<span class=\"what\">kernel report</span></div>\n<dl class=\"facts\">\n",
@@ -100,14 +99,14 @@ static void write_run(FILE *out, const gm_report *rep, const report_rows *rows)
     if (rep->n_files > 1) {
         fputs("<ul class=\"files\">\n", out);
         for (size_t f = 0; f < rep->n_files; f++) {
-            const gm_counters_meta *m = &rep->files[f].set->meta;
+            const gm_counters_meta *m = report_file_meta(rep, f);
             char label[64];
             report_process_label(rep, f, label, sizeof label);
             fputs("<li><b>", out);
             html(out, label);
             fputs("</b> ", out);
             html(out, rep->files[f].path ? rep->files[f].path : "-");
-            snprintf(buf, sizeof buf, " (%zu launches)", rep->files[f].set->count);
+            snprintf(buf, sizeof buf, " (%zu launches)", report_file_launches(rep, f));
             html(out, buf);
             if (m->command[0]) {
                 fputs(": <code>", out);
@@ -134,9 +133,10 @@ static void write_run(FILE *out, const gm_report *rep, const report_rows *rows)
     fputs("</header>\n", out);
 }
 
-void report_write_html(FILE *out, const gm_report *rep, const report_rows *rows)
+gm_status report_write_html(FILE *out, const report_ctx *c, gm_error *err)
 {
-    const gm_counters_meta *cm = &rep->files[0].set->meta;
+    const gm_report *rep = c->rep;
+    const gm_counters_meta *cm = report_file_meta(rep, 0);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           /* nothing from elsewhere: the page works offline and cannot leak */
@@ -148,14 +148,15 @@ void report_write_html(FILE *out, const gm_report *rep, const report_rows *rows)
     fputs("</title>\n<style>\n", out);
     fputs(report_html_css, out);
     fputs("</style>\n</head>\n<body>\n", out);
-    write_run(out, rep, rows);
+    write_run(out, rep, c->rank);
     fputs("<main id=\"app\"><noscript><p class=\"note\">This report draws its tables with "
           "JavaScript; the same numbers are in <code>gpuq model COUNTERS</code> as text, CSV "
           "or JSON.</p></noscript></main>\n",
           out);
     fputs("<script type=\"application/json\" id=\"gpuq-data\">", out);
-    report_html_write_data(out, rep, rows);
+    gm_status st = report_html_write_data(out, c, err);
     fputs("</script>\n<script>\n", out);
     fputs(report_html_js, out);
     fputs("</script>\n</body>\n</html>\n", out);
+    return st;
 }

@@ -28,7 +28,7 @@ const report_html_figure *report_html_figure_find(const char *unit);
 
 /* The page's data: one JSON object (every string escaped for a <script>
  * element). */
-void report_html_write_data(FILE *out, const gm_report *rep, const report_rows *rows);
+gm_status report_html_write_data(FILE *out, const report_ctx *c, gm_error *err);
 
 /* The page's static parts (src/core/html/report.css and report.js). */
 extern const char report_html_css[];

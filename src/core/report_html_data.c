@@ -17,10 +17,15 @@
 
 #include "gpuq/metrics.h"
 #include "report_html.h"
+#include "spool.h"
 
 /* Kernels beyond this rank carry their text cells only (a profile of
  * thousands of distinct names stays small; the page says so). */
 #define HTML_FULL_KERNELS 500
+/* Launches listed one by one at most: a page of 10,000 is under 5 MB
+ * (tests/html/large_check.py), one of this many about 25 MB, as much as a
+ * browser opens without a long wait; the kernels' rows count every launch. */
+#define HTML_MAX_LAUNCHES 50000
 
 /* ------------------------------------------------------------------------
  * Distinct strings, by index */
@@ -139,21 +144,16 @@ static void format_config(char *buf, size_t len, const gm_launch_counters *k, in
 }
 
 /* The unit's notes under its heading in the text report, as one string. */
-static void write_notes(FILE *out, const gm_report *rep, const report_rows *rows, size_t s)
+static void write_notes(FILE *out, const gm_report *rep, size_t s, unsigned notes)
 {
     const gm_unit *u = rep->sections[s].unit;
     char *text = NULL;
     size_t len = 0;
     FILE *mem = u->text_notes ? open_memstream(&text, &len) : NULL;
-    const void **results = calloc(rows->count ? rows->count : 1, sizeof *results);
-    if (mem && results) {
-        for (size_t i = 0; i < rows->count; i++)
-            results[i] = report_result(rep, rows, s, i);
-        u->text_notes(mem, rep->sections[s].state, results, rows->count);
-    }
-    if (mem)
+    if (mem) {
+        u->text_notes(mem, rep->sections[s].state, notes);
         fclose(mem);
-    free((void *)results);
+    }
     jstr(out, text ? text : "");
     free(text);
 }
@@ -195,7 +195,35 @@ static void write_figure(FILE *out, const report_html_figure *fig)
     fputc('}', out);
 }
 
-static void write_sections(FILE *out, const gm_report *rep, const report_rows *rows)
+/* A section's field list, the same for every result: row 0's (an empty
+ * result's when there is no row). */
+static void write_fields(FILE *out, const gm_report *rep, const report_rows *rows, size_t s)
+{
+    const gm_unit *u = rep->sections[s].unit;
+    void *empty = rows ? NULL : calloc(1, u->result_size);
+    gm_field f[GM_UNIT_MAX_FIELDS];
+    size_t nf = 0;
+    if (rows || empty)
+        nf = u->fields(rep->sections[s].state, empty ? empty : report_result(rep, rows, s, 0), f,
+                       GM_UNIT_MAX_FIELDS);
+    fputc('[', out);
+    for (size_t j = 0; j < nf; j++) {
+        fputs(j ? ",{\"n\":" : "{\"n\":", out);
+        jstr(out, f[j].name);
+        jkey(out, "h");
+        jstr(out, f[j].heading ? f[j].heading : f[j].name);
+        jkey(out, "k");
+        jstr(out, f[j].kind == GM_FIELD_PCT ? "pct" : f[j].kind == GM_FIELD_NUM ? "num" : "text");
+        fprintf(out, ",\"t\":%d,\"c\":%d}", f[j].width > 0, !(f[j].flags & GM_FIELD_TEXT_ONLY));
+    }
+    fputc(']', out);
+    free(empty); /* nothing of its own: fields() only read it (as the CSV's heading) */
+}
+
+/* The sections, with their notes (from every row's flags) and field lists
+ * (written as the first chunk came, in fields[s]; NULL: no row). */
+static gm_status write_sections(FILE *out, const gm_report *rep, const unsigned *notes,
+                                gm_spool *const *fields, gm_error *err)
 {
     jkey(out, "sections");
     fputc('[', out);
@@ -212,35 +240,23 @@ static void write_sections(FILE *out, const gm_report *rep, const report_rows *r
         jkey(out, "variant");
         jstr(out, sec->variant[0] ? sec->variant : "default");
         jkey(out, "notes");
-        write_notes(out, rep, rows, s);
+        write_notes(out, rep, s, notes[s]);
         jkey(out, "bar");
         jstr(out, fig ? fig->bar : "the section's verdict severity");
         jkey(out, "fig");
         write_figure(out, fig);
-        /* the field list is the same for every result: an empty result
-         * gives it when there is no row */
-        void *empty = rows->count ? NULL : calloc(1, u->result_size);
-        gm_field f[GM_UNIT_MAX_FIELDS];
-        size_t nf = 0;
-        if (rows->count || empty)
-            nf = u->fields(sec->state, empty ? empty : report_result(rep, rows, s, 0), f,
-                           GM_UNIT_MAX_FIELDS);
         jkey(out, "fields");
-        fputc('[', out);
-        for (size_t j = 0; j < nf; j++) {
-            fputs(j ? ",{\"n\":" : "{\"n\":", out);
-            jstr(out, f[j].name);
-            jkey(out, "h");
-            jstr(out, f[j].heading ? f[j].heading : f[j].name);
-            jkey(out, "k");
-            jstr(out, f[j].kind == GM_FIELD_PCT ? "pct" : f[j].kind == GM_FIELD_NUM ? "num" : "text");
-            fprintf(out, ",\"t\":%d,\"c\":%d}", f[j].width > 0,
-                    !(f[j].flags & GM_FIELD_TEXT_ONLY));
+        if (fields[s]) {
+            gm_status st = gm_spool_copy(fields[s], out, err);
+            if (st != GM_OK)
+                return st;
+        } else {
+            write_fields(out, rep, NULL, s);
         }
-        fputs("]}", out);
-        free(empty); /* nothing of its own: fields() only read it (as the CSV's heading) */
+        fputs("}", out);
     }
     fputs("]", out);
+    return GM_OK;
 }
 
 /* The text cells of one row's section, joined by US (0x1f) into buf. */
@@ -353,51 +369,62 @@ static void write_kernel(FILE *out, const gm_report *rep, const report_rank *rk,
 /* Per launch, column by column (arrays of numbers are the smallest JSON):
  * id, kernel row, duration, configuration, verdict, and per section the
  * severity (in thousandths: a bar needs no more), the section's verdict
- * and its text cells (indices into "strings" and "cells"). */
-static void write_launches(FILE *out, const gm_report *rep, const report_rows *rows,
-                           const report_rank *rk, strtab *strings, strtab *cells)
+ * and its text cells (indices into "strings" and "cells").  The columns
+ * grow a chunk at a time, each in a spool; at most HTML_MAX_LAUNCHES
+ * launches (the page says how many of how many). */
+enum { COL_ID, COL_K, COL_T, COL_CFG, COL_VS, COL_SEV, COL_SV, COL_CELLS, N_COLS };
+static const char *const col_names[N_COLS] = {"id", "k", "t", "cfg", "vs", "sev", "sv", "cells"};
+
+typedef struct html_launches {
+    gm_spool *col[N_COLS];
+    size_t n;
+    strtab strings, cells;
+} html_launches;
+
+static void add_launches(html_launches *h, const gm_report *rep, const report_rows *rows)
 {
-    size_t n = rows->count, ns = rep->n_sections;
+    size_t ns = rep->n_sections;
     char buf[CELLS_MAX];
-    jkey(out, "launches");
-    fputs("{\"id\":[", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s%" PRIu64, i ? "," : "", rows->launches[i]->launch_id);
-    fputs("],\"k\":[", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s%zu", i ? "," : "", rk->row_of_launch[i]);
-    fputs("],\"t\":[", out);
+    FILE *col[N_COLS];
+    for (int c = 0; c < N_COLS; c++)
+        col[c] = gm_spool_stream(h->col[c]);
     const int dur = gm_metric_find("gpu__time_duration.sum");
-    for (size_t i = 0; i < n; i++) {
-        fputs(i ? "," : "", out);
-        gm_json_write_num(out, dur < 0 ? NAN : rows->launches[i]->metric[dur]);
+    for (size_t i = 0; i < rows->count && h->n < HTML_MAX_LAUNCHES; i++, h->n++) {
+        const char *sep = h->n ? "," : "";
+        const gm_launch_counters *k = rows->launches[i];
+        fprintf(col[COL_ID], "%s%" PRIu64, sep, k->launch_id);
+        fprintf(col[COL_K], "%s%zu", sep, rows->kernel_row[i]);
+        fputs(sep, col[COL_T]);
+        gm_json_write_num(col[COL_T], dur < 0 ? NAN : k->metric[dur]);
+        format_config(buf, sizeof buf, k, 0);
+        fprintf(col[COL_CFG], "%s%zu", sep, strtab_add(&h->strings, buf));
+        fprintf(col[COL_VS], "%s%d", sep, rows->verdict_section[i]);
+        for (size_t s = 0; s < ns; s++) {
+            const char *ssep = h->n || s ? "," : "";
+            const gm_unit_verdict *v = report_verdict(rep, rows, s, i);
+            if (isnan(v->severity))
+                fprintf(col[COL_SEV], "%snull", ssep);
+            else
+                fprintf(col[COL_SEV], "%s%.0f", ssep, 1000 * v->severity);
+            fprintf(col[COL_SV], "%s%zu", ssep, strtab_add(&h->strings, v->text));
+            row_cells(rep, rows, s, i, buf, sizeof buf);
+            fprintf(col[COL_CELLS], "%s%zu", ssep, strtab_add(&h->cells, buf));
+        }
     }
-    fputs("],\"cfg\":[", out);
-    for (size_t i = 0; i < n; i++) {
-        format_config(buf, sizeof buf, rows->launches[i], 0);
-        fprintf(out, "%s%zu", i ? "," : "", strtab_add(strings, buf));
-    }
-    fputs("],\"vs\":[", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s%d", i ? "," : "", rows->verdict_section[i]);
-    fputs("],\"sev\":[", out);
-    for (size_t i = 0; i < n * ns; i++) {
-        double v = report_verdict(rep, rows, i % ns, i / ns)->severity;
-        if (isnan(v))
-            fprintf(out, "%snull", i ? "," : "");
-        else
-            fprintf(out, "%s%.0f", i ? "," : "", 1000 * v);
-    }
-    fputs("],\"sv\":[", out);
-    for (size_t i = 0; i < n * ns; i++)
-        fprintf(out, "%s%zu", i ? "," : "",
-                strtab_add(strings, report_verdict(rep, rows, i % ns, i / ns)->text));
-    fputs("],\"cells\":[", out);
-    for (size_t i = 0; i < n * ns; i++) {
-        row_cells(rep, rows, i % ns, i / ns, buf, sizeof buf);
-        fprintf(out, "%s%zu", i ? "," : "", strtab_add(cells, buf));
+}
+
+static gm_status write_launches(FILE *out, html_launches *h, gm_error *err)
+{
+    jkey(out, "launches");
+    for (int c = 0; c < N_COLS; c++) {
+        fprintf(out, "%s\"%s\":[", c ? "]," : "{", col_names[c]);
+        gm_status st = gm_spool_copy(h->col[c], out, err);
+        if (st != GM_OK)
+            return st;
     }
     fputs("]}", out);
+    fprintf(out, ",\"listed\":%zu", h->n);
+    return GM_OK;
 }
 
 static void write_files(FILE *out, const gm_report *rep)
@@ -405,7 +432,7 @@ static void write_files(FILE *out, const gm_report *rep)
     jkey(out, "files");
     fputc('[', out);
     for (size_t f = 0; f < rep->n_files; f++) {
-        const gm_counters_meta *m = &rep->files[f].set->meta;
+        const gm_counters_meta *m = report_file_meta(rep, f);
         char label[64];
         report_process_label(rep, f, label, sizeof label);
         fputs(f ? ",{\"label\":" : "{\"label\":", out);
@@ -416,47 +443,83 @@ static void write_files(FILE *out, const gm_report *rep)
         jstr(out, m->command);
         jkey(out, "device");
         jstr(out, m->device_name);
-        fprintf(out, ",\"launches\":%zu}", rep->files[f].set->count);
+        fprintf(out, ",\"launches\":%zu}", report_file_launches(rep, f));
     }
     fputc(']', out);
 }
 
-void report_html_write_data(FILE *out, const gm_report *rep, const report_rows *rows)
+/* The chunks first (every row's note flags, the field lists, the launch
+ * columns), then the object in its order. */
+gm_status report_html_write_data(FILE *out, const report_ctx *c, gm_error *err)
 {
-    const report_rank *rk = rows->rank;
-    strtab strings = {0}, cells = {0};
-    fputs("{\"format\":\"gpuq report html v1\"", out);
-    fprintf(out, ",\"multi\":%s,\"summary\":%s", rows->multi_file ? "true" : "false",
-            rep->summary ? "true" : "false");
-    fprintf(out, ",\"n_launches\":%zu,\"n_timed\":%zu,\"full_kernels\":%d,\"total_ns\":",
-            rk->n_launches, rk->n_timed, HTML_FULL_KERNELS);
-    gm_json_write_num(out, rk->n_timed ? rk->total_ns : NAN);
-    write_files(out, rep);
-    write_sections(out, rep, rows);
-    jkey(out, "kernels");
-    fputc('[', out);
-    for (size_t r = 0; r < rk->count; r++)
-        write_kernel(out, rep, rk, r);
-    fputc(']', out);
-    if (!rep->summary)
-        write_launches(out, rep, rows, rk, &strings, &cells);
-    jkey(out, "strings");
-    fputc('[', out);
-    for (size_t i = 0; i < strings.n; i++) {
-        fputs(i ? "," : "", out);
-        jstr(out, strings.s[i]);
+    const gm_report *rep = c->rep;
+    const report_rank *rk = c->rank;
+    html_launches h;
+    memset(&h, 0, sizeof h);
+    gm_spool *fields[GM_REPORT_MAX_SECTIONS] = {NULL};
+    unsigned notes[GM_REPORT_MAX_SECTIONS] = {0};
+    report_cursor *cur;
+    gm_status st = report_cursor_open(c, &cur, err);
+    for (int k = 0; k < N_COLS && st == GM_OK && !rep->summary; k++)
+        st = gm_spool_open(&h.col[k], 0, err);
+    const report_rows *rows;
+    size_t total = 0;
+    while (st == GM_OK && (st = report_cursor_next(cur, &rows, err)) == GM_OK && rows) {
+        for (size_t s = 0; s < rep->n_sections && st == GM_OK; s++) {
+            const gm_unit *u = rep->sections[s].unit;
+            for (size_t i = 0; u->note_flags && i < rows->count; i++)
+                notes[s] |= u->note_flags(report_result(rep, rows, s, i));
+            if (total == 0 && (st = gm_spool_open(&fields[s], 0, err)) == GM_OK)
+                write_fields(gm_spool_stream(fields[s]), rep, rows, s);
+        }
+        if (!rep->summary)
+            add_launches(&h, rep, rows);
+        total += rows->count;
     }
-    fputs("]", out);
-    jkey(out, "cells");
-    fputc('[', out);
-    for (size_t i = 0; i < cells.n; i++) {
-        fputs(i ? ",\n" : "\n", out);
-        write_cells(out, cells.s[i]);
+    report_cursor_close(cur);
+    if (st == GM_OK) {
+        fputs("{\"format\":\"gpuq report html v1\"", out);
+        fprintf(out, ",\"multi\":%s,\"summary\":%s", c->kernels.multi_file ? "true" : "false",
+                rep->summary ? "true" : "false");
+        fprintf(out, ",\"n_launches\":%zu,\"n_timed\":%zu,\"full_kernels\":%d,\"total_ns\":",
+                rk->n_launches, rk->n_timed, HTML_FULL_KERNELS);
+        gm_json_write_num(out, rk->n_timed ? rk->total_ns : NAN);
+        write_files(out, rep);
+        st = write_sections(out, rep, notes, fields, err);
     }
-    fputs("]", out);
-    /* out of memory while interning: the page says the launches are
-     * incomplete rather than showing wrong rows */
-    fprintf(out, ",\"incomplete\":%s}", strings.failed || cells.failed ? "true" : "false");
-    strtab_free(&strings);
-    strtab_free(&cells);
+    if (st == GM_OK) {
+        jkey(out, "kernels");
+        fputc('[', out);
+        for (size_t r = 0; r < rk->count; r++)
+            write_kernel(out, rep, rk, r);
+        fputc(']', out);
+        if (!rep->summary)
+            st = write_launches(out, &h, err);
+    }
+    if (st == GM_OK) {
+        jkey(out, "strings");
+        fputc('[', out);
+        for (size_t i = 0; i < h.strings.n; i++) {
+            fputs(i ? "," : "", out);
+            jstr(out, h.strings.s[i]);
+        }
+        fputs("]", out);
+        jkey(out, "cells");
+        fputc('[', out);
+        for (size_t i = 0; i < h.cells.n; i++) {
+            fputs(i ? ",\n" : "\n", out);
+            write_cells(out, h.cells.s[i]);
+        }
+        fputs("]", out);
+        /* out of memory while interning: the page says the launches are
+         * incomplete rather than showing wrong rows */
+        fprintf(out, ",\"incomplete\":%s}", h.strings.failed || h.cells.failed ? "true" : "false");
+    }
+    for (int k = 0; k < N_COLS; k++)
+        gm_spool_close(h.col[k]);
+    for (size_t s = 0; s < GM_REPORT_MAX_SECTIONS; s++)
+        gm_spool_close(fields[s]);
+    strtab_free(&h.strings);
+    strtab_free(&h.cells);
+    return st;
 }

@@ -33,7 +33,7 @@ static void int_or_null(FILE *out, long v)
 
 static void write_file_meta(FILE *out, const gm_report *rep, size_t f)
 {
-    const gm_counters_meta *cm = &rep->files[f].set->meta;
+    const gm_counters_meta *cm = report_file_meta(rep, f);
     fputs("{\"path\": ", out);
     gm_json_write_string(out, rep->files[f].path ? rep->files[f].path : "");
     fputs(", \"pid\": ", out);
@@ -44,7 +44,7 @@ static void write_file_meta(FILE *out, const gm_report *rep, size_t f)
                  "\"max_warps_per_sm\": %d, \"passes\": ",
             cm->cc_major, cm->cc_minor, cm->sm_count, cm->max_warps_per_sm);
     int_or_null(out, cm->passes > 0 ? cm->passes : -1);
-    fprintf(out, ", \"launches\": %zu, \"source\": ", rep->files[f].set->count);
+    fprintf(out, ", \"launches\": %zu, \"source\": ", report_file_launches(rep, f));
     gm_json_write_string(out, cm->source);
     fputs(", \"command\": ", out);
     gm_json_write_string(out, cm->command);
@@ -201,18 +201,33 @@ static void write_launch(FILE *out, const gm_report *rep, const report_rows *row
     fputs("\n    }", out);
 }
 
-void report_write_json(FILE *out, const gm_report *rep, const report_rows *rows)
+/* Rows, each after ",\n" but the report's first (rows->first counts them). */
+static void write_launches(void *ctx, const report_rows *rows, FILE *const *outs)
 {
+    for (size_t i = 0; i < rows->count; i++) {
+        fputs(rows->first + i ? ",\n" : "\n", outs[0]);
+        write_launch(outs[0], ctx, rows, i);
+    }
+}
+
+gm_status report_write_json(FILE *out, const report_ctx *c, gm_error *err)
+{
+    const gm_report *rep = c->rep;
     int first = 1;
     fputc('{', out);
-    write_header(out, rep, rows, &first);
-    if (rows->rank)
-        report_rank_write_json(out, rep, rows->rank);
+    write_header(out, rep, &c->kernels, &first);
+    report_rank_write_json(out, rep, c->rank);
     key(out, 2, "launches", &first);
     fputc('[', out);
-    for (size_t i = 0; i < rows->count; i++) {
-        fputs(i ? ",\n" : "\n", out);
-        write_launch(out, rep, rows, i);
+    report_cursor *cur;
+    gm_status st = report_cursor_open(c, &cur, err);
+    const report_rows *rows;
+    size_t total = 0;
+    while (st == GM_OK && (st = report_cursor_next(cur, &rows, err)) == GM_OK && rows) {
+        st = report_write_in_halves(rep, rows, &out, 1, write_launches, (void *)rep, err);
+        total += rows->count;
     }
-    fputs(rows->count ? "\n  ]\n}\n" : "]\n}\n", out);
+    report_cursor_close(cur);
+    fputs(total ? "\n  ]\n}\n" : "]\n}\n", out);
+    return st;
 }

@@ -15,58 +15,6 @@
 #include "gpuq/metrics.h"
 #include "report_rank.h"
 
-static const char *launch_name(const gm_launch_counters *k)
-{
-    return k->kernel ? k->kernel : "(unnamed kernel)";
-}
-
-/* FNV-1a over the name and the file: the key of a kernel row. */
-static uint64_t key_hash(const char *name, size_t file)
-{
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)file;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
-}
-
-/* Which kernel row each launch belongs to: the summary groups launches by
- * (file, name), so the same key finds the row.  A hash table, as a
- * 10,000-launch profile with many names would make a linear search
- * quadratic. */
-static gm_status map_launches(const gm_report *rep, report_rank *rk, gm_error *err)
-{
-    const report_rows *kr = rk->kernels;
-    size_t cap = 16;
-    while (cap < 2 * kr->count + 1)
-        cap *= 2;
-    size_t *slot = malloc(cap * sizeof *slot);
-    if (!slot)
-        return gm_fail(err, GM_ERR_NOMEM, "kernel summary: out of memory");
-    for (size_t i = 0; i < cap; i++)
-        slot[i] = SIZE_MAX;
-    for (size_t g = 0; g < kr->count; g++) {
-        size_t i = key_hash(kr->launches[g]->kernel, kr->file_of[g]) & (cap - 1);
-        while (slot[i] != SIZE_MAX)
-            i = (i + 1) & (cap - 1);
-        slot[i] = g;
-    }
-    gm_status st = GM_OK;
-    for (size_t k = 0; k < rep->n_launches; k++) {
-        const char *name = launch_name(rep->launches[k]);
-        size_t i = key_hash(name, rep->file_of[k]) & (cap - 1);
-        while (slot[i] != SIZE_MAX && (kr->file_of[slot[i]] != rep->file_of[k] ||
-                                       strcmp(kr->launches[slot[i]]->kernel, name) != 0))
-            i = (i + 1) & (cap - 1);
-        if (slot[i] == SIZE_MAX) {
-            st = gm_fail(err, GM_ERR_INVALID_ARG, "kernel summary: launch %zu has no row", k);
-            break;
-        }
-        rk->row_of_launch[k] = slot[i];
-    }
-    free(slot);
-    return st;
-}
-
 typedef struct rank_key {
     size_t row;
     double time;
@@ -88,65 +36,37 @@ static int by_time(const void *pa, const void *pb)
     return a->row < b->row ? -1 : a->row > b->row;
 }
 
-gm_status report_rank_make(const gm_report *rep, const report_rows *rows, report_rank *rk,
+gm_status report_rank_make(const gm_report *rep, const report_rows *kernels, report_rank *rk,
                            gm_error *err)
 {
     memset(rk, 0, sizeof *rk);
-    gm_status st = GM_OK;
-    if (rep->summary) {
-        rk->kernels = rows;
-    } else {
-        /* the same report as --summary: a shallow copy (the sections' states
-         * and the launches stay the report's) */
-        rk->view = malloc(sizeof *rk->view);
-        if (!rk->view)
-            return gm_fail(err, GM_ERR_NOMEM, "kernel summary: out of memory");
-        memcpy(rk->view, rep, sizeof *rep);
-        rk->view->summary = 1;
-        if ((st = report_rows_make(rk->view, &rk->own_rows, err)) != GM_OK) {
-            free(rk->view);
-            rk->view = NULL;
-            return st;
-        }
-        rk->kernels = &rk->own_rows;
-    }
-    size_t n = rk->kernels->count, nk = n ? n : 1;
+    const gm_report_input *in = rep->input;
+    rk->kernels = kernels;
+    size_t n = kernels->count, nk = n ? n : 1;
     rk->count = n;
     rk->n_launches = rep->n_launches;
     rk->order = calloc(nk, sizeof *rk->order);
     rk->rank_of = calloc(nk, sizeof *rk->rank_of);
     rk->time_ns = calloc(nk, sizeof *rk->time_ns);
     rk->timed = calloc(nk, sizeof *rk->timed);
-    rk->row_of_launch = calloc(rep->n_launches ? rep->n_launches : 1, sizeof *rk->row_of_launch);
     rank_key *keys = calloc(nk, sizeof *keys);
-    if (!rk->order || !rk->rank_of || !rk->time_ns || !rk->timed || !rk->row_of_launch || !keys) {
+    if (!rk->order || !rk->rank_of || !rk->time_ns || !rk->timed || !keys) {
         free(keys);
         report_rank_free(rk);
         return gm_fail(err, GM_ERR_NOMEM, "kernel summary: out of memory");
     }
-    if ((st = map_launches(rep, rk, err)) != GM_OK) {
-        free(keys);
-        report_rank_free(rk);
-        return st;
-    }
-    /* Summed here rather than read from the summary row: a sum there is NaN
-     * as soon as one launch lacks its duration (an NCCL kernel listed
+    /* Summed over the launches that have a duration as they were read
+     * (report_scan.c) rather than read from the summary row: a sum there is
+     * NaN as soon as one launch lacks its duration (an NCCL kernel listed
      * without counters), and the time of the others still counts. */
-    for (size_t g = 0; g < n; g++)
-        rk->time_ns[g] = NAN;
-    const int dur = gm_metric_find("gpu__time_duration.sum");
-    for (size_t k = 0; k < rep->n_launches; k++) {
-        double d = dur < 0 ? NAN : rep->launches[k]->metric[dur];
-        if (isnan(d))
-            continue;
-        size_t g = rk->row_of_launch[k];
-        rk->time_ns[g] = rk->timed[g] ? rk->time_ns[g] + d : d;
-        rk->timed[g]++;
-        rk->total_ns = rk->n_timed ? rk->total_ns + d : d;
-        rk->n_timed++;
+    for (size_t g = 0; g < n; g++) {
+        rk->time_ns[g] = in->groups[g].time_ns;
+        rk->timed[g] = in->groups[g].timed;
     }
+    rk->total_ns = in->total_ns;
+    rk->n_timed = in->n_timed;
     for (size_t g = 0; g < n; g++)
-        keys[g] = (rank_key){g, rk->time_ns[g], rk->kernels->launch_count[g]};
+        keys[g] = (rank_key){g, rk->time_ns[g], kernels->launch_count[g]};
     qsort(keys, n, sizeof *keys, by_time);
     for (size_t r = 0; r < n; r++) {
         rk->order[r] = keys[r].row;
@@ -158,15 +78,10 @@ gm_status report_rank_make(const gm_report *rep, const report_rows *rows, report
 
 void report_rank_free(report_rank *rk)
 {
-    if (rk->view) {
-        report_rows_free(rk->view, &rk->own_rows);
-        free(rk->view);
-    }
     free(rk->order);
     free(rk->rank_of);
     free(rk->time_ns);
     free(rk->timed);
-    free(rk->row_of_launch);
     memset(rk, 0, sizeof *rk);
 }
 
@@ -315,8 +230,8 @@ void report_rank_write_csv(FILE *out, const gm_report *rep, const report_rank *r
             const gm_report_file *f = &rep->files[kr->file_of[g]];
             fputc(',', out);
             csv_line_field(out, f->path ? f->path : "");
-            if (f->set->meta.pid > 0)
-                fprintf(out, ",%ld", f->set->meta.pid);
+            if (report_file_meta(rep, kr->file_of[g])->pid > 0)
+                fprintf(out, ",%ld", report_file_meta(rep, kr->file_of[g])->pid);
             else
                 fputc(',', out);
         }

@@ -9,26 +9,19 @@
 #include "report_internal.h"
 
 typedef struct report_rank {
-    const report_rows *kernels; /* one row per kernel name per file (own_rows or the
-                                   report's rows when it is a --summary report) */
+    const report_rows *kernels; /* one row per kernel name per file (report_ctx's) */
     size_t count;               /* kernels->count */
     size_t *order;              /* rank r (0 first) -> row of kernels */
     size_t *rank_of;            /* row of kernels -> rank (0 first) */
     double *time_ns;            /* per row: duration summed over the launches that have one */
     size_t *timed;              /* per row: launches with a duration */
-    size_t *row_of_launch;      /* rep->n_launches: the kernel row of each launch */
     double total_ns;            /* every launch's duration (those that have one) */
     size_t n_timed;             /* launches with a duration */
     size_t n_launches;
-    /* owned */
-    gm_report *view; /* the report as --summary (a shallow copy); NULL when not needed */
-    report_rows own_rows;
 } report_rank;
 
-/* Builds the ranking; rows are the report's rows (reused when the report is
- * a --summary one).  GM_ERR_NOMEM, or an error of a unit re-applied to the
- * sums. */
-gm_status report_rank_make(const gm_report *rep, const report_rows *rows, report_rank *rk,
+/* Ranks the kernels (the report's kernel rows, report_ctx).  GM_ERR_NOMEM. */
+gm_status report_rank_make(const gm_report *rep, const report_rows *kernels, report_rank *rk,
                            gm_error *err);
 void report_rank_free(report_rank *rk);
 

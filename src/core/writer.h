@@ -29,6 +29,10 @@ void gm_html_write_text(FILE *out, const char *s);
 /* A number that reads back exactly; NaN and infinities as null. */
 void gm_json_write_num(FILE *out, double v);
 
+/* snprintf(dst, len, "%s", src) without printf: at most len - 1 bytes of src
+ * (NULL as ""), always terminated when len > 0. */
+void gm_copy_text(char *dst, size_t len, const char *src);
+
 /* Text tables: 4 significant digits (no exponent from 1e-3 to 1e6), "-" for NaN. */
 void gm_fmt_num(char *buf, size_t len, double v);
 /* A fraction as a whole percentage ("97%"), "-" for NaN. */

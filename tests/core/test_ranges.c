@@ -49,6 +49,38 @@ static void decimal_numbers_only(void **state)
     assert_true(v == 0 && !signbit(v));
 }
 
+/* Plain decimals of up to 15 digits are read without strtod: the same
+ * double strtod reads, for every length, point position and leading zero
+ * (a million of them). */
+static void decimals_read_as_strtod_reads(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    char text[40];
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        uint64_t r = x * 2685821657736338717ull;
+        int digits = 1 + (int)(r % 17), point = (int)((r >> 8) % (unsigned)(digits + 2)) - 1,
+            zeros = (int)((r >> 16) % 3);
+        size_t n = 0;
+        for (int z = 0; z < zeros; z++)
+            text[n++] = '0';
+        uint64_t d = r >> 20;
+        for (int k = 0; k < digits; k++, d /= 10) {
+            if (k == point)
+                text[n++] = '.';
+            text[n++] = (char)('0' + d % 10);
+        }
+        if (point == digits)
+            text[n++] = '.';
+        text[n] = '\0';
+        double v = -1;
+        assert_int_equal(gm_number_parse(text, &v), 0);
+        if (v != strtod(text, NULL))
+            fail_msg("'%s' read as %.17g, strtod reads %.17g", text, v, strtod(text, NULL));
+    }
+}
+
 static void quantity_ranges(void **state)
 {
     (void)state;
@@ -215,6 +247,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decimal_numbers_only),  cmocka_unit_test(quantity_ranges),
+        cmocka_unit_test(decimals_read_as_strtod_reads),
         cmocka_unit_test(docs_table_matches),    cmocka_unit_test(metrics_have_quantities),
         cmocka_unit_test(mdata_rules),           cmocka_unit_test(open_refuses_what_blocks),
     };

@@ -127,11 +127,10 @@ static void test_ranked_by_total_time(void **state)
     fixture *f = *state;
     gm_report rep;
     make(f, 1, 0, &rep);
-    report_rows rows;
-    report_rank rk;
+    report_ctx c;
     gm_error err = {{0}};
-    assert_int_equal(report_rows_make(&rep, &rows, &err), GM_OK);
-    assert_int_equal(report_rank_make(&rep, &rows, &rk, &err), GM_OK);
+    assert_int_equal(report_ctx_make(&rep, &c, &err), GM_OK);
+    const report_rank rk = *c.rank;
     assert_int_equal(rk.count, 4);
     const char *want[] = {"beta", "alpha", "delta", "gamma"};
     const double time[] = {550, 400, 200, NAN};
@@ -154,45 +153,63 @@ static void test_ranked_by_total_time(void **state)
     assert_true(rk.total_ns == 1150);
     assert_int_equal(rk.n_timed, 5);
     assert_int_equal(rk.n_launches, 6);
-    /* every launch maps to the row of its name */
-    for (size_t k = 0; k < rep.n_launches; k++)
-        assert_string_equal(rk.kernels->launches[rk.row_of_launch[k]]->kernel,
+    /* every launch maps to the row of its name, in the rows a writer gets */
+    report_cursor *cur;
+    const report_rows *rows;
+    assert_int_equal(report_cursor_open(&c, &cur, &err), GM_OK);
+    assert_int_equal(report_cursor_next(cur, &rows, &err), GM_OK);
+    assert_non_null(rows);
+    assert_int_equal(rows->count, rep.n_launches);
+    for (size_t k = 0; k < rep.n_launches; k++) {
+        assert_string_equal(rk.kernels->launches[rows->kernel_row[k]]->kernel,
                             rep.launches[k]->kernel);
-    report_rank_free(&rk);
-    report_rows_free(&rep, &rows);
+        assert_int_equal(report_input_group(rep.input, 0, rep.launches[k]->kernel),
+                         rows->kernel_row[k]);
+    }
+    assert_int_equal(report_cursor_next(cur, &rows, &err), GM_OK);
+    assert_null(rows);
+    report_cursor_close(cur);
+    report_ctx_free(&c);
     gm_report_free(&rep);
 }
 
 /* The verdict beside each ranked row is the --summary report's row for
- * that kernel, and a --summary report's own rows are ranked as they are. */
+ * that kernel (the rows its writer is given), and a --summary report's own
+ * rows are ranked as they are. */
 static void test_verdict_is_the_summary_rows(void **state)
 {
     fixture *f = *state;
     gm_report per_launch, summed;
     make(f, 1, 0, &per_launch);
     make(f, 1, 1, &summed);
-    report_rows rows, srows;
-    report_rank rk, srk;
+    report_ctx c, sc;
     gm_error err = {{0}};
-    assert_int_equal(report_rows_make(&per_launch, &rows, &err), GM_OK);
-    assert_int_equal(report_rank_make(&per_launch, &rows, &rk, &err), GM_OK);
-    assert_int_equal(report_rows_make(&summed, &srows, &err), GM_OK);
-    assert_int_equal(report_rank_make(&summed, &srows, &srk, &err), GM_OK);
-    assert_ptr_equal(srk.kernels, &srows);
-    assert_int_equal(rk.count, srows.count);
-    for (size_t r = 0; r < rk.count; r++) {
-        size_t g = rk.order[r], sg = srk.order[r];
-        assert_string_equal(row_name(&rk, r), srows.launches[sg]->kernel);
-        assert_int_equal(rk.kernels->verdict_section[g], srows.verdict_section[sg]);
-        assert_string_equal(rk.kernels->verdicts[g].text, srows.verdicts[sg].text);
+    assert_int_equal(report_ctx_make(&per_launch, &c, &err), GM_OK);
+    assert_int_equal(report_ctx_make(&summed, &sc, &err), GM_OK);
+    report_cursor *cur;
+    const report_rows *srows;
+    assert_int_equal(report_cursor_open(&sc, &cur, &err), GM_OK);
+    assert_int_equal(report_cursor_next(cur, &srows, &err), GM_OK);
+    assert_non_null(srows);
+    const report_rank *rk = c.rank, *srk = sc.rank;
+    assert_ptr_equal(srk->kernels, srows);
+    assert_int_equal(rk->count, srows->count);
+    for (size_t r = 0; r < rk->count; r++) {
+        size_t g = rk->order[r], sg = srk->order[r];
+        assert_string_equal(row_name(rk, r), srows->launches[sg]->kernel);
+        assert_int_equal(rk->kernels->verdict_section[g], srows->verdict_section[sg]);
+        assert_string_equal(rk->kernels->verdicts[g].text, srows->verdicts[sg].text);
         /* and the sections' numbers of the sums */
-        assert_true(rk.kernels->launches[g]->metric[GM_M_N_ATOM] ==
-                    srows.launches[sg]->metric[GM_M_N_ATOM]);
+        assert_true(rk->kernels->launches[g]->metric[GM_M_N_ATOM] ==
+                    srows->launches[sg]->metric[GM_M_N_ATOM]);
     }
-    report_rank_free(&srk);
-    report_rows_free(&summed, &srows);
-    report_rank_free(&rk);
-    report_rows_free(&per_launch, &rows);
+    /* alpha's two launches: 24 and 4 atomics */
+    assert_true(rk->kernels->launches[rk->order[1]]->metric[GM_M_N_ATOM] == 28);
+    assert_int_equal(report_cursor_next(cur, &srows, &err), GM_OK);
+    assert_null(srows);
+    report_cursor_close(cur);
+    report_ctx_free(&sc);
+    report_ctx_free(&c);
     gm_report_free(&summed);
     gm_report_free(&per_launch);
 }
@@ -203,11 +220,10 @@ static void test_one_row_per_kernel_and_process(void **state)
     fixture *f = *state;
     gm_report rep;
     make(f, 2, 0, &rep);
-    report_rows rows;
-    report_rank rk;
+    report_ctx c;
     gm_error err = {{0}};
-    assert_int_equal(report_rows_make(&rep, &rows, &err), GM_OK);
-    assert_int_equal(report_rank_make(&rep, &rows, &rk, &err), GM_OK);
+    assert_int_equal(report_ctx_make(&rep, &c, &err), GM_OK);
+    const report_rank rk = *c.rank;
     assert_int_equal(rk.count, 6);
     /* b.csv's alpha (1000 ns) first, then a.csv's beta (550) */
     assert_string_equal(row_name(&rk, 0), "alpha");
@@ -222,8 +238,7 @@ static void test_one_row_per_kernel_and_process(void **state)
     char *text = render(&rep, GM_FORMAT_TEXT);
     assert_non_null(strstr(text, "     1  pid 102      alpha"));
     free(text);
-    report_rank_free(&rk);
-    report_rows_free(&rep, &rows);
+    report_ctx_free(&c);
     gm_report_free(&rep);
 }
 

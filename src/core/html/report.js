@@ -466,6 +466,8 @@
     app.appendChild(el("div", { cls: "toolbar" }, [el("h2", { text: "Kernels by GPU time" }), filter, proc, countEl]));
     app.appendChild(legend);
     if (D.incomplete) app.appendChild(el("p", { cls: "note", text: "Some launches could not be written (out of memory)." }));
+    if (L && D.listed < D.n_launches) app.appendChild(el("p", { cls: "note", text: "The first " + D.listed + " of " +
+      D.n_launches + " launches are listed one by one; the kernels count them all, and the text report lists every one." }));
     app.appendChild(el("div", { cls: "tablewrap" }, [el("table", { cls: "grid kernels", id: "kernels" }, [head, tbody])]));
     app.appendChild(moreEl);
     renderRows();

@@ -335,6 +335,29 @@ gm_status gm_cycles_per_wavefront(const gm_table *table, gm_method method, doubl
     return GM_OK;
 }
 
+/* w for the options: the one found once, or found now. */
+static gm_status options_w(const gm_table *table, const gm_model_options *opt, double *w,
+                           gm_method *used, gm_error *err)
+{
+    if (opt->w_known) {
+        *w = opt->w;
+        if (used)
+            *used = opt->w_method;
+        return GM_OK;
+    }
+    return gm_cycles_per_wavefront(table, opt->method, w, used, err);
+}
+
+void gm_model_know_w(const gm_table *table, gm_model_options *opt)
+{
+    opt->w_known = 0;
+    if (opt->busy != GM_BUSY_WAVEFRONTS)
+        return;
+    gm_error err;
+    if (gm_cycles_per_wavefront(table, opt->method, &opt->w, &opt->w_method, &err) == GM_OK)
+        opt->w_known = 1;
+}
+
 static const gm_series *need_series(const gm_table *table, gm_job_class cls,
                                     const gm_model_options *opt, gm_error *err)
 {
@@ -401,7 +424,7 @@ gm_status gm_table2_sm(const gm_table *table, const gm_model_options *opt, doubl
         if (e < 0)
             return gm_fail(err, GM_ERR_RANGE, "e=%g wavefronts per job is negative", e);
         double w;
-        gm_status st = gm_cycles_per_wavefront(table, opt->method, &w, NULL, err);
+        gm_status st = options_w(table, opt, &w, NULL, err);
         if (st != GM_OK)
             return st;
         out->S = e * w;          /* a job of e wavefronts holds the saturated unit e w cycles */
@@ -606,7 +629,7 @@ gm_status gm_model_apply(const gm_table *table, const gm_model_options *opt,
         /* Fails early, naming what the table lacks; notes the fallback. */
         double w;
         gm_method used;
-        st = gm_cycles_per_wavefront(table, opt->method, &w, &used, err);
+        st = options_w(table, opt, &w, &used, err);
         if (st != GM_OK)
             return st;
         if (used != opt->method)

@@ -114,7 +114,19 @@ typedef struct gm_model_options {
     gm_busy_source busy;    /* added with the validation: B = N S (paper) or O w */
     gm_latency_form latency; /* the latency kind's L (atomics_latency.h); not U's */
     const char *name;       /* "paper", "default", ... for reports */
+    /* Cycles per wavefront of the busy-time form (gm_cycles_per_wavefront),
+     * when the caller found them once for the table it passes with these
+     * options (gm_model_know_w); 0: found again for each launch.  A median
+     * over the table's cells, the same for every launch of a report. */
+    int w_known;
+    double w;
+    gm_method w_method;
 } gm_model_options;
+
+/* Fills opt's w_known, w and w_method for table where the options use the
+ * busy-time form and the table gives w (nothing otherwise: each launch
+ * then fails as it would, naming what the table lacks). */
+void gm_model_know_w(const gm_table *table, gm_model_options *opt);
 
 /* Named model variants ("paper" = the paper's model as written). */
 gm_status gm_model_by_name(const char *name, gm_model_options *out);

@@ -223,6 +223,7 @@ static gm_status atomics_prepare(const gm_machine *m, const char *variant, void 
                        variant, gm_model_names());
     }
     s->table = table;
+    gm_model_know_w(table, &s->opt); /* once, not for every launch */
     s->row_sb = gm_metric_find("smsp__warps_issue_stalled_short_scoreboard.sum");
     s->row_mio = gm_metric_find("smsp__warps_issue_stalled_mio_throttle.sum");
     s->row_wait = gm_metric_find("smsp__warps_issue_stalled_wait.sum");
@@ -390,18 +391,20 @@ static void atomics_verdict(const void *state, const void *result, gm_unit_verdi
     out->severity = (r->notes & GM_NOTE_NO_ATOMICS) ? 0.0 : r->avg.U;
     if (ar->kind && strcmp(ar->kind, "latency") == 0)
         out->severity = ar->lat.L;
-    snprintf(out->text, sizeof out->text, "%s", r->verdict);
+    gm_copy_text(out->text, sizeof out->text, r->verdict);
 }
 
-static void atomics_text_notes(FILE *out, const void *state, const void *const *results,
-                               size_t n)
+/* The approximations the notes name depend on the launches' notes. */
+static unsigned atomics_note_flags(const void *result)
+{
+    return ((const atomics_result *)result)->r.notes;
+}
+
+static void atomics_text_notes(FILE *out, const void *state, unsigned notes)
 {
     const atomics_state *s = state;
     const gm_model_options *o = &s->opt;
     const gm_table_meta *tm = &s->table->meta;
-    unsigned notes = 0;
-    for (size_t i = 0; i < n; i++)
-        notes |= ((const atomics_result *)results[i])->r.notes;
     fprintf(out, "  table: %s (%s, %d SMs, %d warps/SM, calibrated %s)\n", s->table_path,
             tm->gpu_name, tm->sm_count, tm->max_warps_per_sm, tm->date);
     if (o->busy == GM_BUSY_WAVEFRONTS)
@@ -517,6 +520,7 @@ const gm_unit gm_unit_atomics = {
     .fields = atomics_fields,
     .verdict = atomics_verdict,
     .text_notes = atomics_text_notes,
+    .note_flags = atomics_note_flags,
     .json_extra = atomics_json_extra,
     .format = &gm_atomics_format,
     /* Hopper counts ATOMS.CAS but does not tell ATOMS.ADD from ATOMS.POPC.INC

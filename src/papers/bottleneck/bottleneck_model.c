@@ -464,8 +464,33 @@ static double shared_rate(const gm_zo_machine *m, gm_zo_form form, const gm_zo_l
     return a + f * (b - a);
 }
 
+/* global_point through the memo (gm_zo_memo). */
+static const gm_zo_gpoint *memo_point(const gm_zo_machine *m, gm_zo_memo *memo, int l2,
+                                      int store, int bytes, double blocks, double threads,
+                                      double per_thread)
+{
+    if (!memo)
+        return global_point(m, l2, store, bytes, blocks, threads, per_thread);
+    for (size_t i = 0; i < memo->n; i++)
+        if (memo->e[i].l2 == l2 && memo->e[i].store == store && memo->e[i].bytes == bytes &&
+            memo->e[i].blocks == blocks && memo->e[i].threads == threads &&
+            memo->e[i].per_thread == per_thread)
+            return memo->e[i].g;
+    const gm_zo_gpoint *g = global_point(m, l2, store, bytes, blocks, threads, per_thread);
+    if (memo->n < sizeof memo->e / sizeof memo->e[0])
+        memo->e[memo->n++] = (gm_zo_memo_entry){l2, store, bytes, blocks, threads, per_thread, g};
+    return g;
+}
+
 gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
                         const gm_zo_launch *l, gm_zo_result *r, gm_error *err)
+{
+    return gm_zo_predict_memo(m, form, sm_count, l, NULL, r, err);
+}
+
+gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_count,
+                             const gm_zo_launch *l, gm_zo_memo *memo, gm_zo_result *r,
+                             gm_error *err)
 {
     if (!m || !l || !r || sm_count < 1 || (form != GM_ZO_PAPER && form != GM_ZO_HOPPER))
         return gm_fail(err, GM_ERR_INVALID_ARG, "zhang_owens: bad arguments");
@@ -532,8 +557,8 @@ gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
         double bw[2][2];
         for (int l2 = 0; l2 < 2; l2++)
             for (int s = 0; s < 2; s++) {
-                const gm_zo_gpoint *g = global_point(m, l2, s, b, l->blocks,
-                                                     l->threads_per_block, per_thread);
+                const gm_zo_gpoint *g = memo_point(m, memo, l2, s, b, l->blocks,
+                                                   l->threads_per_block, per_thread);
                 bw[l2][s] = g ? g->gbps : NAN;
                 if (g && form == GM_ZO_HOPPER && m->launch_ns > 0) {
                     /* The synthetic kernel's time holds one launch; the Hopper
@@ -622,17 +647,24 @@ gm_status gm_zo_whatif_all(const gm_zo_machine *m, gm_zo_form form, int sm_count
                            const gm_zo_launch *l, double more_warps, gm_zo_whatif *w,
                            gm_error *err)
 {
+    return gm_zo_whatif_all_memo(m, form, sm_count, l, more_warps, NULL, w, err);
+}
+
+gm_status gm_zo_whatif_all_memo(const gm_zo_machine *m, gm_zo_form form, int sm_count,
+                                const gm_zo_launch *l, double more_warps, gm_zo_memo *memo,
+                                gm_zo_whatif *w, gm_error *err)
+{
     if (!m || !l || !w)
         return gm_fail(err, GM_ERR_INVALID_ARG, "zhang_owens: bad what-if arguments");
     gm_zo_result base, r;
-    gm_status st = gm_zo_predict(m, form, sm_count, l, &base, err);
+    gm_status st = gm_zo_predict_memo(m, form, sm_count, l, memo, &base, err);
     if (st != GM_OK)
         return st;
     gm_zo_launch c = *l;
     w->t_no_conflicts = w->speedup_no_conflicts = NAN;
     if (isfinite(l->shared_ideal)) {
         c.shared_wavefronts = l->shared_ideal;
-        if ((st = gm_zo_predict(m, form, sm_count, &c, &r, err)) != GM_OK)
+        if ((st = gm_zo_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
             return st;
         w->t_no_conflicts = r.predicted;
         w->speedup_no_conflicts = base.predicted / r.predicted;
@@ -647,7 +679,7 @@ gm_status gm_zo_whatif_all(const gm_zo_machine *m, gm_zo_form form, int sm_count
         c.dram_write_bytes *= f;
         c.l2_read_bytes *= f;
         c.l2_write_bytes *= f;
-        if ((st = gm_zo_predict(m, form, sm_count, &c, &r, err)) != GM_OK)
+        if ((st = gm_zo_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
             return st;
         w->t_coalesced = r.predicted;
         w->speedup_coalesced = base.predicted / r.predicted;
@@ -655,7 +687,7 @@ gm_status gm_zo_whatif_all(const gm_zo_machine *m, gm_zo_form form, int sm_count
     c = *l;
     w->more_warps = more_warps > 0 ? more_warps : m->max_warps_per_sm;
     c.warps_per_sm = w->more_warps;
-    if ((st = gm_zo_predict(m, form, sm_count, &c, &r, err)) != GM_OK)
+    if ((st = gm_zo_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
         return st;
     w->t_more_warps = r.predicted;
     w->speedup_more_warps = base.predicted / r.predicted;

@@ -189,6 +189,28 @@ void gm_zo_causes_text(int causes, char *buf, size_t len);
 gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
                         const gm_zo_launch *l, gm_zo_result *r, gm_error *err);
 
+/* The nearest global points found for one launch, kept across the
+ * predictions made for it: its what-ifs and its best-rate check change
+ * nothing the points depend on (bytes per lane, blocks, threads and
+ * transactions per thread), so the search runs once per point instead of
+ * once per prediction.  Zero it for each launch; a point is taken from it
+ * only when every one of its keys is equal, so the predictions are the
+ * same as without it. */
+typedef struct gm_zo_memo_entry {
+    int l2, store, bytes;
+    double blocks, threads, per_thread;
+    const gm_zo_gpoint *g;
+} gm_zo_memo_entry;
+typedef struct gm_zo_memo {
+    size_t n;
+    gm_zo_memo_entry e[8];
+} gm_zo_memo;
+
+/* gm_zo_predict and gm_zo_whatif_all with a memo (NULL: none). */
+gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_count,
+                             const gm_zo_launch *l, gm_zo_memo *memo, gm_zo_result *r,
+                             gm_error *err);
+
 /* What-ifs (Sec. 5): the same launch changed, predicted again. */
 typedef struct gm_zo_whatif {
     double t_no_conflicts, speedup_no_conflicts;   /* shared wavefronts = ideal */
@@ -201,6 +223,9 @@ typedef struct gm_zo_whatif {
 gm_status gm_zo_whatif_all(const gm_zo_machine *m, gm_zo_form form, int sm_count,
                            const gm_zo_launch *l, double more_warps, gm_zo_whatif *w,
                            gm_error *err);
+gm_status gm_zo_whatif_all_memo(const gm_zo_machine *m, gm_zo_form form, int sm_count,
+                                const gm_zo_launch *l, double more_warps, gm_zo_memo *memo,
+                                gm_zo_whatif *w, gm_error *err);
 
 #ifdef __cplusplus
 }

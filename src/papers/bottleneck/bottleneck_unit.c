@@ -372,7 +372,7 @@ double gm_bn_wave_busy_ns(const void *ctx, double c, double sms)
  * the device's warps per SM, where every curve has levelled off), the
  * warp states and what the launch could have. */
 static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_zo_launch *l,
-                      int max_warps, int sm, double more, bn_result *br)
+                      int max_warps, int sm, double more, gm_zo_memo *memo, bn_result *br)
 {
     gm_bnv_input in;
     gm_bnv_input_init(&in);
@@ -381,7 +381,7 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
     best.warps_per_sm = max_warps;
     gm_zo_result rb;
     gm_error e2;
-    int have_best = gm_zo_predict(&s->mach, s->form, sm, &best, &rb, &e2) == GM_OK;
+    int have_best = gm_zo_predict_memo(&s->mach, s->form, sm, &best, memo, &rb, &e2) == GM_OK;
     /* Hopper's units (hopper form, where collected): their rates are the
      * units' own, so with L2 and DRAM timed the LSU curve's global time is
      * not a component of the verdict (it stays in the fields) */
@@ -451,8 +451,9 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
         return GM_OK;
     }
     double more = reachable_warps(s, k, max_warps, sm, br);
-    if (gm_zo_predict(&s->mach, s->form, sm, &l, &br->r, &e2) != GM_OK ||
-        gm_zo_whatif_all(&s->mach, s->form, sm, &l, more, &br->w, &e2) != GM_OK) {
+    gm_zo_memo memo = {0}; /* every prediction of this launch shares its global points */
+    if (gm_zo_predict_memo(&s->mach, s->form, sm, &l, &memo, &br->r, &e2) != GM_OK ||
+        gm_zo_whatif_all_memo(&s->mach, s->form, sm, &l, more, &memo, &br->w, &e2) != GM_OK) {
         snprintf(br->why, sizeof br->why, "not modelled: %s", e2.msg);
         return GM_OK;
     }
@@ -460,12 +461,12 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
         gm_zo_launch c = l;
         gm_zo_result ro;
         c.warps_per_sm = br->occ_warps;
-        if (gm_zo_predict(&s->mach, s->form, sm, &c, &ro, &e2) == GM_OK)
+        if (gm_zo_predict_memo(&s->mach, s->form, sm, &c, &memo, &ro, &e2) == GM_OK)
             br->speedup_occ = br->r.predicted / ro.predicted;
     }
     br->ok = br->r.bottleneck >= 0;
     br->error = (br->r.predicted - br->measured_ns) / br->measured_ns;
-    bn_decide(s, k, &l, max_warps, sm, more, br);
+    bn_decide(s, k, &l, max_warps, sm, more, &memo, br);
     gm_zo_causes_text(br->r.causes, br->causes, sizeof br->causes);
     if (br->ok && br->v.kind != GM_BNV_UNIT && br->v.kind != GM_BNV_UNDECIDED) {
         /* launch, latency or a model error: the largest component is not
@@ -612,10 +613,9 @@ static void bn_verdict(const void *state, const void *result, gm_unit_verdict *o
     out->text[len] = '\0';
 }
 
-static void bn_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+static void bn_text_notes(FILE *out, const void *state, unsigned notes)
 {
-    (void)results;
-    (void)n;
+    (void)notes;
     const bn_state *s = state;
     fprintf(out, "  - %s form: %s; predicted = the largest component (full overlap, Sec. 3)\n",
             s->form == GM_ZO_PAPER ? "paper" : "hopper",

@@ -16,6 +16,7 @@
 #include "gpuq/metrics.h"
 #include "gatomics_model.h"
 #include "gpuq/unit.h"
+#include "core/writer.h"
 
 enum { M_ATOM, M_RED, M_CAS, M_ASUM, M_AMAX, M_L2CYC, M_DUR, M_COUNT };
 
@@ -189,12 +190,12 @@ static void ga_verdict(const void *state, const void *result, gm_unit_verdict *o
     (void)state;
     const ga_result *gr = result;
     out->severity = (gr->r.notes & GM_GA_NOTE_NO_ATOMICS) ? 0.0 : gr->r.U;
-    snprintf(out->text, sizeof out->text, "%s", gr->verdict);
+    gm_copy_text(out->text, sizeof out->text, gr->verdict);
 }
 
-static void ga_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+static void ga_text_notes(FILE *out, const void *state, unsigned notes)
 {
-    (void)results, (void)n;
+    (void)notes;
     const ga_state *s = state;
     if (s->have_rates)
         fprintf(out, "  machine data: gatomics (%s): ATOM %.2f / %.1f, RED %.2f / %.1f, CAS %.2f / "

@@ -28,6 +28,7 @@
 #include "papers/bottleneck/bottleneck_verdict.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
+#include "core/writer.h"
 
 static const char *const wv_metrics[] = {"gpu__time_duration.sum", NULL};
 static const char *const wv_suites[] = {"sched", NULL};
@@ -283,12 +284,12 @@ static void wv_verdict(const void *state, const void *result, gm_unit_verdict *o
     (void)state;
     const wv_result *r = result;
     out->severity = r->severity;
-    snprintf(out->text, sizeof out->text, "%s", r->verdict);
+    gm_copy_text(out->text, sizeof out->text, r->verdict);
 }
 
-static void wv_text_notes(FILE *out, const void *state, const void *const *results, size_t n)
+static void wv_text_notes(FILE *out, const void *state, unsigned notes)
 {
-    (void)results, (void)n;
+    (void)notes;
     const wv_state *s = state;
     const gm_gd_params *p = &s->data.form[s->form];
     fprintf(out, "  machine data: sched (%s): n_mp %d, N1 %d, N2 %d, S %ld (s_min %ld), R %ld "
