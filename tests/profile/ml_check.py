@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GPU test: gpuq profile on the programs ML users run.
 
-usage: ml_check.py GPUQ WORKDIR hf|jax
+usage: ml_check.py GPUQ WORKDIR hf|jax|compile
 
 hf:  tests/profile/hf_gpt2_train.py, a Hugging Face GPT2LMHeadModel built
      from its config, three AdamW steps.  Importing transformers loads so
@@ -19,6 +19,13 @@ jax: tests/profile/jax_train.py, a jit-compiled JAX training step.  JAX
      the plain one (a hang fails).  Then the same with
      XLA_PYTHON_CLIENT_PREALLOCATE=false, which the line advises: every
      launch measured.
+compile: tests/profile/torch_compile_train.py, an MLP under torch.compile
+     (Inductor's Triton kernels, compiled while the program runs), then the
+     same with mode="reduce-overhead" (the steps in CUDA graphs).  gpuq
+     profile must exit 0 with the program's output as plain and every
+     profiled launch with its counters; in the graph mode each CUDA graph
+     whose kernel nodes were not profiled is named on stderr with why
+     ("not profiled: ...") and the launches outside graphs are profiled.
 Exit 0 pass, 1 fail, 77 skip (no torch/transformers or jax with a GPU).
 """
 import csv
@@ -56,13 +63,13 @@ def rows_of(path):
         return list(csv.DictReader(l for l in f if not l.startswith("#")))
 
 
-def profile(gpuq, work, name, script, args, env, timeout):
+def profile(gpuq, work, name, script, args, env, timeout, prog_args=()):
     counters = os.path.join(work, name + ".counters.csv")
     if os.path.exists(counters):
         os.unlink(counters)
     cmd = [gpuq, "profile", "--no-opcode-split"] + args + [
         "--keep-counters", counters, "-o", os.path.join(work, name + ".report.txt"), "--",
-        sys.executable, script]
+        sys.executable, script] + list(prog_args)
     print("+ " + " ".join(cmd))
     rc, out, err, secs = run(cmd, env, timeout)
     with open(os.path.join(work, name + ".stderr.txt"), "w") as f:
@@ -150,21 +157,51 @@ def check_jax(gpuq, work, env):
               % (len(rows), secs, plain_s, out0.strip()))
 
 
+def check_compile(gpuq, work, env):
+    script = os.path.join(here, "torch_compile_train.py")
+    for mode in ("default", "reduce-overhead"):
+        name = "compile-" + mode
+        rc0, out0, err0, _ = run([sys.executable, script, "--mode", mode], env, 600)
+        if rc0 != 0:
+            bad.append("%s: the plain run failed (%s): %s" % (name, rc0, err0[-500:]))
+            continue
+        rc, out, err, secs, rows = profile(gpuq, work, name, script, [], env, 900,
+                                           ["--mode", mode])
+        print(err[-1500:])
+        if rc != 0:
+            bad.append("%s: gpuq exited %s, expected 0" % (name, rc))
+        if out != out0:
+            bad.append("%s: program output %r under gpuq, %r plain" % (name, out, out0))
+        all_measured(name, rows, err)
+        if mode == "reduce-overhead":
+            graphs = [l for l in err.splitlines() if "CUDA graph" in l]
+            unexplained = [l for l in graphs if "not profiled" in l and
+                           not l.split("not profiled", 1)[1].lstrip(": ").strip()]
+            if unexplained:
+                bad.append("%s: a skipped graph without its reason: %r" % (name, unexplained))
+            print("%s: %d lines on CUDA graphs: %s" % (name, len(graphs), graphs[:3]))
+        if not bad:
+            print("passed: %s: %d launches profiled, each with its counters, in %.1f s; "
+                  "output as plain (%s)" % (name, len(rows), secs, out0.strip()))
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in ("hf", "jax"):
-        print("usage: ml_check.py GPUQ WORKDIR hf|jax", file=sys.stderr)
+    if len(sys.argv) != 4 or sys.argv[3] not in ("hf", "jax", "compile"):
+        print("usage: ml_check.py GPUQ WORKDIR hf|jax|compile", file=sys.stderr)
         return 2
     gpuq, work, what = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
     env = dict(os.environ, GPUQ_LOCK_DIR=work)
     probe = {"hf": "import torch, transformers, sys; sys.exit(0 if torch.cuda.is_available() "
                    "else 1)",
-             "jax": "import jax, sys; sys.exit(0 if jax.devices('gpu') else 1)"}[what]
+             "jax": "import jax, sys; sys.exit(0 if jax.devices('gpu') else 1)",
+             "compile": "import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() "
+                        "else 1)"}[what]
     if subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode != 0:
         print("skipped: %s with a GPU is not importable"
-              % {"hf": "torch and transformers", "jax": "jax"}[what])
+              % {"hf": "torch and transformers", "jax": "jax", "compile": "torch and triton"}[what])
         return 77
-    (check_hf if what == "hf" else check_jax)(gpuq, work, env)
+    {"hf": check_hf, "jax": check_jax, "compile": check_compile}[what](gpuq, work, env)
     for b in bad:
         print("FAIL:", b)
     return 1 if bad else 0
