@@ -48,7 +48,9 @@ for w in $(echo "$line" | cut -d' ' -f2-) "tests/data/fuzz-regress/$name"; do
 done
 
 log=$build/fuzz_$name.log
-"$build/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+# FUZZ_TIMEOUT: seconds one input may take (10); on a machine shared with
+# other jobs a large seed can take longer without hanging
+"$build/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$findings/$name-" "$corpus" "$seeds" >"$log" 2>&1
 rc=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
