@@ -13,7 +13,8 @@
 #    (OUTDIR/units_sass.txt, OUTDIR/units_sass_full.txt);
 # 4. ncu on one launch of each of nine rows' kernels (OUTDIR/ncu/): whether
 #    the counters the model divides by the rates count what the suite's
-#    kernels do (one FLOP per op, 32 bytes per sector);
+#    kernels do (one FLOP per op, 32 bytes per sector; the LSU loads' L1
+#    sectors x 32 = their bytes: 16-byte loads, one sector per 2 threads);
 # 5. OUTDIR/summary.txt: each row's best rate beside its documented one, and
 #    the ncu counters of step 4 over each launch's work.
 # Every step has a timeout; the whole run takes under 4 minutes on an H200
@@ -79,9 +80,9 @@ rm -f "$out/gpuq.sass"
 # ncu: one launch of a row's kernel (the warm-up of the first point of a
 # --quick run of that row alone), the counters the model reads.
 metrics=sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hgmma_src_fp16.sum,sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_igmma_src_int8.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_imma_src_int8.sum,sm__ops_path_tensor_src_fp16.sum,sm__pipe_tensor_cycles_active.sum,sm__pipe_tensor_cycles_active.max,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__inst_executed_pipe_tensor_op_gmma.sum,lts__t_sectors.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,sm__pipe_tma_cycles_active.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg
-for spec in hmma_bf16:tu_hmma_bf16 hmma_e4m3:tu_hmma_e4m3 imma_s8:tu_imma_s8 gmma_bf16_ss:tu_gmma_bf16_ss \
-            gmma_e4m3_ss:tu_gmma_e4m3_ss gmma_s8_ss:tu_gmma_s8_ss l2_ld:tu_lsu_ld dram_st:tu_lsu_st \
-            tma_l2_ld:tu_tma_ld; do
+for spec in hmma_bf16:tu_hmma_bf16 imma_s8:tu_imma_s8 gmma_bf16_ss:tu_gmma_bf16_ss \
+            gmma_e4m3_ss:tu_gmma_e4m3_ss gmma_s8_ss:tu_gmma_s8_ss l2_ld:tu_lsu_ld dram_ld:tu_lsu_ld \
+            dram_st:tu_lsu_st tma_l2_ld:tu_tma_ld; do
   row=${spec%%:*} kernel=${spec#*:}
   if [ "$(left)" -lt 60 ]; then say "ncu $row: skipped (under a minute left)"; continue; fi
   timeout 40 ncu --clock-control none --csv --print-units base -k "regex:$kernel" --launch-count 1 \
