@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""The width of the global loads and stores in the suite units' LSU kernels,
-read from their sm_90 code on a machine without cuobjdump (test
-units_load_width; bench_suite_sass checks the SASS by name on GPU machines).
+"""The width of the global loads and stores in the LSU kernels of the suites
+units and throughput, read from their sm_90 code on a machine without
+cuobjdump (test units_load_width; bench_suite_sass checks the SASS by name on
+GPU machines, where the throughput suite's rows ask only for LDG).
 
    usage: cubin_load_width.py NVCC SOURCE_DIR
 
 Why: ptxas narrows a vector load to the words the code reads after it,
 whatever the PTX says: tu_lsu_ld's ld.global.cg.v4 with only .x and .w read
 became two 4-byte LDGs each, and the suite measured those (the H200's SASS
-check, 2026-12-02).  The PTX of that kernel still said v4, so only the code
-ptxas wrote can show it.
+check, 2026-12-02); tp_global_ld<int4> and <int2>, their first word alone
+read, were single 4-byte LDGs.  The PTX of those kernels still said v4 (and
+ld.global.cg.v4 from __ldcg), so only the code ptxas wrote can show it.
 
-How: nvcc -cubin for sm_90 of bottleneck_units_kernels.cu and of reference
+How: nvcc -cubin for sm_90 of the suites' kernel files and of reference
 kernels whose loads and stores are 4, 8 and 16 bytes wide with every word
 used.  Each kernel's .text is read as 128-bit instruction words.  The
 opcode field (bits 0-11) and the width field (bits 73-75) are as public
@@ -105,22 +107,49 @@ def compile_cubin(nvcc, src, out, includes):
         sys.exit(1)
 
 
+# The kernels checked: (source in src/papers/bottleneck, name part, ld or st,
+# the width their accesses must have and how many at least, from the
+# mangled name: tu_lsu_*<U> 16 bytes, U of them or a multiple (the loop
+# unrolled); tp_global_*<T> sizeof(T)).
+TP_WIDTH = {"I4int4E": 16, "I4int2E": 8, "IiE": 4}
+
+
+def tu_lsu(name):
+    u = int(re.search(r"ILi(\d+)E", name).group(1))
+    return 16, u
+
+
+def tp_global(name):
+    return next(w for t, w in TP_WIDTH.items() if t in name), 1
+
+
+KERNELS = (
+    ("bottleneck_units_kernels.cu", "tu_lsu_ld", "ld", tu_lsu),
+    ("bottleneck_units_kernels.cu", "tu_lsu_st", "st", tu_lsu),
+    ("bottleneck_kernels.cu", "tp_global_ld", "ld", tp_global),
+    ("bottleneck_kernels.cu", "tp_global_st", "st", tp_global),
+)
+EXPECTED = 4 + 4 + 3 + 3  # kernels: U = 1, 2, 4, 8 and T = int, int2, int4
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: cubin_load_width.py NVCC SOURCE_DIR")
         return 2
     nvcc, src = sys.argv[1], sys.argv[2]
     bn = os.path.join(src, "src", "papers", "bottleneck")
+    code = {}
     with tempfile.TemporaryDirectory() as tmp:
         ref_cu = os.path.join(tmp, "ref.cu")
         with open(ref_cu, "w") as f:
             f.write(REFERENCE)
         compile_cubin(nvcc, ref_cu, os.path.join(tmp, "ref.cubin"), [])
-        compile_cubin(nvcc, os.path.join(bn, "bottleneck_units_kernels.cu"),
-                      os.path.join(tmp, "units.cubin"),
-                      [os.path.join(src, "src"), bn, os.path.join(src, "include")])
         ref = kernels(os.path.join(tmp, "ref.cubin"))
-        units = kernels(os.path.join(tmp, "units.cubin"))
+        for source in sorted({k[0] for k in KERNELS}):
+            out = os.path.join(tmp, source + ".cubin")
+            compile_cubin(nvcc, os.path.join(bn, source), out,
+                          [os.path.join(src, "src"), bn, os.path.join(src, "include")])
+            code[source] = kernels(out)
     # the references: one access each, a width field per width
     field = {}
     for kind, opcode in (("ld", LDG), ("st", STG)):
@@ -136,31 +165,31 @@ def main():
             skip("the width field does not tell the references' %s apart" % kind)
         field[kind] = seen
     print("ok: reference loads' width fields %s, stores' %s" % (field["ld"], field["st"]))
-    # every LSU kernel: its accesses 16 bytes wide, U of them (tu_lsu_ld<U>)
-    # or a multiple (the loop unrolled); the loads kernels hold no other
-    # global load, the stores kernels other stores only 4 or 8 bytes wide
-    # (tu_clock_note's and the sink's)
+    # each kernel: at least `least` accesses of its width (a multiple of it);
+    # a loads kernel holds no other global load, a stores kernel no store of
+    # a width the references do not know (tu_clock_note's and the sinks' are
+    # 4 or 8 bytes)
     status, found = 0, 0
-    for name, ops in sorted(units.items()):
-        for kind, opcode, part in (("ld", LDG, "tu_lsu_ld"), ("st", STG, "tu_lsu_st")):
+    for source, part, kind, expect in KERNELS:
+        opcode = LDG if kind == "ld" else STG
+        for name, ops in sorted(code[source].items()):
             if part not in name:
                 continue
             found += 1
-            u = int(re.search(r"ILi(\d+)E", name).group(1))
+            width, least = expect(name)
             got = Counter()
             for w, n in widths(ops, opcode).items():
                 got[field[kind].get(w, "?")] += n
-            wide = got.pop(16, 0)
-            narrow = sum(got.values()) if kind == "ld" else got.get("?", 0)
-            if wide < u or wide % u or narrow:
-                print("FAIL: %s (U = %d) holds %d 16-byte %s and %s others" % (name, u, wide, kind,
-                      dict(got)))
+            right = got.pop(width, 0)
+            wrong = sum(got.values()) if kind == "ld" else got.get("?", 0)
+            what = "%s: %s holds %d %d-byte %s" % (source, name, right, width, kind)
+            if right < least or right % least or wrong:
+                print("FAIL: %s (want >= %d, a multiple of it), others %s" % (what, least, dict(got)))
                 status = 1
             else:
-                print("ok: %s (U = %d) holds %d 16-byte %s%s" % (name, u, wide, kind,
-                      ", narrower %s (the clock's)" % dict(got) if got else ""))
-    if found != 8:
-        print("FAIL: %d tu_lsu kernels found, want 8 (ld and st x 1, 2, 4, 8)" % found)
+                print("ok: %s%s" % (what, ", others %s" % dict(got) if got else ""))
+    if found != EXPECTED:
+        print("FAIL: %d kernels found, want %d" % (found, EXPECTED))
         status = 1
     return status
 
