@@ -9,6 +9,9 @@
 # 2. gpuq calibrate --suite units -o OUTDIR/tables (OUTDIR/tables/units.csv,
 #    the file to ship as tables/<gpu>/units.csv); if that fails, once more
 #    without the sm_90a rows (wgmma, TMA) into OUTDIR/tables-no-sm90a;
+#    then the suite throughput into OUTDIR/tables too (its 8- and 16-byte
+#    loads were 4 bytes wide before 2026-12-02: the model takes each
+#    memory's best rate of either suite, so both are measured together);
 # 3. the SASS test (ctest bench_suite_sass) and every tu_ kernel's opcodes
 #    (OUTDIR/units_sass.txt, OUTDIR/units_sass_full.txt);
 # 4. ncu on one launch of each of nine rows' kernels (OUTDIR/ncu/): whether
@@ -60,6 +63,10 @@ if [ $rc -ne 0 ]; then
     >"$out/calibrate-no-sm90a.log" 2>&1
   say "calibrate (no sm_90a) rc=$?"
 fi
+
+say "calibrate: $gpuq calibrate --suite throughput -o $out/tables"
+timeout 60 "$gpuq" calibrate --suite throughput -o "$out/tables" >"$out/calibrate-throughput.log" 2>&1
+say "calibrate throughput rc=$?"
 
 say "SASS: ctest bench_suite_sass"
 timeout 120 ctest --test-dir "$build" -R bench_suite_sass --output-on-failure >"$out/sass_test.log" 2>&1
@@ -115,6 +122,16 @@ for d in ("tables", "tables-no-sm90a"):
         print("  %-14s %-5s warps %4s in-flight %8s  %10.1f %-11s %10.1f G/s at %6.0f MHz  documented %8.1f (%s)" % (
             n, r["type"], r["warps"], r["bytes_in_flight"], num(r["value"]), r["unit"], num(r["rate"]),
             num(r["clock_mhz"]), doc, "%.0f%%" % (100 * share) if share == share else "-"))
+p = os.path.join(out, "tables", "throughput.csv")
+if os.path.exists(p):
+    print("\nthroughput suite: best global point of each memory and op (GB/s)")
+    best = {}
+    for r in table(p):
+        if r["kind"] == "global" and (r["name"] not in best or num(r["value"]) > num(best[r["name"]]["value"])):
+            best[r["name"]] = r
+    for n, r in sorted(best.items()):
+        print("  %-8s %10.1f GB/s  %2s-byte accesses, %s blocks x %s threads x %s per thread" % (
+            n, num(r["value"]), r["bytes"], r["blocks"], r["threads"], r["per_thread"]))
 print("\nncu check: counters of one launch against the suite's work (FLOPs or bytes) of that launch")
 for f in sorted(os.listdir(os.path.join(out, "ncu"))):
     if not f.endswith(".csv"): continue
