@@ -9,11 +9,15 @@
 # 2. gpuq calibrate --suite units -o OUTDIR/tables (OUTDIR/tables/units.csv,
 #    the file to ship as tables/<gpu>/units.csv); if that fails, once more
 #    without the sm_90a rows (wgmma, TMA) into OUTDIR/tables-no-sm90a;
+#    then the suite throughput into OUTDIR/tables too (its 8- and 16-byte
+#    loads were 4 bytes wide before 2026-12-02: the model takes each
+#    memory's best rate of either suite, so both are measured together);
 # 3. the SASS test (ctest bench_suite_sass) and every tu_ kernel's opcodes
 #    (OUTDIR/units_sass.txt, OUTDIR/units_sass_full.txt);
 # 4. ncu on one launch of each of nine rows' kernels (OUTDIR/ncu/): whether
 #    the counters the model divides by the rates count what the suite's
-#    kernels do (one FLOP per op, 32 bytes per sector);
+#    kernels do (one FLOP per op, 32 bytes per sector; the LSU loads' L1
+#    sectors x 32 = their bytes: 16-byte loads, one sector per 2 threads);
 # 5. OUTDIR/summary.txt: each row's best rate beside its documented one, and
 #    the ncu counters of step 4 over each launch's work.
 # Every step has a timeout; the whole run takes under 4 minutes on an H200
@@ -60,6 +64,10 @@ if [ $rc -ne 0 ]; then
   say "calibrate (no sm_90a) rc=$?"
 fi
 
+say "calibrate: $gpuq calibrate --suite throughput -o $out/tables"
+timeout 60 "$gpuq" calibrate --suite throughput -o "$out/tables" >"$out/calibrate-throughput.log" 2>&1
+say "calibrate throughput rc=$?"
+
 say "SASS: ctest bench_suite_sass"
 timeout 120 ctest --test-dir "$build" -R bench_suite_sass --output-on-failure >"$out/sass_test.log" 2>&1
 say "bench_suite_sass rc=$?"
@@ -79,9 +87,9 @@ rm -f "$out/gpuq.sass"
 # ncu: one launch of a row's kernel (the warm-up of the first point of a
 # --quick run of that row alone), the counters the model reads.
 metrics=sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hgmma_src_fp16.sum,sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_igmma_src_int8.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_imma_src_int8.sum,sm__ops_path_tensor_src_fp16.sum,sm__pipe_tensor_cycles_active.sum,sm__pipe_tensor_cycles_active.max,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__inst_executed_pipe_tensor_op_gmma.sum,lts__t_sectors.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,sm__pipe_tma_cycles_active.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg
-for spec in hmma_bf16:tu_hmma_bf16 hmma_e4m3:tu_hmma_e4m3 imma_s8:tu_imma_s8 gmma_bf16_ss:tu_gmma_bf16_ss \
-            gmma_e4m3_ss:tu_gmma_e4m3_ss gmma_s8_ss:tu_gmma_s8_ss l2_ld:tu_lsu_ld dram_st:tu_lsu_st \
-            tma_l2_ld:tu_tma_ld; do
+for spec in hmma_bf16:tu_hmma_bf16 imma_s8:tu_imma_s8 gmma_bf16_ss:tu_gmma_bf16_ss \
+            gmma_e4m3_ss:tu_gmma_e4m3_ss gmma_s8_ss:tu_gmma_s8_ss l2_ld:tu_lsu_ld dram_ld:tu_lsu_ld \
+            dram_st:tu_lsu_st tma_l2_ld:tu_tma_ld; do
   row=${spec%%:*} kernel=${spec#*:}
   if [ "$(left)" -lt 60 ]; then say "ncu $row: skipped (under a minute left)"; continue; fi
   timeout 40 ncu --clock-control none --csv --print-units base -k "regex:$kernel" --launch-count 1 \
@@ -114,6 +122,16 @@ for d in ("tables", "tables-no-sm90a"):
         print("  %-14s %-5s warps %4s in-flight %8s  %10.1f %-11s %10.1f G/s at %6.0f MHz  documented %8.1f (%s)" % (
             n, r["type"], r["warps"], r["bytes_in_flight"], num(r["value"]), r["unit"], num(r["rate"]),
             num(r["clock_mhz"]), doc, "%.0f%%" % (100 * share) if share == share else "-"))
+p = os.path.join(out, "tables", "throughput.csv")
+if os.path.exists(p):
+    print("\nthroughput suite: best global point of each memory and op (GB/s)")
+    best = {}
+    for r in table(p):
+        if r["kind"] == "global" and (r["name"] not in best or num(r["value"]) > num(best[r["name"]]["value"])):
+            best[r["name"]] = r
+    for n, r in sorted(best.items()):
+        print("  %-8s %10.1f GB/s  %2s-byte accesses, %s blocks x %s threads x %s per thread" % (
+            n, num(r["value"]), r["bytes"], r["blocks"], r["threads"], r["per_thread"]))
 print("\nncu check: counters of one launch against the suite's work (FLOPs or bytes) of that launch")
 for f in sorted(os.listdir(os.path.join(out, "ncu"))):
     if not f.endswith(".csv"): continue

@@ -160,6 +160,10 @@ __global__ void LB tp_shared_copy(int iters, int stride, int *sink)
 // ---- global memory ----------------------------------------------------------
 // Thread t's j-th transaction: element (j * total + t) of a `W`-byte array,
 // wrapped to `mask` + 1 elements (L2-resident runs); .cg keeps L1 out.
+// Every word of a load is read: ptxas narrows a load to the words used, and
+// with the first alone the 8- and 16-byte loads were 4-byte LDGs at 8- and
+// 16-byte strides (the same sectors per warp, a quarter of the bytes to
+// registers; tests/bench/cubin_load_width.py).
 template <typename T>
 __global__ void LB tp_global_ld(const T *__restrict__ p, int per_thread, long long mask, int *sink)
 {
@@ -168,7 +172,9 @@ __global__ void LB tp_global_ld(const T *__restrict__ p, int per_thread, long lo
     unsigned acc = 0;
     for (int j = 0; j < per_thread; j++) {
         T v = __ldcg(p + ((j * total + t) & mask));
-        acc ^= *(const unsigned *)&v;
+#pragma unroll
+        for (unsigned i = 0; i < sizeof(T) / sizeof(unsigned); i++)
+            acc ^= ((const unsigned *)&v)[i];
     }
     if (acc == 0x9e3779b9u) sink[0] = (int)acc;
 }

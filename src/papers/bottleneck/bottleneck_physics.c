@@ -12,7 +12,8 @@
 
 /* The rows' names and counters (bottleneck_unit_rows.h). */
 #define TU_T_NAME(id, ...) #id,
-#define TU_T_METRIC(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) metric,
+#define TU_T_METRIC(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+    metric,
 static const char *const tensor_name[GM_TU_N_TENSOR] = {GM_TU_TENSOR_ROWS(TU_T_NAME)};
 static const char *const tensor_metric[GM_TU_N_TENSOR] = {GM_TU_TENSOR_ROWS(TU_T_METRIC)};
 #define TU_M_NAME(id, ...) #id,
@@ -51,7 +52,7 @@ typedef struct bu_row {
 
 /* BU_TENSOR: FLOPs of every tensor row's counter over its measured rate;
  * BU_L2, BU_DRAM: bytes read and written over the load and store rates of
- * that memory (units, else the throughput suite's best LSU rates); BU_TMA:
+ * that memory (the best of the units and throughput suites'); BU_TMA:
  * TMA load bytes over the best TMA rate; BU_ISSUE: warp-instructions issued
  * over the issue rate the throughput suite measured. */
 static const bu_row units[] = {
@@ -189,31 +190,43 @@ static double throughput_rate(const gm_zo_machine *m, int l2, int store)
     return best;
 }
 
-/* The units suite's best rate of a memory path (NaN: not measured). */
+/* The units suite's best rate of a memory path (NaN: not measured); l2 < 0:
+ * either memory. */
 static double units_rate(const gm_bu_rates *r, int tma, int l2, int store)
 {
     double best = NAN;
     for (int i = 0; r && r->have && i < GM_TU_N_MEMORY; i++)
-        if (memory_kind[i].tma == tma && (tma || memory_kind[i].l2 == l2) &&
+        if (memory_kind[i].tma == tma && (l2 < 0 || memory_kind[i].l2 == l2) &&
             memory_kind[i].store == store && r->memory_gbps[i] > 0 &&
             !(r->memory_gbps[i] <= best))
             best = r->memory_gbps[i];
     return best;
 }
 
-/* A memory's load and store rates: the units suite's where it has both,
- * else the throughput suite's; *from names which. */
+/* The better of two rates (NaN: neither measured); *from_b is set where b
+ * is strictly the better. */
+static double better(double a, double b, int *from_b)
+{
+    *from_b = b > a || (!(a > 0) && b > 0);
+    return *from_b ? b : a;
+}
+
+/* A memory's load and store rates: for each direction the best rate any
+ * suite measured on that memory, since a unit sustains at least what its
+ * best kernel got from it (the units suite's LSU rows and, for loads, its
+ * TMA rows; the throughput suite's LSU points at every shape).  A narrower
+ * kernel's rate is a property of that kernel, not of the memory: on the
+ * H200 the throughput suite's best L2 load rate was 1.9x the units suite's
+ * 4-byte-load kernel's.  *from: "units", "throughput" or, where the two
+ * directions' best came from different suites, "units+throughput". */
 static void memory_rates(const gm_zo_machine *m, const gm_bu_rates *r, int l2, double *ld,
                          double *st, const char **from)
 {
-    *ld = units_rate(r, 0, l2, 0);
-    *st = units_rate(r, 0, l2, 1);
-    *from = "units";
-    if (!isfinite(*ld) || !isfinite(*st)) {
-        *ld = throughput_rate(m, l2, 0);
-        *st = throughput_rate(m, l2, 1);
-        *from = "throughput";
-    }
+    int ld_tp, st_tp, by_tma;
+    double units_ld = better(units_rate(r, 0, l2, 0), units_rate(r, 1, l2, 0), &by_tma);
+    *ld = better(units_ld, throughput_rate(m, l2, 0), &ld_tp);
+    *st = better(units_rate(r, 0, l2, 1), throughput_rate(m, l2, 1), &st_tp);
+    *from = ld_tp && st_tp ? "throughput" : !ld_tp && !st_tp ? "units" : "units+throughput";
 }
 
 static double busy_ns(const bu_row *u, const gm_launch_counters *k, double ghz, double sms)
@@ -289,7 +302,7 @@ static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates
         return get(k, u->need) / ((isfinite(x) ? x : 4) * sms) / ghz;
     }
     case BU_TMA: {
-        double rate = units_rate(r, 1, 0, 0), bytes =
+        double rate = units_rate(r, 1, -1, 0), bytes =
             get(k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum");
         if (isfinite(rate) && isfinite(bytes)) {
             *from = "units";

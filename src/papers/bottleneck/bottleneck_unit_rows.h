@@ -7,7 +7,8 @@
  * row in the metric table, src/core/metrics.c).  C and CUDA C include this
  * file; the fields a side does not use are left unexpanded.
  *
- * Tensor rows: X(id, type, form, arch, k, acc, ptx, tail, flop, documented, metric, set, sass)
+ * Tensor rows: X(id, type, form, arch, emul, k, acc, ptx, tail, flop, documented, metric, set,
+ *                sass)
  *   id          the row's name in the machine data (kind=tensor) and its kernel's
  *               (tu_<id>);
  *   type        the operand type, as the report names it;
@@ -17,6 +18,17 @@
  *               with one commit group in flight (sm_90a);
  *   arch        the compute capability x 100 the instruction needs (the
  *               suite leaves the row out on a GPU below it);
+ *   emul        the compute capability families (GM_TU_CC(major) | ...) where
+ *               the instruction compiles but is not native: ptxas emulates it
+ *               with other instructions, and a rate measured there would not
+ *               be the tensor pipe's rate of the type, so the suite leaves the
+ *               row out there too (0: native wherever it compiles).  fp8
+ *               mma.sync is native on cc 8.9 and 12.x (QMMA, one per mma);
+ *               ptxas 13.0's code of the kernel for sm_90 holds 4 HMMA where
+ *               the f16 row's holds 80, among ~380 conversions and adds, and
+ *               sm_100's 8 where f16's holds 464 (on the H200, 2026-12-02, ncu
+ *               counted 1.6% of its FLOPs, all as fp16: its "rate" of 6697
+ *               FLOP/clk/SM was the emulation's);
  *   k           the instruction's K;
  *   acc         F (f32) or I (s32) accumulators;
  *   ptx, tail   the instruction, and for wgmma what follows the operands
@@ -40,9 +52,12 @@
  *               instruction's shape and types as sm_90 SASS spells them
  *               (tests/bench/check_suite_sass.sh): HMMA.16816.F32.BF16,
  *               HGMMA.64x128x16.F32.BF16, QGMMA.64x128x32.F32.E4M3.E4M3, ...;
- *               the fp8 mma.sync row asks for HMMA only: on sm_90 ptxas may
- *               unpack fp8 to f16 and run f16 HMMA (its code is 2.2x the f16
- *               kernel's), which scripts/gpu_units.sh's SASS dump shows.
+ *               "A|B": either.  A row's kernel runs a stand-in (f16 or s8
+ *               mma.sync, HMMA.16816.F32 / IMMA.16832.S8.S8) in the code of
+ *               an architecture the row is left out on, so every
+ *               architecture's code of the kernel holds the alternatives: the
+ *               fp8 mma.sync row's native QMMA.16832 (sm_89, sm_120) or, in the
+ *               default build's sm_80 and sm_90 code, the f16 stand-in.
  *
  * Memory rows: X(id, path, resident, store, sass, documented)
  *   path        LSU: 16-byte ld/st.global.cg (L1 out) from every warp, loads in
@@ -56,43 +71,50 @@
 #ifndef GPUQ_BOTTLENECK_UNIT_ROWS_H
 #define GPUQ_BOTTLENECK_UNIT_ROWS_H
 
+/* A compute capability family in a row's `emul` mask. */
+#define GM_TU_CC(major) (1u << (major))
+/* 1 where a GPU of compute capability cc100 (x 100: 900) runs a row of
+ * `arch` and `emul` natively, the suite measures it there. */
+#define GM_TU_NATIVE(arch, emul, cc100) ((cc100) >= (arch) && !(((emul) >> ((cc100) / 100)) & 1u))
+
 #define GM_TU_TENSOR_ROWS(X)                                                                       \
-    X(hmma_f16, "fp16", HMMA, 800, 16, F,                                                          \
+    X(hmma_f16, "fp16", HMMA, 800, 0, 16, F,                                                       \
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "",                                     \
       4096, 4096, "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", NAMED, "HMMA.16816.F32")    \
-    X(hmma_bf16, "bf16", HMMA, 800, 16, F,                                                         \
+    X(hmma_bf16, "bf16", HMMA, 800, 0, 16, F,                                                      \
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "",                                   \
       4096, 4096, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", NAMED,                      \
       "HMMA.16816.F32.BF16")                                                                       \
-    X(hmma_tf32, "tf32", HMMA, 800, 8, F,                                                          \
+    X(hmma_tf32, "tf32", HMMA, 800, 0, 8, F,                                                       \
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "",                                    \
       2048, 2048, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", NAMED,                      \
       "HMMA.1688.F32.TF32")                                                                        \
-    X(imma_s8, "int8", HMMA, 800, 32, I,                                                           \
+    X(imma_s8, "int8", HMMA, 800, 0, 32, I,                                                        \
       "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "",                                       \
       8192, 8192, "sm__ops_path_tensor_op_imma_src_int8.sum", NAMED, "IMMA.16832.S8.S8")           \
-    X(hmma_e4m3, "fp8", HMMA, 890, 32, F,                                                          \
+    X(hmma_e4m3, "fp8", HMMA, 890, GM_TU_CC(9) | GM_TU_CC(10), 32, F,                              \
       "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "",                                   \
-      8192, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT, "HMMA")                              \
-    X(gmma_bf16_ss, "bf16", GMMA_SS, 900, 16, F,                                                   \
+      8192, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT,                                      \
+      "QMMA.16832.F32.E4M3.E4M3|HMMA.16816.F32")                                                   \
+    X(gmma_bf16_ss, "bf16", GMMA_SS, 900, 0, 16, F,                                                \
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0, 0",                    \
       262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT,                 \
       "HGMMA.64x128x16.F32.BF16")                                                                  \
-    X(gmma_bf16_rs, "bf16", GMMA_RS, 900, 16, F,                                                   \
+    X(gmma_bf16_rs, "bf16", GMMA_RS, 900, 0, 16, F,                                                \
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0",                       \
       262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT,                 \
       "HGMMA.64x128x16.F32.BF16")                                                                  \
-    X(gmma_f16_ss, "fp16", GMMA_SS, 900, 16, F,                                                    \
+    X(gmma_f16_ss, "fp16", GMMA_SS, 900, 0, 16, F,                                                 \
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "p, 1, 1, 0, 0",                      \
       262144, 4096, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", DEFAULT, "HGMMA.64x128x16.F32")   \
-    X(gmma_tf32_ss, "tf32", GMMA_SS, 900, 8, F,                                                    \
+    X(gmma_tf32_ss, "tf32", GMMA_SS, 900, 0, 8, F,                                                 \
       "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", "p, 1, 1",                           \
       131072, 2048, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", DEFAULT,                 \
       "HGMMA.64x128x8.F32.TF32")                                                                   \
-    X(gmma_e4m3_ss, "fp8", GMMA_SS, 900, 32, F,                                                    \
+    X(gmma_e4m3_ss, "fp8", GMMA_SS, 900, 0, 32, F,                                                 \
       "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "p, 1, 1",                          \
       524288, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT, "QGMMA.64x128x32.F32.E4M3.E4M3")   \
-    X(gmma_s8_ss, "int8", GMMA_SS, 900, 32, I,                                                     \
+    X(gmma_s8_ss, "int8", GMMA_SS, 900, 0, 32, I,                                                  \
       "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", "p",                                    \
       524288, 8192, "sm__ops_path_tensor_op_igmma_src_int8.sum", DEFAULT, "IGMMA.64x128x32.S8.S8")
 
@@ -106,8 +128,8 @@
 
 /* A tensor row's counter as a list item of the unit's default metrics
  * where its `set` says so; a name may repeat. */
-#define GM_TU_DEFAULT_METRIC(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set,      \
-                             sass)                                                                 \
+#define GM_TU_DEFAULT_METRIC(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric,     \
+                             set, sass)                                                            \
     GM_TU_IN_DEFAULT_##set(metric)
 #define GM_TU_IN_DEFAULT_DEFAULT(metric) metric,
 #define GM_TU_IN_DEFAULT_NAMED(metric)

@@ -9,12 +9,13 @@
  *            launch's SM clock on the SMs with work; without those rates or
  *            counters, the busy cycles of the busiest SM (.max, else .sum /
  *            SMs) over the launch's clock, the pipe against itself;
- *   l2, dram bytes read and written over the best load and store rates the
- *            suite "units" measured for that memory (16-byte .cg loads and
- *            stores at every bytes in flight), else the suite "throughput"'s
- *            best LSU rates: not the rate LSU loads reach at the launch's
- *            warps, since TMA and wide loads keep more bytes in flight than
- *            that curve assumes;
+ *   l2, dram bytes read and written over the best load and store rates any
+ *            suite measured for that memory: the suite "units"' 16-byte .cg
+ *            loads and stores at every bytes in flight and its TMA loads, the
+ *            suite "throughput"'s LSU points at every shape (a unit sustains
+ *            what its best kernel got from it); not the rate LSU loads reach
+ *            at the launch's warps, since TMA and wide loads keep more bytes
+ *            in flight than that curve assumes;
  *   tma      TMA load bytes over the best TMA rate of the suite "units",
  *            else TMA busy cycles;
  *   fma, alu pipe activity (busy cycles); issue slots: warp-instructions
@@ -49,8 +50,9 @@ typedef struct gm_bu_comp {
     double ns;              /* NaN: its counters were not collected */
     double flop_ns;         /* tensor: its FLOPs at the measured rates (NaN: not known) */
     const char *from;       /* the rate it is timed at: "units", "throughput" (that suite's
-                               rates), "flops" (FLOPs at the units suite's rates), "busy"
-                               (busy cycles), "documented" */
+                               rates; "units+throughput": l2 or dram's load rate from one,
+                               its store rate from the other), "flops" (FLOPs at the units
+                               suite's rates), "busy" (busy cycles), "documented" */
 } gm_bu_comp;
 
 /* The rates the suite "units" measured (its file, units.csv): each row's best

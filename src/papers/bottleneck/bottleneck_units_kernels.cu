@@ -43,7 +43,7 @@ constexpr int TU_ARCH = 0;
     }
 #define TU_MMA_BASE_F "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
 #define TU_MMA_BASE_I "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
-#define TU_KERNEL_HMMA(id, arch, acc, ptx)                                                          \
+#define TU_KERNEL_HMMA(id, arch, emul, acc, ptx)                                                   \
     __global__ void __launch_bounds__(1024, 1) tu_##id(int iters, unsigned a0, unsigned b0,        \
                                                        TU_ACC_##acc *sink)                         \
     {                                                                                              \
@@ -54,12 +54,13 @@ constexpr int TU_ARCH = 0;
         TU_ACC_##acc d[TU_MMA_ILP][4];                                                             \
         _Pragma("unroll") for (int k = 0; k < TU_MMA_ILP; k++)                                     \
             _Pragma("unroll") for (int i = 0; i < 4; i++) d[k][i] = 0;                             \
-        if constexpr (TU_ARCH >= arch) {                                                           \
+        if constexpr (GM_TU_NATIVE(arch, emul, TU_ARCH)) {                                         \
             TU_MMA_LOOP(ptx, acc);                                                                 \
         } else {                                                                                   \
             /* never run (the launcher refuses the row below its compute                           \
-             * capability, tu_tensor_arch); an instruction this GPU has, so                        \
-             * that every architecture's code of the kernel holds HMMA */                          \
+             * capability and where it is emulated, tu_tensor_native); an                          \
+             * instruction this GPU has, so that every architecture's code of                      \
+             * the kernel holds HMMA or IMMA */                                                    \
             TU_MMA_LOOP(TU_MMA_BASE_##acc, acc);                                                   \
         }                                                                                          \
         TU_ACC_##acc s = 0;                                                                        \
@@ -67,10 +68,10 @@ constexpr int TU_ARCH = 0;
         tu_clock_note(2);                                                                          \
         if (s == (TU_ACC_##acc) - 1) sink[0] = s;                                                  \
     }
-#define TU_KERNEL_GMMA_SS(id, arch, acc, ptx) /* bottleneck_wgmma.cu */
-#define TU_KERNEL_GMMA_RS(id, arch, acc, ptx)
-#define TU_KERNEL(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
-    TU_KERNEL_##form(id, arch, acc, ptx)
+#define TU_KERNEL_GMMA_SS(id, arch, emul, acc, ptx) /* bottleneck_wgmma.cu */
+#define TU_KERNEL_GMMA_RS(id, arch, emul, acc, ptx)
+#define TU_KERNEL(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+    TU_KERNEL_##form(id, arch, emul, acc, ptx)
 GM_TU_TENSOR_ROWS(TU_KERNEL)
 #undef TU_KERNEL
 
@@ -78,7 +79,11 @@ GM_TU_TENSOR_ROWS(TU_KERNEL)
 // Thread t of T keeps U 16-byte accesses in flight: element b + u T + t of
 // the working set (u < U), b stepping by U T and wrapping at n, a multiple of
 // U T (the host makes it one), so no access leaves the working set.  .cg
-// keeps L1 out: loads and stores go to L2 (and beyond it, for DRAM).
+// keeps L1 out: loads and stores go to L2 (and beyond it, for DRAM).  Every
+// word a load brings is used: ptxas narrows a vector load to the words read
+// after it, whatever the PTX says (with .x and .w alone, each v4 load became
+// two 4-byte LDGs, twice the sectors from L1 per byte and half the bytes in
+// flight; the SASS check's LDG.E.128 row caught it on the H200, 2026-12-02).
 template <int U>
 __global__ void __launch_bounds__(1024, 1) tu_lsu_ld(const int4 *__restrict__ p, long long n,
                                                      long long steps, int *sink)
@@ -96,7 +101,7 @@ __global__ void __launch_bounds__(1024, 1) tu_lsu_ld(const int4 *__restrict__ p,
                          : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
                          : "l"(p + b + u * T + t));
 #pragma unroll
-        for (int u = 0; u < U; u++) acc ^= (unsigned)(v[u].x ^ v[u].w);
+        for (int u = 0; u < U; u++) acc ^= (unsigned)(v[u].x ^ v[u].y ^ v[u].z ^ v[u].w);
         b += U * T;
         if (b >= n) b = 0;
     }
@@ -134,6 +139,17 @@ extern "C" int tu_tensor_arch(int row)
     return 0;
 }
 
+extern "C" int tu_tensor_native(int row, int cc100)
+{
+    switch (row) {
+#define TU_NATIVE_ROW(id, type, form, arch, emul, ...) \
+    case GM_TU_##id: return GM_TU_NATIVE(arch, emul, cc100);
+        GM_TU_TENSOR_ROWS(TU_NATIVE_ROW)
+#undef TU_NATIVE_ROW
+    }
+    return 0;
+}
+
 extern "C" int tu_tensor_run(int row, int blocks, int threads, int iters, float *ms, double *mhz)
 {
     static void *sink;
@@ -143,7 +159,7 @@ extern "C" int tu_tensor_run(int row, int blocks, int threads, int iters, float 
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (major * 100 + minor * 10 < tu_tensor_arch(row)) return cudaErrorNoKernelImageForDevice;
+    if (!tu_tensor_native(row, major * 100 + minor * 10)) return cudaErrorNoKernelImageForDevice;
     if (tu_tensor_arch(row) >= 900) return tu_gmma_run(row, blocks, threads, iters, ms, mhz);
     cudaEvent_t e0, e1;
     if ((st = tu_timed_begin(&e0, &e1)) != cudaSuccess) return st;
@@ -152,7 +168,7 @@ extern "C" int tu_tensor_run(int row, int blocks, int threads, int iters, float 
     case GM_TU_##id: tu_##id<<<blocks, threads>>>(iters, 0x3c003c00u, 0x3c003c00u, (TU_ACC_##acc *)sink); break;
 #define TU_LAUNCH_GMMA_SS(id, acc)
 #define TU_LAUNCH_GMMA_RS(id, acc)
-#define TU_LAUNCH(id, type, form, arch, k, acc, ...) TU_LAUNCH_##form(id, acc)
+#define TU_LAUNCH(id, type, form, arch, emul, k, acc, ...) TU_LAUNCH_##form(id, acc)
         GM_TU_TENSOR_ROWS(TU_LAUNCH)
 #undef TU_LAUNCH
     default: break;

@@ -15,6 +15,10 @@ extern "C" {
 
 /* The compute capability a tensor row needs, x 100 (800, 890, 900). */
 int tu_tensor_arch(int row);
+/* 1 when a GPU of compute capability cc100 (x 100) runs the row's
+ * instruction natively: at least `arch`, and not in a family the row's
+ * `emul` names (bottleneck_unit_rows.h). */
+int tu_tensor_native(int row, int cc100);
 /* mma.sync rows: blocks x threads, each warp `iters` x 16 instructions;
  * wgmma rows: each warpgroup (128 threads) `iters` x 8. */
 int tu_tensor_run(int row, int blocks, int threads, int iters, float *ms, double *mhz);

@@ -44,11 +44,12 @@
 typedef struct tensor_row {
     const char *id, *type;
     int wgmma, arch;
+    unsigned emul;
     double flop, documented;
     const char *sass;
 } tensor_row;
-#define TU_T_ROW(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
-    {#id, type, TU_IS_GMMA_##form, arch, flop, doc, sass},
+#define TU_T_ROW(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+    {#id, type, TU_IS_GMMA_##form, arch, emul, flop, doc, sass},
 #define TU_IS_GMMA_HMMA 0
 #define TU_IS_GMMA_GMMA_SS 1
 #define TU_IS_GMMA_GMMA_RS 1
@@ -71,7 +72,7 @@ static const memory_row memory_rows[GM_TU_N_MEMORY] = {GM_TU_MEMORY_ROWS(TU_M_RO
 
 /* The SASS each row's kernel must hold (kernel names: tu_<id> for tensor
  * rows; the LSU and TMA kernels are shared by their rows). */
-#define TU_T_SASS(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+#define TU_T_SASS(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     {"tu_" #id, sass, TU_SASS_MIN_##form},
 #define TU_SASS_MIN_HMMA 16   /* TU_MMA_PER_ITER in one loop body */
 #define TU_SASS_MIN_GMMA_SS 8 /* TU_GMMA_PER_ITER */
@@ -255,7 +256,10 @@ static gm_status measure_tensor(tu_ctx *c, gm_error *err)
             nw = quick ? 2 : 8;
             memcpy(wl, src, (size_t)nw * sizeof *wl);
         }
-        int skipped = c->cc * 10 < t->arch;
+        /* left out below the instruction's compute capability, and where
+         * the compiler emulates it (its rate would not be the pipe's) */
+        int emulated = c->cc * 10 >= t->arch && !GM_TU_NATIVE(t->arch, t->emul, c->cc * 10);
+        int skipped = !GM_TU_NATIVE(t->arch, t->emul, c->cc * 10);
         for (int i = 0; i < nw; i++) {
             gm_status s = GM_OK;
             if (!skipped) {
@@ -287,7 +291,11 @@ static gm_status measure_tensor(tu_ctx *c, gm_error *err)
             if (s != GM_OK)
                 return s;
         }
-        if (skipped && !c->run->quiet)
+        if (emulated && !c->run->quiet)
+            printf("units: %s left out (compute capability %d.x has no native instruction for "
+                   "it: the compiler emulates it)\n",
+                   t->id, c->cc / 10);
+        else if (skipped && !c->run->quiet)
             printf("units: %s left out (needs compute capability %d.%d, this build or GPU "
                    "has no code for it)\n",
                    t->id, t->arch / 100, t->arch / 10 % 10);

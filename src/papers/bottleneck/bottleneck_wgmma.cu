@@ -100,7 +100,7 @@ __device__ __forceinline__ uint64_t tu_desc(unsigned addr)
 #define TU_KERNEL_HMMA(id, acc, ptx, tail) /* bottleneck_units_kernels.cu */
 #define TU_KERNEL_GMMA_SS(id, acc, ptx, tail) TU_GMMA_KERNEL(id, SS, acc, ptx, tail)
 #define TU_KERNEL_GMMA_RS(id, acc, ptx, tail) TU_GMMA_KERNEL(id, RS, acc, ptx, tail)
-#define TU_KERNEL(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+#define TU_KERNEL(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     TU_KERNEL_##form(id, acc, ptx, tail)
 GM_TU_TENSOR_ROWS(TU_KERNEL)
 #undef TU_KERNEL
@@ -176,7 +176,7 @@ extern "C" int tu_gmma_run(int row, int blocks, int threads, int iters, float *m
 #define TU_LAUNCH_GMMA_SS(id, acc) \
     case GM_TU_##id: tu_##id<<<blocks, threads>>>(iters, (TU_ACC_##acc *)sink); break;
 #define TU_LAUNCH_GMMA_RS(id, acc) TU_LAUNCH_GMMA_SS(id, acc)
-#define TU_LAUNCH(id, type, form, arch, k, acc, ...) TU_LAUNCH_##form(id, acc)
+#define TU_LAUNCH(id, type, form, arch, emul, k, acc, ...) TU_LAUNCH_##form(id, acc)
         GM_TU_TENSOR_ROWS(TU_LAUNCH)
 #undef TU_LAUNCH
     default: tu_timed_end(e0, e1, ms, mhz); return cudaErrorInvalidValue;

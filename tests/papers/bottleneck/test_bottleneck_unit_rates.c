@@ -2,8 +2,9 @@
  * suite "units" of bottleneck_unit_rows.h) on the 2-SM test GPU at 1 GHz
  * (test_helpers.h: throughput DRAM 1000 GB/s, L2 2000 GB/s, issue 4 per
  * clock per SM) with a hand-made units file: component time = work / the
- * measured rate, the tensor pipe's FLOPs by type, L2 and DRAM by the units
- * suite's load and store rates, TMA bytes, the throughput suite's issue rate;
+ * measured rate, the tensor pipe's FLOPs by type, L2 and DRAM by the best
+ * load and store rates of either suite, TMA bytes, the throughput suite's
+ * issue rate;
  * the busy-cycle fallback where a rate or a counter is missing; the rows'
  * table itself. */
 #include <math.h>
@@ -28,7 +29,7 @@ extern const gm_unit gm_unit_bottleneck;
 /* units.csv of the test GPU, best points (by construction, not measured):
  * wgmma bf16 2000 FLOP per clock per SM (a slower point of 1500 beside it),
  * mma.sync bf16 1000, fp8 4000 by wgmma and 1000 by mma.sync; L2 loads
- * 4000 GB/s and stores 1000, DRAM 500 and 250, TMA 3000 from L2 and 2000
+ * 4000 GB/s and stores 1000, DRAM 500 and 1250, TMA 3000 from L2 and 2000
  * from DRAM. */
 static gm_mdata *units_md(void)
 {
@@ -48,7 +49,7 @@ static gm_mdata *units_md(void)
         {"memory", "l2_ld", "32", "65536", "2000", "4000", "1000"},
         {"memory", "l2_st", "32", "65536", "500", "1000", "1000"},
         {"memory", "dram_ld", "32", "65536", "250", "500", "1000"},
-        {"memory", "dram_st", "32", "65536", "125", "250", "1000"},
+        {"memory", "dram_st", "32", "65536", "625", "1250", "1000"},
         {"memory", "tma_l2_ld", "1", "65536", "1500", "3000", "1000"},
         {"memory", "tma_dram_ld", "1", "65536", "1000", "2000", "1000"},
     };
@@ -267,26 +268,30 @@ static void tensor_unrated(void **state)
     done(&o, &k);
 }
 
-/* L2 and DRAM at the units suite's load and store rates; without the file,
- * at the throughput suite's (2000 and 1000 GB/s for every op). */
+/* L2 and DRAM: each direction at the best rate any suite measured on that
+ * memory.  L2 loads: the units suite's LSU rows (4000 GB/s; TMA 3000,
+ * throughput 2000); L2 stores: the throughput suite's (2000, units 1000);
+ * DRAM loads: the units suite's TMA rows (2000; throughput 1000, LSU 500);
+ * DRAM stores: the units suite's (1250, throughput 1000).  Without the
+ * units file, the throughput suite's (2000 and 1000 GB/s for every op). */
 static void memories(void **state)
 {
     (void)state;
     gm_launch_counters k;
     launch(&k);
     /* 1e6 bytes read and 5e5 written in L2, 5e5 more of other ops (atomics):
-     * (1e6 + 5e5) / 4000 + 5e5 / 1000 = 875 ns; DRAM 1e6 / 500 + 5e5 / 250 =
-     * 4000 ns: longer than the kernel, a model error naming dram */
+     * (1e6 + 5e5) / 4000 + 5e5 / 2000 = 625 ns; DRAM 6e6 / 2000 + 1e6 / 1250
+     * = 3800 ns: longer than the kernel, a model error naming dram */
     set(&k, "lts__t_sectors_op_read.sum", 1e6 / 32);
     set(&k, "lts__t_sectors_op_write.sum", 5e5 / 32);
     set(&k, "lts__t_sectors.sum", 2e6 / 32);
-    set(&k, "dram__bytes_read.sum", 1e6);
-    set(&k, "dram__bytes_write.sum", 5e5);
+    set(&k, "dram__bytes_read.sum", 6e6);
+    set(&k, "dram__bytes_write.sum", 1e6);
     out o;
     run(&mach, NULL, &k, &o);
-    near(num(&o, "l2_us"), 0.875);
-    assert_string_equal(text(&o, "l2_from"), "units");
-    near(num(&o, "dram_us"), 4.0);
+    near(num(&o, "l2_us"), 0.625);
+    assert_string_equal(text(&o, "l2_from"), "units+throughput");
+    near(num(&o, "dram_us"), 3.8);
     assert_string_equal(text(&o, "dram_from"), "units");
     assert_string_equal(text(&o, "bottleneck"), "misfit");
     done(&o, &k);
@@ -294,12 +299,13 @@ static void memories(void **state)
     set(&k, "lts__t_sectors_op_read.sum", 1e6 / 32);
     set(&k, "lts__t_sectors_op_write.sum", 5e5 / 32);
     set(&k, "lts__t_sectors.sum", 2e6 / 32);
-    set(&k, "dram__bytes_read.sum", 1e6);
-    set(&k, "dram__bytes_write.sum", 5e5);
+    set(&k, "dram__bytes_read.sum", 6e6);
+    set(&k, "dram__bytes_write.sum", 1e6);
     run(&bare, NULL, &k, &o);
     near(num(&o, "l2_us"), 1.5 / 2 + 0.5 / 2); /* 1.5e6 / 2000 + 5e5 / 2000 */
     assert_string_equal(text(&o, "l2_from"), "throughput");
-    near(num(&o, "dram_us"), 1.5);
+    near(num(&o, "dram_us"), 7.0);
+    assert_string_equal(text(&o, "dram_from"), "throughput");
     done(&o, &k);
     /* the SMs requested more than the L2 counted (its tag count of .cg
      * loads, docs/bottleneck.md): 62500 L1 sectors are 2e6 bytes read */
@@ -308,6 +314,51 @@ static void memories(void **state)
     run(&mach, NULL, &k, &o);
     near(num(&o, "l2_us"), 0.5); /* 2e6 / 4000 */
     done(&o, &k);
+}
+
+/* A units file slower than the throughput suite on every LSU row (as the
+ * H200's was, its loads 4 bytes wide) and with TMA rows: the LSU rows take
+ * nothing from the throughput suite's rates, TMA's loads beat them where
+ * faster.  L2 loads 3000 (TMA), stores 2000 (throughput); DRAM loads 1000
+ * (throughput; TMA 800), stores 1000. */
+static void memories_best_of_suites(void **state)
+{
+    (void)state;
+    gm_mdata_meta meta = th_meta("units", "test GPU", 2, "");
+    meta.sm_clock_mhz = 1000;
+    const char *cols[] = {"kind", "name", "value", "rate", "clock_mhz"};
+    gm_mdata *md = gm_mdata_new(&meta, 5, cols);
+    static const char *const rows[][5] = {
+        {"memory", "l2_ld", "500", "1000", "1000"},
+        {"memory", "l2_st", "250", "500", "1000"},
+        {"memory", "dram_ld", "250", "500", "1000"},
+        {"memory", "dram_st", "125", "250", "1000"},
+        {"memory", "tma_l2_ld", "1500", "3000", "1000"},
+        {"memory", "tma_dram_ld", "400", "800", "1000"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        assert_int_equal(gm_mdata_add_row(md, rows[i], NULL), GM_OK);
+    gm_machine m;
+    th_machine_with(&m, "throughput", th_throughput_test_gpu(0));
+    m.n_files = 2;
+    snprintf(m.files[1].suite, sizeof m.files[1].suite, "units");
+    m.files[1].md = md;
+    gm_launch_counters k;
+    launch(&k);
+    set(&k, "lts__t_sectors_op_read.sum", 3e6 / 32);
+    set(&k, "lts__t_sectors_op_write.sum", 1e6 / 32);
+    set(&k, "lts__t_sectors.sum", 4e6 / 32);
+    set(&k, "dram__bytes_read.sum", 1e6);
+    set(&k, "dram__bytes_write.sum", 5e5);
+    out o;
+    run(&m, NULL, &k, &o);
+    near(num(&o, "l2_us"), 3e6 / 3000 / 1e3 + 1e6 / 2000 / 1e3); /* 1.5 us */
+    assert_string_equal(text(&o, "l2_from"), "units+throughput");
+    near(num(&o, "dram_us"), 1.5e6 / 1000 / 1e3);
+    assert_string_equal(text(&o, "dram_from"), "throughput");
+    done(&o, &k);
+    gm_mdata_free(m.files[0].md);
+    gm_mdata_free(md);
 }
 
 /* TMA: its load bytes over the best TMA rate (3000 GB/s) where the units
@@ -394,13 +445,15 @@ static void rates_file(void **state)
  * list or in no list (collected when named); FLOP = 2 M N K of its shape;
  * documented rates as published (bf16 and fp16 4096, tf32 2048, fp8 and
  * int8 8192). */
-#define ROW_CHECK(id, type, form, arch, k, acc, ptx, tail, flop, doc, metric, set, sass)      \
-    {#id, type, #form, k, flop, doc, metric, #set, sass, ptx},
+#define ROW_CHECK(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+    {#id, type, #form, arch, emul, k, flop, doc, metric, #set, sass, ptx},
 static void rows_table(void **state)
 {
     (void)state;
     static const struct {
         const char *id, *type, *form;
+        int arch;
+        unsigned emul;
         int k;
         double flop, doc;
         const char *metric, *set, *sass, *ptx;
@@ -424,9 +477,15 @@ static void rows_table(void **state)
         assert_int_equal(in_default, strcmp(rows[i].set, "DEFAULT") == 0);
         assert_int_equal(in_opt, 0);
         assert_true(in_default || strcmp(rows[i].set, "NAMED") == 0);
+        /* a row is native on its own architecture, and where it names a
+         * family it is emulated on, that family is above its own */
+        assert_true(GM_TU_NATIVE(rows[i].arch, rows[i].emul, rows[i].arch));
+        for (int major = 0; major <= rows[i].arch / 100; major++)
+            assert_false(rows[i].emul >> major & 1u);
         /* the instruction and the SASS it must become have the row's shape:
          * wgmma m64n128k<k> as HGMMA/QGMMA/IGMMA.64x128x<k>, mma.sync
-         * m16n8k<k> as HMMA/IMMA.168<k> (fp8 mma.sync: any HMMA) */
+         * m16n8k<k> as HMMA/IMMA.168<k> (fp8 mma.sync: QMMA.16832, or the
+         * f16 stand-in HMMA.16816 of the architectures it is left out on) */
         char shape[32], sass[32];
         snprintf(shape, sizeof shape, wgmma ? "m64n128k%d." : "m16n8k%d.", rows[i].k);
         assert_non_null(strstr(rows[i].ptx, shape));
@@ -437,13 +496,24 @@ static void rows_table(void **state)
                                                          : "HGMMA",
                      rows[i].k);
         else if (strcmp(rows[i].type, "fp8") == 0)
-            snprintf(sass, sizeof sass, "HMMA");
+            snprintf(sass, sizeof sass, "QMMA.168%d.", rows[i].k);
         else
             snprintf(sass, sizeof sass, "%s.168%d.",
                      strcmp(rows[i].type, "int8") == 0 ? "IMMA" : "HMMA", rows[i].k);
         if (strncmp(rows[i].sass, sass, strlen(sass)) != 0)
             fail_msg("%s: SASS '%s' is not '%s...'", rows[i].id, rows[i].sass, sass);
+        /* a row left out somewhere names its stand-in as the other choice */
+        if (rows[i].emul && !strstr(rows[i].sass, "|HMMA.16816.F32"))
+            fail_msg("%s: SASS '%s' names no stand-in", rows[i].id, rows[i].sass);
     }
+    /* fp8 mma.sync: native on Ada (8.9) and 12.x, emulated on Hopper and
+     * 10.x, so the suite measures it on no H100 or H200 */
+    assert_true(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 890));
+    assert_false(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 900));
+    assert_false(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 1000));
+    assert_true(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 1200));
+    assert_false(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 800));
+    assert_true(GM_TU_NATIVE(rows[GM_TU_gmma_e4m3_ss].arch, rows[GM_TU_gmma_e4m3_ss].emul, 900));
 }
 
 int main(void)
@@ -451,6 +521,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tensor_flops),    cmocka_unit_test(tensor_default_set),
         cmocka_unit_test(tensor_unrated),  cmocka_unit_test(memories),
+        cmocka_unit_test(memories_best_of_suites),
         cmocka_unit_test(tma_and_issue),   cmocka_unit_test(measured_issue_rate),
         cmocka_unit_test(rates_file),      cmocka_unit_test(rows_table),
     };
