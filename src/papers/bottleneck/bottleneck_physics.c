@@ -115,11 +115,6 @@ static double get(const gm_launch_counters *k, const char *name)
     return row >= 0 ? k->metric[row] : NAN;
 }
 
-static double or0(double v)
-{
-    return isfinite(v) ? v : 0;
-}
-
 /* ---- the suite's rates ---- */
 
 void gm_bu_rates_none(gm_bu_rates *r)
@@ -311,23 +306,21 @@ static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates
         return busy_ns(u, k, ghz, sms);
     }
     case BU_L2: {
-        /* Bytes as the suite counts them, what the SMs requested (LSU
-         * sectors from L1 and TMA bytes), and never fewer than the L2 saw
-         * (on H100 its tag count of an L2-resident .cg kernel was half the
-         * requested sectors, docs/bottleneck.md); sectors of other ops
-         * (atomics, reductions) at the load rate. */
+        /* The sectors the L2 itself served, reads at the load rate, writes
+         * at the store rate, other ops (atomics, reductions) at the load
+         * rate.  Not what the SMs requested: TMA multicast delivers one L2
+         * read to several SMs of a cluster (cuBLAS's 2-SM GEMMs: requested
+         * bytes 1.35-1.92x L2's reads on the H200 corpus), and the H100
+         * kernel that once showed L2 counting "half" the requested sectors
+         * loaded each sector twice (its .x and .w words, docs/bottleneck.md). */
         double ld, st;
         memory_rates(m, r, 1, &ld, &st, from);
         double all = 32 * get(k, u->need), rd = 32 * get(k, "lts__t_sectors_op_read.sum"),
                wr = 32 * get(k, "lts__t_sectors_op_write.sum");
-        double req_rd = 32 * or0(get(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")) +
-                        or0(get(k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"));
-        double req_wr = 32 * or0(get(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")) +
-                        or0(get(k, "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum"));
         if (!isfinite(rd) || !isfinite(wr))
-            return fmax(all, req_rd) / ld + req_wr / st;
+            return all / ld;
         double other = fmax(0, all - rd - wr);
-        return (fmax(rd, req_rd) + other) / ld + fmax(wr, req_wr) / st;
+        return (rd + other) / ld + wr / st;
     }
     case BU_DRAM: {
         double ld, st;
