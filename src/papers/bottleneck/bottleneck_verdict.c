@@ -206,6 +206,30 @@ static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
              step / 1e3, o->speedup_fused, o->speedup_graph);
 }
 
+/* The issue slots count every instruction, a pipe's among them; where a
+ * pipe takes one warp-instruction per clock per scheduler, as the issue
+ * does (Hopper's FMA pipe for FFMA, its ALU pipe for integer and logic
+ * operations), the issue slots' time exceeds the pipe's only by the other
+ * instructions' share.  When that is within the spread, removing every
+ * other instruction would gain no more than the spread: the pipe's own work
+ * sets the time, and it is the one named (the issue slots "tied"). */
+static void issue_tie(const gm_bnv_input *in, gm_bnv *o)
+{
+    if (!in->comp_issue[o->comp])
+        return;
+    int pipe = -1;
+    for (size_t c = 0; c < in->n_comp; c++)
+        if (in->comp_pipe[c] && isfinite(in->comp_ns[c]) &&
+            (pipe < 0 || in->comp_ns[c] > in->comp_ns[pipe]))
+            pipe = (int)c;
+    if (pipe < 0 || in->comp_ns[o->comp] - in->comp_ns[pipe] > o->spread_ns ||
+        in->comp_ns[pipe] / in->measured_ns < GM_BNV_BUSY_SHARE)
+        return;
+    o->tied = o->comp;
+    o->comp = pipe;
+    o->share = in->comp_ns[pipe] / in->measured_ns;
+}
+
 /* A grid under one wave: how full the GPU was. */
 static void small_grid(const gm_bnv_input *in, gm_bnv *o)
 {
@@ -224,7 +248,7 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
     if (!in || !o || in->n_comp > GM_BNV_MAX_COMP)
         return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck verdict: bad arguments");
     memset(o, 0, sizeof *o);
-    o->comp = o->over = o->wait = o->busiest = -1;
+    o->comp = o->over = o->wait = o->busiest = o->tied = -1;
     o->share = o->over_ratio = o->spread_ns = NAN;
     o->wait_share = o->uncollected = o->busiest_use = NAN;
     o->need_warps = o->need_ilp = o->wave_fill = NAN;
@@ -284,6 +308,7 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
     }
     if (o->comp >= 0 && o->share >= GM_BNV_BUSY_SHARE) {
         o->kind = GM_BNV_UNIT;
+        issue_tie(in, o);
         return GM_OK;
     }
     o->kind = GM_BNV_LATENCY;

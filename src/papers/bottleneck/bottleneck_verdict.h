@@ -11,7 +11,12 @@
  *                 kernel; it is never named the bottleneck and the predicted
  *                 time is no prediction;
  *   unit bound    the largest component holds at least GM_BNV_BUSY_SHARE of
- *                 the measured time: that component is the bottleneck;
+ *                 the measured time: that component is the bottleneck; where
+ *                 it is the issue slots and a pipe they issue to is within
+ *                 the spread of them, the pipe (the issue slots are then
+ *                 "tied": they exceed the pipe only by the other
+ *                 instructions, fewer of which cannot gain more than the
+ *                 spread);
  *   latency bound no component reaches it: what the warps wait on (the
  *                 warp-state counters), and from Little's law how many more
  *                 warps, or independent operations per warp, would bring the
@@ -102,6 +107,8 @@ typedef struct gm_bnv_input {
     const char *comp_name[GM_BNV_MAX_COMP];
     double comp_ns[GM_BNV_MAX_COMP];      /* at the launch's warps (NaN: not timed) */
     double comp_best_ns[GM_BNV_MAX_COMP]; /* at the unit's best measured rate (NaN: unknown) */
+    unsigned char comp_issue[GM_BNV_MAX_COMP]; /* 1: the issue slots (every instruction) */
+    unsigned char comp_pipe[GM_BNV_MAX_COMP];  /* 1: a pipe the issue slots issue to */
     double launch_ns;               /* an empty launch back to back; NaN: no machine data */
     double warp_cycles;             /* resident warp-cycles summed over SMs; NaN: unknown */
     double stall[GM_BNV_STALLS];    /* warp-cycles per state; NaN: not collected */
@@ -127,6 +134,8 @@ void gm_bnv_input_init(gm_bnv_input *in); /* everything NaN / empty */
 typedef struct gm_bnv {
     gm_bnv_kind kind;
     int comp;             /* UNIT: the bottleneck; otherwise the largest component that fits */
+    int tied;             /* UNIT: the issue slots, where the pipe named was within the spread
+                             of them (-1: none) */
     double share;         /* its time / measured */
     int n_over;           /* components above measured + spread */
     int over;             /* the one most above (-1 none) */
