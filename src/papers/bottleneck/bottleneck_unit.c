@@ -428,6 +428,8 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
         }
     in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
     in.queued_ns = s->mach.queued_ns;
+    in.graph_ns = s->mach.graph_ns;
+    in.graph_gap_ns = s->mach.graph_gap_ns;
     in.launches = l->launches;
     /* the warp states add up every launch of a summed row: so do the warps */
     in.warps_launched = l->blocks * ceil(l->threads_per_block / 32) *

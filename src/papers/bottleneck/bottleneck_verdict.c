@@ -81,6 +81,7 @@ void gm_bnv_input_init(gm_bnv_input *in)
     in->measured_ns = in->launch_ns = in->warp_cycles = NAN;
     in->warps_per_sm = in->reachable_warps = in->blocks = in->blocks_per_wave = NAN;
     in->launches = in->queued_ns = in->warps_launched = in->clock_ghz = NAN;
+    in->graph_ns = in->graph_gap_ns = NAN;
     for (int i = 0; i < GM_BNV_MAX_COMP; i++)
         in->comp_ns[i] = in->comp_best_ns[i] = NAN;
     for (int i = 0; i < GM_BNV_STALLS; i++)
@@ -184,8 +185,14 @@ static void littles_law(const gm_bnv_input *in, gm_bnv *o)
 /* A launch-bound launch fused or in a CUDA graph: in a stream each launch
  * costs max(launch_ns, T); fused into one kernel, a step of it costs what
  * its warps take on their own or its busiest unit at its best rate,
- * whichever is longer; in a graph the GPU's own cost of a launch,
- * max(queued_ns, T). */
+ * whichever is longer; in a graph a node costs that step and what the graph
+ * adds between two dependent nodes, and no less than a node of empty
+ * launches: max(graph_ns, step + graph_gap_ns).  T, the profiled duration,
+ * holds the launch's own start and end too, which a graph overlaps with its
+ * neighbours': where the graph rows were not measured, max(queued_ns, T) is
+ * what is left, an upper bound of a node's cost (docs/bottleneck.md: on the
+ * H200 it put the 64-node graph of launch_chain at 3.26 us a node, measured
+ * 2.40). */
 static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
 {
     double n = launches_of(in), stream = fmax(in->launch_ns, T1), busy = NAN;
@@ -199,7 +206,9 @@ static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
         o->fused_step_ns = step;
         o->speedup_fused = stream / step;
     }
-    if (isfinite(in->queued_ns) && in->queued_ns > 0)
+    if (isfinite(in->graph_ns) && isfinite(in->graph_gap_ns) && step > 0)
+        o->speedup_graph = stream / fmax(in->graph_ns, step + in->graph_gap_ns);
+    else if (isfinite(in->queued_ns) && in->queued_ns > 0)
         o->speedup_graph = stream / fmax(in->queued_ns, T1);
     if (isfinite(o->speedup_fused) && isfinite(o->speedup_graph))
         addf(o->fix, sizeof o->fix, " (fused: %.2f us per launch, %.1fx; graph: %.1fx)",

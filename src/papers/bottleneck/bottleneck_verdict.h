@@ -125,6 +125,9 @@ typedef struct gm_bnv_input {
     double queued_ns;               /* GPU time of one empty launch when launches are queued
                                        (a CUDA graph, a stream the CPU keeps ahead of): machine
                                        data kind=launch, name=queued */
+    double graph_ns;                /* a node of a CUDA graph of empty launches (name=graph) */
+    double graph_gap_ns;            /* what a graph node adds to its kernel's own time
+                                       (name=graph_gap) */
     double warps_launched;          /* blocks x warps per block, times launches */
     double clock_ghz;               /* SM cycles per ns */
 } gm_bnv_input;
@@ -158,7 +161,9 @@ typedef struct gm_bnv {
     double speedup_x2, speedup_x4, speedup_reach;
     /* LAUNCH: a stream of such launches costs max(launch_ns, T) each; fused
      * into one kernel each costs fused_step_ns = max(its warps' own latency,
-     * its busiest unit at its best rate); in a CUDA graph max(queued_ns, T) */
+     * its busiest unit at its best rate); in a CUDA graph max(graph_ns,
+     * fused_step_ns + graph_gap_ns), or where those were not measured
+     * max(queued_ns, T) */
     double fused_step_ns, speedup_fused, speedup_graph;
     char model_error[128];/* "global 128.2 us > 93.6 us measured (1.37x)", "" none */
     char wait_text[160];  /* "a dependent fixed-latency instruction (wait, 21%)" and the

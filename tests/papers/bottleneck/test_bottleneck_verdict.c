@@ -155,6 +155,17 @@ static void launch_bound(void **state)
     near(v.speedup_graph, 4392.0 / 1824, 1e-12);
     assert_string_equal(v.fix, "fusing it into a neighbour or a CUDA graph saves up to 4.4 us per "
                                "launch (fused: 3.00 us per launch, 1.5x; graph: 2.4x)");
+    /* with the graph rows measured a node costs the step and what the
+     * graph adds to it, 0.8 us: 4.392 / 3.8 = 1.156x; no less than a node of
+     * empty launches: at 4 us, 4.392 / 4 */
+    in.graph_ns = 1000;
+    in.graph_gap_ns = 800;
+    decide(&in, &v);
+    near(v.speedup_graph, 4392.0 / 3800, 1e-12);
+    in.graph_ns = 4000;
+    decide(&in, &v);
+    near(v.speedup_graph, 4392.0 / 4000, 1e-12);
+    in.graph_ns = in.graph_gap_ns = NAN;
     /* a unit slower than the warps' latency sets the step: 5 us at its best */
     in.comp_best_ns[0] = 5000;
     decide(&in, &v);
