@@ -6,7 +6,9 @@ of wrong answer in it (a verdict, a cause, a what-if 20% off, a sweep point
 analysis fail; the SASS checks catch a chain the compiler dropped.
 
 The recorded H200 run (RECORDED below), once it is in the repository: the
-analysis made again on it must give the tables committed with it."""
+analysis made again on it must give the tables committed with it; and with
+LB_GPUQ, the model and the analysis made again (reanalyze.sh) the tables of
+its reanalysis/ folder."""
 import csv
 import filecmp
 import importlib.util
@@ -227,6 +229,29 @@ class RecordedRunTest(unittest.TestCase):
             for name in ("checks.csv", "sweep.csv"):
                 self.assertTrue(filecmp.cmp(os.path.join(d, name), os.path.join(RECORDED, name),
                                             shallow=False), name + " differs from the recorded one")
+        finally:
+            shutil.rmtree(d)
+
+
+@unittest.skipUnless(os.environ.get("LB_GPUQ") and os.path.isdir(os.path.join(RECORDED, "reanalysis")),
+                     "LB_GPUQ (the gpuq binary) not set, or no reanalysis of the recorded run")
+class ReanalysisTest(unittest.TestCase):
+    """The model and the analysis made again on the recorded run with the
+    gpuq built (validation/latency-bound/reanalyze.sh) give the tables of
+    its reanalysis/ folder."""
+
+    def test_reanalysis_reproduces(self):
+        root = os.path.join(HERE, "..", "..")
+        d = tempfile.mkdtemp(prefix="lb_reanalysis.")
+        try:
+            p = subprocess.run(["sh", os.path.join(LB, "reanalyze.sh"), os.environ["LB_GPUQ"],
+                                RECORDED, d], capture_output=True, text=True, cwd=root)
+            self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+            for name in ("checks.csv", "sweep.csv"):
+                self.assertTrue(filecmp.cmp(os.path.join(d, name),
+                                            os.path.join(RECORDED, "reanalysis", name),
+                                            shallow=False),
+                                name + " differs from reanalysis/" + name)
         finally:
             shutil.rmtree(d)
 

@@ -255,7 +255,7 @@ def summary(out, checks, sweep, times):
     if os.path.exists(tp):
         rows = [r for r in read_csv(tp) if r.get("kind") == "launch"]
         if rows:
-            L += ["", "Machine data used (%s): " % tp + ", ".join(
+            L += ["", "Machine data used (%s in the run's folder): " % os.path.relpath(tp, out) + ", ".join(
                 "empty launch %s %s ns" % (r["name"], fmt(num(r["value"]), "%.1f")) for r in rows)]
     st = sweep_stats(sweep) if sweep else None
     if st:
