@@ -7,27 +7,31 @@
 #include <string.h>
 
 /* One row per warp state: the counter, its short name, what it waits on,
- * and whether a warp alone would spend it too (gm_bnv_stall_is_latency). */
+ * whether a warp alone would spend it too (gm_bnv_stall_is_latency), and
+ * whether it lasts the same however many warps share the SM (fixed: a
+ * dependent fixed-latency instruction, issuing; the scoreboards' waits
+ * include the queue at the unit they wait on). */
 static const struct {
     const char *metric, *name, *words;
-    int latency;
+    int latency, fixed;
 } stalls[GM_BNV_STALLS] = {
     {"smsp__warps_issue_stalled_long_scoreboard.sum", "long scoreboard",
-     "global, local or texture memory", 1},
+     "global, local or texture memory", 1, 0},
     {"smsp__warps_issue_stalled_short_scoreboard.sum", "short scoreboard",
-     "shared-memory or special-math results", 1},
-    {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction", 1},
-    {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers", 1},
-    {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results", 1},
-    {"smsp__warps_issue_stalled_branch_resolving.sum", "branch resolving", "branch targets", 1},
-    {"smsp__warps_issue_stalled_no_instruction.sum", "no instruction", "instruction fetch", 1},
+     "shared-memory or special-math results", 1, 0},
+    {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction", 1, 1},
+    {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers", 1, 0},
+    {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results", 1, 0},
+    {"smsp__warps_issue_stalled_branch_resolving.sum", "branch resolving", "branch targets", 1,
+     0},
+    {"smsp__warps_issue_stalled_no_instruction.sum", "no instruction", "instruction fetch", 1, 0},
     {"smsp__warps_issue_stalled_math_pipe_throttle.sum", "math pipe throttle",
-     "a busy math pipe", 0},
+     "a busy math pipe", 0, 0},
     {"smsp__warps_issue_stalled_lg_throttle.sum", "lg throttle",
-     "a full global/local memory queue", 0},
-    {"smsp__warps_issue_stalled_mio_throttle.sum", "mio throttle", "a full MIO queue", 0},
-    {"smsp__warps_issue_stalled_membar.sum", "membar", "memory barriers", 1},
-    {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing", 1},
+     "a full global/local memory queue", 0, 0},
+    {"smsp__warps_issue_stalled_mio_throttle.sum", "mio throttle", "a full MIO queue", 0, 0},
+    {"smsp__warps_issue_stalled_membar.sum", "membar", "memory barriers", 1, 0},
+    {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing", 1, 1},
 };
 
 const char *gm_bnv_stall_metric(int s)
@@ -62,6 +66,19 @@ double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, doubl
             any = 1;
         }
     return any ? cycles / warps_launched / clock_ghz : NAN;
+}
+
+double gm_bnv_fixed_latency_share(const double stall[])
+{
+    if (!stall)
+        return NAN;
+    double all = 0, fixed = 0;
+    for (int s = 0; s < GM_BNV_STALLS; s++)
+        if (stalls[s].latency && isfinite(stall[s]) && stall[s] >= 0) {
+            all += stall[s];
+            fixed += stalls[s].fixed ? stall[s] : 0;
+        }
+    return all > 0 ? fixed / all : NAN;
 }
 
 const char *gm_bnv_kind_name(int kind)

@@ -89,6 +89,11 @@ int gm_bnv_stall_is_latency(int stall);
  * block alone; a wave's floor).  NaN when no latency state was collected,
  * warps or clock is not positive. */
 double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, double clock_ghz);
+/* The share of those warp-cycles in the states that last the same however
+ * many warps share the SM (wait: a dependent fixed-latency instruction;
+ * selected: issuing); the scoreboards' waits include the queue at the unit
+ * they wait on.  NaN when no latency state was collected. */
+double gm_bnv_fixed_latency_share(const double stall[]);
 
 #define GM_BNV_MAX_COMP 16
 

@@ -45,7 +45,8 @@ double gm_gd_shape_gen(int n, double d)
 /* The waves of Eq. 3.2 on the busiest SM: `count` waves of c warps per SM
  * in `blocks` blocks of b warps, at most two kinds (the full ones and the
  * last), and each kind's costs at alpha = 1: W (the kernel's busiest
- * component) and Wb (a block alone). */
+ * component) and Wb (a block alone, its per-SM units: what the L2 and DRAM
+ * give one block depends on every other SM's, and is in W). */
 typedef struct shape_waves {
     int n, b;
     double c[2], count[2], blocks[2], sms;
@@ -93,10 +94,10 @@ static int costs_of(const gm_gd_shape *s, shape_waves *w)
     int ok = 1;
     for (int i = 0; i < w->n; i++) {
         w->W[i] = wave_busy(s, w->c[i], w->sms);
-        w->Wb[i] = w->blocks[i] > 1 ? wave_busy(s, w->b, w->sms) : w->W[i];
+        w->Wb[i] = wave_sm_busy(s, w->b, w->sms);
         ok &= isfinite(w->W[i]) && w->W[i] >= 0;
         if (!(isfinite(w->Wb[i]) && w->Wb[i] >= 0))
-            w->Wb[i] = w->W[i];
+            w->Wb[i] = 0; /* the suite's fu(c): no per-SM part, the floor is L */
     }
     return ok;
 }
@@ -114,7 +115,9 @@ static double floor_term(const gm_gd_shape *s, const shape_waves *w, int i, doub
     /* the busiest scheduler holds ceil(c / S) of the wave's warps: of
      * blocks under S warps one warp each, of larger ones ceil(b / S) */
     double per = ceil(w->b / S), n = w->b >= S ? w->blocks[i] : ceil(w->c[i] / S);
-    return t1 * gm_gd_shape_gen((int)n, fmin(1, per / s->K));
+    if (per >= s->K)
+        return t1; /* a block alone fills the scheduler: alpha W(c) holds the wave */
+    return t1 * gm_gd_shape_gen((int)n, per / s->K);
 }
 
 /* sum of count x max(alpha W, t_1 gen) over the waves */
@@ -144,10 +147,11 @@ static double solve(const gm_gd_shape *s, const shape_waves *w, int for_L, doubl
 /* K of waves_shape.h: Little's law, the warps whose own latency L0 covers
  * the time the per-SM unit takes for them at its best rate (the launch's
  * warps at max_warps per SM, where the suite's curves have levelled off),
- * per scheduler, in whole warps; INFINITY where it cannot be had. */
+ * per scheduler, in whole warps; INFINITY where it cannot be had (no
+ * latency, or mostly a scoreboard's: GM_GD_SHAPE_FIXED). */
 static double sched_warps(const gm_gd_shape *s, double L0)
 {
-    if (!(L0 > 0) || s->from == GM_GD_SHAPE_FU || !s->busy)
+    if (!(L0 > 0) || s->from == GM_GD_SHAPE_FU || !s->busy || !(s->fixed_share >= GM_GD_SHAPE_FIXED))
         return INFINITY;
     double cmax = s->max_warps > 0 ? s->max_warps : 64;
     double per_warp = wave_sm_busy(s, cmax, s->n_mp) / cmax;

@@ -28,17 +28,23 @@
  * shared memory) than it has, the oldest blocks run at their own latency
  * and the youngest wait for them: the wave takes generations of the floor,
  *
- *     f(c) = max(alpha W(c), t_1 gen(n, d)),   t_1 = max(L, alpha W(b)),
+ *     f(c) = max(alpha W(c), t_1 gen(n, d)),   t_1 = max(L, alpha W_sm(b)),
  *
- * t_1 a block alone, n its blocks on the busiest scheduler, d = the share
+ * t_1 a block alone (W_sm: the per-SM units of W; the L2's and DRAM's share
+ * of one block is in W(c)), n its blocks on the busiest scheduler, d = the share
  * of that scheduler one block's warps use at their own pace: w / K, w its
  * warps on the scheduler, K the warps a scheduler keeps at their own pace,
  * Little's law from the warps' own latency and the unit's rate, K =
  * round(L_0 / (S T_w)), T_w one warp's work at the unit's best rate, S the
  * schedulers per SM (a scheduler holds whole warps: rounded).  gen() is the
  * time, in t_1, of n equal blocks served oldest first (waves_shape.c).
- * Where no per-SM unit is contended (alpha W_sm(c) <= t_1), or the warps'
- * own latency is unknown, gen = 1 and f(c) = max(L, alpha W(c)) as before.
+ * A block that alone fills the scheduler (d >= 1) takes its unit's time,
+ * which alpha W(c) holds: gen = 1 then.  K is had only where the warps'
+ * own latency L_0 is theirs: known, and mostly (GM_GD_SHAPE_FIXED) in the
+ * states that last the same however many warps share the SM (a dependent
+ * fixed-latency instruction, issuing); a scoreboard's wait holds the queue
+ * at the unit the measured launch kept busy, which would be counted twice.
+ * Without K, f(c) = max(L, alpha W(c)) as before.
  *
  * The measured launch decides L and alpha.  Where the floor holds up most
  * of its waves (with the warps' own latency from the warp states and the
@@ -60,6 +66,11 @@ extern "C" {
 /* The bottleneck verdict's threshold (bottleneck_verdict.h, GM_BNV_BUSY_SHARE):
  * components under this share of the time leave it to latency. */
 #define GM_GD_SHAPE_BUSY 0.6
+/* The share of the warps' own latency in fixed-latency states (waiting on a
+ * dependent fixed-latency instruction, issuing) at which it is taken as
+ * theirs and K is had: most of it.  The T(g,b) sweep's chain has 99.8%
+ * (docs/diag.md). */
+#define GM_GD_SHAPE_FIXED 0.5
 
 /* W(c): ns for `sms` SMs each to run `warps_per_sm` of the kernel's warps
  * (NaN: cannot say). */
@@ -98,6 +109,7 @@ typedef struct gm_gd_shape {
     int n_mp;
     double fixed_ns;            /* T_fix (0 none; at most half the measured time is used) */
     double latency_ns;          /* the warps' own latency; NaN unknown */
+    double fixed_share;         /* its share in fixed-latency states (NaN unknown: no K) */
     int max_warps;              /* warps per SM at most (the unit's best rate; 0: 64) */
     /* fitted */
     gm_gd_shape_from from;

@@ -133,6 +133,7 @@ static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
         .n_mp = p->n_mp,
         .fixed_ns = s->have_tp ? s->tp.queued_ns : NAN,
         .latency_ns = gm_bnv_warp_latency_ns(stall, r->G * r->b * n, ghz),
+        .fixed_share = gm_bnv_fixed_latency_share(stall),
         .max_warps = max_warps,
     };
     long G = (long)r->G;

@@ -200,7 +200,8 @@ static void oldest_first(void **state)
 {
     (void)state;
     double ns_per_warp = 2.5e3;
-    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 40e3};
+    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 40e3,
+                     .fixed_share = 0.98};
     assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
     assert_int_equal(s.from, GM_GD_SHAPE_LATENCY);
     near(s.K, 4);
@@ -217,8 +218,15 @@ static void oldest_first(void **state)
     near(s.L, 40e3);
     near(gm_gd_shape_time(&s, 1584, 1, 32), 40e3);
     near(gm_gd_shape_time(&s, 6336, 1, 32), 120e3);
-    /* without the warp states no K: the waves cost max(L, alpha W) as before */
-    s.latency_ns = NAN;
+    /* a latency mostly on scoreboards (the queue at a unit the launch kept
+     * busy is in it): no K, the waves cost max(L, alpha W): 60 us */
+    s.latency_ns = 40e3;
+    s.fixed_share = 0.3;
+    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    assert_true(isinf(s.K));
+    near(gm_gd_shape_time(&s, 3168, 1, 32), 60e3);
+    /* without the warp states no K either */
+    s.latency_ns = s.fixed_share = NAN;
     assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
     assert_true(isinf(s.K));
 }
@@ -238,7 +246,7 @@ static void gpu_wide_unit_shared_evenly(void **state)
     (void)state;
     double ns_per_warp = 2.5e3;
     gm_gd_shape s = {.busy = per_warp, .sm_busy = per_warp_sm, .ctx = &ns_per_warp,
-                     .n_mp = 132, .latency_ns = 40e3};
+                     .n_mp = 132, .latency_ns = 40e3, .fixed_share = 1};
     assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
     near(s.K, 100);
     near(gm_gd_shape_time(&s, 3168, 1, 32), 60e3);
