@@ -382,6 +382,16 @@ double gm_bn_wave_sm_busy_ns(const void *ctx, double c, double sms)
     return wave_busy(ctx, c, sms, 1);
 }
 
+/* The busiest pipe of the instruction part, at its rate (NaN: none timed). */
+static double busiest_pipe_ns(const gm_zo_result *r)
+{
+    double t = NAN;
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        if (p != GM_ZO_FMAHEAVY && isfinite(r->t_pipe[p]) && !(r->t_pipe[p] <= t))
+            t = r->t_pipe[p];
+    return t;
+}
+
 /* The physical check and the verdict (bottleneck_verdict.h): the model's
  * components, the same at the best rates the suite measured (the launch at
  * the device's warps per SM, where every curve has levelled off), the
@@ -413,7 +423,8 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
         if (p == GM_ZO_GLOBAL && memory_units == 2)
             continue;
         in.comp_name[in.n_comp] = gm_zo_part_name(p);
-        in.comp_pipe[in.n_comp] = p == GM_ZO_INST; /* its busiest pipe at that pipe's rate */
+        if (p == GM_ZO_INST) /* its pipes' own work: the busiest at its rate, no issue term */
+            in.comp_pipe_ns[in.n_comp] = busiest_pipe_ns(&br->r);
         in.comp_ns[in.n_comp] = br->r.t[p];
         in.comp_best_ns[in.n_comp] = have_best ? rb.t[p] : NAN;
         in.n_comp++;
@@ -422,7 +433,8 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
         if (isfinite(br->bu[i].ns)) {
             in.comp_name[in.n_comp] = br->bu[i].name;
             in.comp_issue[in.n_comp] = br->bu[i].role == GM_BU_ISSUE;
-            in.comp_pipe[in.n_comp] = br->bu[i].role == GM_BU_PIPE;
+            if (br->bu[i].role == GM_BU_PIPE)
+                in.comp_pipe_ns[in.n_comp] = br->bu[i].ns;
             in.comp_ns[in.n_comp] = in.comp_best_ns[in.n_comp] = br->bu[i].ns;
             in.n_comp++;
         }

@@ -103,6 +103,8 @@ void gm_bnv_input_init(gm_bnv_input *in)
         in->comp_ns[i] = in->comp_best_ns[i] = NAN;
     for (int i = 0; i < GM_BNV_STALLS; i++)
         in->stall[i] = NAN;
+    for (int i = 0; i < GM_BNV_MAX_COMP; i++)
+        in->comp_pipe_ns[i] = NAN;
 }
 
 /* Appends to buf, never past its end. */
@@ -238,18 +240,21 @@ static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
  * operations), the issue slots' time exceeds the pipe's only by the other
  * instructions' share.  When that is within the spread, removing every
  * other instruction would gain no more than the spread: the pipe's own work
- * sets the time, and it is the one named (the issue slots "tied"). */
+ * sets the time, and it is the one named (the issue slots "tied").  The
+ * pipe's own work, not the component's time: the instruction part holds an
+ * issue term of its own (bottleneck_model.c), the same count at the same
+ * rate. */
 static void issue_tie(const gm_bnv_input *in, gm_bnv *o)
 {
     if (!in->comp_issue[o->comp])
         return;
     int pipe = -1;
     for (size_t c = 0; c < in->n_comp; c++)
-        if (in->comp_pipe[c] && isfinite(in->comp_ns[c]) &&
-            (pipe < 0 || in->comp_ns[c] > in->comp_ns[pipe]))
+        if (isfinite(in->comp_pipe_ns[c]) && isfinite(in->comp_ns[c]) &&
+            (pipe < 0 || in->comp_pipe_ns[c] > in->comp_pipe_ns[pipe]))
             pipe = (int)c;
-    if (pipe < 0 || in->comp_ns[o->comp] - in->comp_ns[pipe] > o->spread_ns ||
-        in->comp_ns[pipe] / in->measured_ns < GM_BNV_BUSY_SHARE)
+    if (pipe < 0 || in->comp_ns[o->comp] - in->comp_pipe_ns[pipe] > o->spread_ns ||
+        in->comp_pipe_ns[pipe] / in->measured_ns < GM_BNV_BUSY_SHARE)
         return;
     o->tied = o->comp;
     o->comp = pipe;

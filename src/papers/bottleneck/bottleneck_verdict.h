@@ -12,11 +12,11 @@
  *                 time is no prediction;
  *   unit bound    the largest component holds at least GM_BNV_BUSY_SHARE of
  *                 the measured time: that component is the bottleneck; where
- *                 it is the issue slots and a pipe they issue to is within
- *                 the spread of them, the pipe (the issue slots are then
- *                 "tied": they exceed the pipe only by the other
- *                 instructions, fewer of which cannot gain more than the
- *                 spread);
+ *                 it is the issue slots and the own work of a pipe they
+ *                 issue to is within the spread of them, the pipe (the
+ *                 issue slots are then "tied": they exceed the pipe only by
+ *                 the other instructions, fewer of which cannot gain more
+ *                 than the spread);
  *   latency bound no component reaches it: what the warps wait on (the
  *                 warp-state counters), and from Little's law how many more
  *                 warps, or independent operations per warp, would bring the
@@ -113,7 +113,10 @@ typedef struct gm_bnv_input {
     double comp_ns[GM_BNV_MAX_COMP];      /* at the launch's warps (NaN: not timed) */
     double comp_best_ns[GM_BNV_MAX_COMP]; /* at the unit's best measured rate (NaN: unknown) */
     unsigned char comp_issue[GM_BNV_MAX_COMP]; /* 1: the issue slots (every instruction) */
-    unsigned char comp_pipe[GM_BNV_MAX_COMP];  /* 1: a pipe the issue slots issue to */
+    double comp_pipe_ns[GM_BNV_MAX_COMP];      /* a pipe the issue slots issue to: the
+                                                  time of its own work (the instruction
+                                                  part: its busiest pipe's, without its
+                                                  issue term); NaN: not a pipe */
     double launch_ns;               /* an empty launch back to back; NaN: no machine data */
     double warp_cycles;             /* resident warp-cycles summed over SMs; NaN: unknown */
     double stall[GM_BNV_STALLS];    /* warp-cycles per state; NaN: not collected */

@@ -245,10 +245,12 @@ static void latency_bound(void **state)
 }
 
 /* An FFMA stream at its rate (validation/latency-bound, ffma_c1_w16 on the
- * H200): the issue slots 45.139 us, the instruction part (the fma pipe)
- * 45.133 us, of 45.376 us measured.  The issue slots exceed the pipe only
- * by the loop's few other instructions: the pipe is named, the issue slots
- * tied.  With 10% more issue than the pipe (beyond the 7% spread) the
+ * H200): the issue slots 45.139 us, the instruction part 45.133 us (its
+ * issue term: the executed instructions at the same rate), its busiest
+ * pipe, fma, 44.387 us, of 45.376 us measured.  The issue slots exceed the
+ * pipe's own work by 0.75 us, the loop's other instructions, within the
+ * 3.18 us spread: the instruction part is named, the issue slots tied.
+ * With the pipe 10% under the issue slots (4.5 us, beyond the spread) the
  * issue slots are the bottleneck; without a pipe among the components, or
  * with the pipe under the busy share, too. */
 static void issue_tied_with_pipe(void **state)
@@ -256,7 +258,7 @@ static void issue_tied_with_pipe(void **state)
     (void)state;
     gm_bnv_input in;
     three(&in, 45376, 45133, 0, 300);
-    in.comp_pipe[0] = 1;
+    in.comp_pipe_ns[0] = 44387;
     in.comp_name[3] = "issue slots";
     in.comp_ns[3] = 45139;
     in.comp_issue[3] = 1;
@@ -267,20 +269,20 @@ static void issue_tied_with_pipe(void **state)
     assert_int_equal(v.comp, 0);
     assert_int_equal(v.tied, 3);
     near(v.share, 45133.0 / 45376, 1e-12);
-    in.comp_ns[0] = 45139 / 1.1;
+    /* the instruction part is the issue term itself (45.133 us) but its
+     * pipes' own work 10% under the issue slots: the issue slots stay */
+    in.comp_pipe_ns[0] = 45139 / 1.1;
     decide(&in, &v);
     assert_int_equal(v.comp, 3);
     assert_int_equal(v.tied, -1);
-    in.comp_ns[0] = 45133;
-    in.comp_pipe[0] = 0;
+    in.comp_pipe_ns[0] = NAN;
     decide(&in, &v);
     assert_int_equal(v.comp, 3);
     assert_int_equal(v.tied, -1);
     /* issue at 62% of the time, the pipe at 57%: within the spread, under
      * the busy share: the issue slots stay */
-    in.comp_pipe[0] = 1;
     in.comp_ns[3] = 0.62 * 45376;
-    in.comp_ns[0] = 0.57 * 45376;
+    in.comp_ns[0] = in.comp_pipe_ns[0] = 0.57 * 45376;
     decide(&in, &v);
     assert_int_equal(v.kind, GM_BNV_UNIT);
     assert_int_equal(v.comp, 3);
