@@ -188,13 +188,12 @@ gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_
     }
     s->K = sched_warps(s, L0);
     /* which term holds the launch's most waves up: the floor (in its
-     * generations), where the warps' own latency is known, or else the busy
-     * share's threshold */
+     * generations, and the warps' own latency must count in it), where that
+     * latency is known, or else the busy share's threshold */
     int dom = w.n == 2 && w.count[1] > w.count[0] ? 1 : 0;
     double fl = floor_term(s, &w, dom, L0, 1);
-    int latency = isfinite(s->latency_ns)
-                      ? fl >= w.W[dom] && (fl > floor_term(s, &w, dom, 0, 1) || w.n == 0)
-                      : H0 < GM_GD_SHAPE_BUSY * work;
+    int latency = isfinite(s->latency_ns) ? fl >= w.W[dom] && fl > floor_term(s, &w, dom, 0, 1)
+                                          : H0 < GM_GD_SHAPE_BUSY * work;
     if (s->from == GM_GD_SHAPE_COMPONENTS && H0 < work && latency) {
         /* latency bound: the time the components leave is the waves' floor */
         s->from = GM_GD_SHAPE_LATENCY;
