@@ -6,7 +6,9 @@ of wrong answer in it (a verdict, a cause, a what-if 20% off, a sweep point
 analysis fail; the SASS checks catch a chain the compiler dropped.
 
 The recorded H200 run (RECORDED below), once it is in the repository: the
-analysis made again on it must give the tables committed with it."""
+analysis made again on it must give the tables committed with it; and with
+LB_GPUQ, the model and the analysis made again (reanalyze.sh) the tables of
+its reanalysis/ folder."""
 import csv
 import filecmp
 import importlib.util
@@ -96,6 +98,29 @@ def make_run(d, verdict="latency", wait="wait", x2="1.95", fused="2.0", floor_cu
     write(os.path.join(d, "sweep.model.csv"), MODEL_HEAD, srows)
 
 
+def add_second_chain_count(d, off=1.0):
+    """The sweep of make_run again with two chains per thread (lb_ffma<2>):
+    the same (b, G) points, a chains column in the times; `off` scales its
+    2G prediction from b = 1, G = 66."""
+    tpath, mpath = os.path.join(d, "sweep.times.csv"), os.path.join(d, "sweep.model.csv")
+    with open(tpath) as f:
+        trows = list(csv.DictReader(f))
+    with open(mpath) as f:
+        mrows = list(csv.reader(f))
+    write(tpath, ["point", "chains", "b", "G", "median_us", "min_us", "max_us"],
+          [[r["point"], k, r["b"], r["G"], r["median_us"], r["min_us"], r["max_us"]]
+           for k in (1, 2) for r in trows])
+    two = []
+    for i, r in enumerate(mrows[1:]):
+        r2 = list(r)
+        r2[0] = str(len(mrows) - 1 + i)
+        r2[1] = "lb_ffma<2>"
+        if (r2[2], r2[3]) == ("66", "32"):
+            r2[13] = str(float(r2[13]) * off)
+        two.append(r2)
+    write(mpath, mrows[0], mrows[1:] + two)
+
+
 def run(d):
     p = subprocess.run([sys.executable, ANALYZE, d, "--expected", os.path.join(d, "expected.csv")],
                        capture_output=True, text=True)
@@ -155,6 +180,22 @@ class AnalyzeTest(unittest.TestCase):
         rc, out = run(self.d)
         self.assertEqual(rc, 1, out)
         self.assertIn("worst 11.00%", out)
+
+    def test_two_chain_counts_are_kept_apart(self):
+        make_run(self.d)
+        add_second_chain_count(self.d)
+        rc, out = run(self.d)
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(self.d, "sweep.csv")) as f:
+            sweep = list(csv.DictReader(f))
+        self.assertEqual(sorted(r["chains"] for r in sweep), ["1"] * 6 + ["2"] * 6)
+        self.assertIn("2 chains per thread", out)
+        # the 2-chain sweep's 2G from (1, 66) 11% off: its row fails, not the 1-chain one
+        make_run(self.d)
+        add_second_chain_count(self.d, off=1.11)
+        rc, out = run(self.d)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("worst 11.00% (T_2G_us at 2 chains, b = 1, G = 66", out)
 
     def test_below_a_single_wave_fails(self):
         # half the grid predicted at half the time: under the 40 us every grid takes
@@ -227,6 +268,29 @@ class RecordedRunTest(unittest.TestCase):
             for name in ("checks.csv", "sweep.csv"):
                 self.assertTrue(filecmp.cmp(os.path.join(d, name), os.path.join(RECORDED, name),
                                             shallow=False), name + " differs from the recorded one")
+        finally:
+            shutil.rmtree(d)
+
+
+@unittest.skipUnless(os.environ.get("LB_GPUQ") and os.path.isdir(os.path.join(RECORDED, "reanalysis")),
+                     "LB_GPUQ (the gpuq binary) not set, or no reanalysis of the recorded run")
+class ReanalysisTest(unittest.TestCase):
+    """The model and the analysis made again on the recorded run with the
+    gpuq built (validation/latency-bound/reanalyze.sh) give the tables of
+    its reanalysis/ folder."""
+
+    def test_reanalysis_reproduces(self):
+        root = os.path.join(HERE, "..", "..")
+        d = tempfile.mkdtemp(prefix="lb_reanalysis.")
+        try:
+            p = subprocess.run(["sh", os.path.join(LB, "reanalyze.sh"), os.environ["LB_GPUQ"],
+                                RECORDED, d], capture_output=True, text=True, cwd=root)
+            self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+            for name in ("checks.csv", "sweep.csv"):
+                self.assertTrue(filecmp.cmp(os.path.join(d, name),
+                                            os.path.join(RECORDED, "reanalysis", name),
+                                            shallow=False),
+                                name + " differs from reanalysis/" + name)
         finally:
             shutil.rmtree(d)
 

@@ -20,10 +20,12 @@ and writes into OUT
                against the measured one (the base case's event-timed time over
                its twin's), PASS within 15%
   sweep.csv    one row per what-if of the sweep (T_2G, T_halfG, T_2b_halfG,
-               T_halfb_2G of every profiled point whose target was measured):
+               T_halfb_2G of every profiled point whose target was measured,
+               for each chain count the sweep ran; a times file without a
+               chains column is one chain):
                the predicted time over the base's against the measured ratio;
                below_floor when the prediction is under the shortest time any
-               grid of that block size took (a single wave's)
+               grid of that block size and chain count took (a single wave's)
   summary.md   the pass/fail table and the numbers for the docs
 
 Exit status: 0 every check passed (verdicts, causes, what-ifs within 15%, the
@@ -34,6 +36,7 @@ only.
 import csv
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -149,40 +152,50 @@ SHAPE_WHATIFS = (  # field, the (b, G) it predicts from the launch's (b, G)
 )
 
 
+def chains_of(r):
+    """The independent chains per thread of a profiled lb_ffma<K> launch."""
+    for field in ("mangled", "demangled", "kernel"):
+        m = re.search(r"lb_ffmaILi(\d+)EE|lb_ffma<(\d+)>", r.get(field) or "")
+        if m:
+            return int(m.group(1) or m.group(2))
+    return 1
+
+
 def check_sweep(out):
-    times = {(int(r["b"]), int(r["G"])): num(r["median_us"])
+    times = {(int(r.get("chains") or 1), int(r["b"]), int(r["G"])): num(r["median_us"])
              for r in read_csv(os.path.join(out, "sweep.times.csv"))}
     rows = model_rows(os.path.join(out, "sweep.model.csv"))
     prof = {}
     for r in rows:
         b = int(math.ceil(int(r["block_x"]) / 32.0))
-        prof[(b, int(r["grid_x"]))] = r
+        prof[(chains_of(r), b, int(r["grid_x"]))] = r
     if set(prof) != set(times):
         raise InputError("sweep: %d profiled points, %d timed, %d in common" % (
             len(prof), len(times), len(set(prof) & set(times))))
     floor = {}
-    for (b, G), t in times.items():
-        floor[b] = min(floor.get(b, math.inf), t)
+    for (k, b, G), t in times.items():
+        floor[(k, b)] = min(floor.get((k, b), math.inf), t)
     result = []
-    for (b, G), r in sorted(prof.items()):
+    for (k, b, G), r in sorted(prof.items()):
         T_base = num(r.get("waves.T_us"))
         for field, target in SHAPE_WHATIFS:
-            tgt = target(b, G)
+            tgt = (k,) + target(b, G)
             pred = num(r.get(field))
             if tgt not in times or not pred > 0 or not T_base > 0:
                 continue
             ratio_pred = pred / T_base
-            ratio_meas = times[tgt] / times[(b, G)]
-            pred_evt = ratio_pred * times[(b, G)]  # the prediction on the event-timed scale
+            ratio_meas = times[tgt] / times[(k, b, G)]
+            pred_evt = ratio_pred * times[(k, b, G)]  # the prediction on the event-timed scale
             t_prof = num(prof[tgt].get("waves.T_us"))
             result.append({
-                "b": b, "G": G, "whatif": field.split(".")[1], "target_b": tgt[0], "target_G": tgt[1],
+                "chains": k, "b": b, "G": G, "whatif": field.split(".")[1],
+                "target_b": tgt[1], "target_G": tgt[2],
                 "from": r.get("waves.tgb_from", "-"), "T_us": T_base, "predicted_us": pred,
                 "ratio_predicted": ratio_pred, "ratio_measured": ratio_meas,
                 "error": ratio_pred / ratio_meas - 1,
                 "error_vs_profile": pred / t_prof - 1 if t_prof > 0 else math.nan,
-                "floor_us": floor[tgt[0]],
-                "below_floor": pred_evt < (1 - FLOOR_TOL) * floor[tgt[0]],
+                "floor_us": floor[tgt[:2]],
+                "below_floor": pred_evt < (1 - FLOOR_TOL) * floor[tgt[:2]],
             })
     return result
 
@@ -214,8 +227,9 @@ def sweep_stats(sweep):
     worst = max(sweep, key=lambda r: abs(r["error"]) if not math.isnan(r["error"]) else -1)
     return {
         "n": len(errs), "median": statistics.median(errs), "worst": abs(worst["error"]),
-        "worst_at": "%s at b = %d, G = %d -> b = %d, G = %d" % (
-            worst["whatif"], worst["b"], worst["G"], worst["target_b"], worst["target_G"]),
+        "worst_at": "%s at %d chain%s, b = %d, G = %d -> b = %d, G = %d" % (
+            worst["whatif"], worst["chains"], "" if worst["chains"] == 1 else "s", worst["b"],
+            worst["G"], worst["target_b"], worst["target_G"]),
         "over10": sum(e > SWEEP_WORST for e in errs),
         "below_floor": sum(r["below_floor"] for r in sweep),
     }
@@ -255,7 +269,7 @@ def summary(out, checks, sweep, times):
     if os.path.exists(tp):
         rows = [r for r in read_csv(tp) if r.get("kind") == "launch"]
         if rows:
-            L += ["", "Machine data used (%s): " % tp + ", ".join(
+            L += ["", "Machine data used (%s in the run's folder): " % os.path.relpath(tp, out) + ", ".join(
                 "empty launch %s %s ns" % (r["name"], fmt(num(r["value"]), "%.1f")) for r in rows)]
     st = sweep_stats(sweep) if sweep else None
     if st:
@@ -267,6 +281,11 @@ def summary(out, checks, sweep, times):
         by = {}
         for r in sweep:
             by.setdefault(r["whatif"], []).append(abs(r["error"]))
+        chains = sorted({r["chains"] for r in sweep})
+        if len(chains) > 1:
+            for c in chains:
+                by.setdefault("%d chain%s per thread" % (c, "" if c == 1 else "s"), []).extend(
+                    abs(r["error"]) for r in sweep if r["chains"] == c)
         L += ["", "| what-if | n | median |error| | worst |", "| --- | --- | --- | --- |"]
         for k, e in by.items():
             L.append("| %s | %d | %.2f%% | %.2f%% |" % (k, len(e), 100 * statistics.median(e), 100 * max(e)))

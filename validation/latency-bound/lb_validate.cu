@@ -13,8 +13,9 @@
 //   lb_validate --profile         one launch per case, in table order (under gpuq
 //                                 profile or ncu)
 //   lb_validate --sweep-time [--reps N], --sweep-profile
-//                                 the T(g,b) sweep: a dependent FFMA chain at 1-32
-//                                 warps per block, grids from half the SMs to 64 waves
+//                                 the T(g,b) sweep: a dependent FFMA chain (one per
+//                                 thread, then two) at 1-32 warps per block, grids
+//                                 from half the SMs to 64 waves
 // Output: CSV on stdout.  Timing: a kernel that holds the GPU for 20 us is
 // launched first, so that the timed launch and both events are queued before
 // the GPU reaches them and the events time the GPU, not the CPU; the stream
@@ -259,6 +260,10 @@ static void time_launches(int reps, const bufs &B)
 
 // ---- the T(g,b) sweep ------------------------------------------------------------
 #define SWEEP_ITERS (20480 / UNROLL) // dependent FFMAs per thread: about 41 us for one warp alone
+// The chains per thread the sweep runs: one (a warp issues every 4 clocks:
+// 4 warps keep a scheduler busy), then two of half the length each (every 2
+// clocks: 2 warps), the same FFMAs per thread.
+static const int sweep_chains[] = {1, 2};
 
 struct sweep_pt {
     int b, G;
@@ -339,19 +344,20 @@ int main(int argc, char **argv)
         int timing = !strcmp(mode, "--sweep-time");
         sweep_pt pts[256];
         int n = sweep_points(sm, pts, 256);
-        printf("point,b,G,median_us,min_us,max_us\n");
-        for (int i = 0; i < n; i++) {
-            lb_case c = {"", C_FFMA, 1, pts[i].G, 32 * pts[i].b, SWEEP_ITERS};
-            float t[3] = {0, 0, 0};
-            if (timing) {
-                time_it(reps, 1, [&] { launch(&c, B); }, t);
-            } else {
-                launch(&c, B);
-                CK(cudaDeviceSynchronize());
+        printf("point,chains,b,G,median_us,min_us,max_us\n");
+        for (int k : sweep_chains)
+            for (int i = 0; i < n; i++) {
+                lb_case c = {"", C_FFMA, k, pts[i].G, 32 * pts[i].b, SWEEP_ITERS / k};
+                float t[3] = {0, 0, 0};
+                if (timing) {
+                    time_it(reps, 1, [&] { launch(&c, B); }, t);
+                } else {
+                    launch(&c, B);
+                    CK(cudaDeviceSynchronize());
+                }
+                printf("c%d_b%d_G%d,%d,%d,%d,%.4f,%.4f,%.4f\n", k, pts[i].b, pts[i].G, k,
+                       pts[i].b, pts[i].G, t[0] * 1e3, t[1] * 1e3, t[2] * 1e3);
             }
-            printf("b%d_G%d,%d,%d,%.4f,%.4f,%.4f\n", pts[i].b, pts[i].G, pts[i].b, pts[i].G,
-                   t[0] * 1e3, t[1] * 1e3, t[2] * 1e3);
-        }
         return 0;
     }
     fprintf(stderr, "lb_validate: unknown mode '%s' (--cases, --time, --profile, --sweep-time, "

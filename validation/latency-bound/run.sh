@@ -22,8 +22,8 @@
 #   *.model.csv            gpuq model -f csv of each counters file
 #   checks.csv, sweep.csv, summary.md   analyze.py's tables (CPU only: it can
 #                          be run again anywhere on OUT)
-# Every step has a timeout; the whole run takes about 2 minutes on an H200
-# (7 at most with the build). A step that fails is logged and the run goes on.
+# Every step has a timeout; the whole run takes about 2.5 minutes on an H200
+# (7.5 at most with the build). A step that fails is logged and the run goes on.
 set -u
 [ $# -eq 2 ] || { echo "usage: sh validation/latency-bound/run.sh BUILD OUT" >&2; exit 2; }
 [ -f validation/latency-bound/expected.csv ] || { echo "run.sh: run it from the repository root" >&2; exit 2; }

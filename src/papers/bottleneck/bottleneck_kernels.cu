@@ -260,6 +260,50 @@ extern "C" int tp_queued_run(int blocks, int threads, int iters, float *ms)
     return st;
 }
 
+extern "C" int tp_graph_run(int blocks, int threads, long long spin_ns, int nodes, float *ms)
+{
+    cudaStream_t s;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    cudaError_t st = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (st != cudaSuccess) return st;
+    st = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    if (st == cudaSuccess) {
+        for (int i = 0; i < nodes; i++) {
+            if (spin_ns > 0) tp_hold<<<blocks, threads, 0, s>>>(spin_ns);
+            else tp_empty<<<blocks, threads, 0, s>>>();
+        }
+        cudaError_t end = cudaStreamEndCapture(s, &g);
+        if (st == cudaSuccess) st = cudaGetLastError();
+        if (st == cudaSuccess) st = end;
+    }
+    if (st == cudaSuccess) st = cudaGraphInstantiate(&ge, g, 0);
+    /* one replay to warm up (the graph's first launch uploads it) */
+    if (st == cudaSuccess) st = cudaGraphLaunch(ge, s);
+    if (st == cudaSuccess) st = cudaStreamSynchronize(s);
+    if (st == cudaSuccess) st = cudaEventCreate(&e0);
+    if (st == cudaSuccess) st = cudaEventCreate(&e1);
+    if (st == cudaSuccess) {
+        /* 200 us of hold: the graph launch and both events are queued
+         * before the GPU reaches them (one graph launch takes the CPU tens
+         * of microseconds), so the events time the GPU's own pace */
+        tp_hold<<<1, 1, 0, s>>>(200000LL);
+        cudaEventRecord(e0, s);
+        st = cudaGraphLaunch(ge, s);
+        cudaEventRecord(e1, s);
+        if (st == cudaSuccess) st = cudaGetLastError();
+        if (st == cudaSuccess) st = timed(e0, e1, ms);
+    }
+    cudaStreamSynchronize(s);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (ge) cudaGraphExecDestroy(ge);
+    if (g) cudaGraphDestroy(g);
+    cudaStreamDestroy(s);
+    return st;
+}
+
 extern "C" int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms)
 {
     size_t smem = (size_t)(threads / 32) * 32 * stride * bytes * 2;

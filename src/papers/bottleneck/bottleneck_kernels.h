@@ -24,6 +24,15 @@ int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms);
  * the GPU runs them back to back at its own pace (as in a CUDA graph): the
  * time from the first to the last. */
 int tp_queued_run(int blocks, int threads, int iters, float *ms);
+/* A CUDA graph of `nodes` launches, one after the other, each of `blocks`
+ * blocks spinning `spin_ns` on the global timer (0: empty), replayed once,
+ * then queued behind a kernel that holds the GPU: the time of the replay,
+ * first node to last. */
+int tp_graph_run(int blocks, int threads, long long spin_ns, int nodes, float *ms);
+/* The spin of the graph_gap row: longer than a queued empty launch takes
+ * (1.42 us on the H200, docs/bottleneck.md), so that the node's time is the
+ * kernel's own and what the graph adds between two dependent nodes. */
+#define TP_GRAPH_SPIN_NS 4000LL
 /* Copy of `bytes`-wide elements between two shared regions, thread stride
  * `stride` elements, 16 loads and 16 stores per iteration (8 x 2 copies). */
 int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms);

@@ -19,6 +19,12 @@ int tp_queued_run(int blocks, int threads, int iters, float *ms)
     *ms = 0;
     return TP_ERR_NO_CUDA;
 }
+int tp_graph_run(int blocks, int threads, long long spin_ns, int nodes, float *ms)
+{
+    (void)blocks, (void)threads, (void)spin_ns, (void)nodes;
+    *ms = 0;
+    return TP_ERR_NO_CUDA;
+}
 int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms)
 {
     (void)bytes, (void)stride, (void)blocks, (void)threads, (void)iters;

@@ -242,7 +242,7 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
     m->sm_count = md->meta.sm_count;
     m->max_warps_per_sm = 64;
     m->launch_ns = 0;
-    m->queued_ns = NAN;
+    m->queued_ns = m->graph_ns = m->graph_gap_ns = NAN;
     static const char *const need[] = {"kind", "name", "bytes", "ways", "warps", "blocks",
                                        "threads", "per_thread", "value"};
     int col[9];
@@ -291,6 +291,10 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
             m->n_global++;
         } else if (strcmp(kind, "launch") == 0 && strcmp(name, "queued") == 0) {
             m->queued_ns = value;
+        } else if (strcmp(kind, "launch") == 0 && strcmp(name, "graph") == 0) {
+            m->graph_ns = value;
+        } else if (strcmp(kind, "launch") == 0 && strcmp(name, "graph_gap") == 0) {
+            m->graph_gap_ns = value;
         } else if (strcmp(kind, "launch") == 0) {
             m->launch_ns = value;
         } else if (strcmp(kind, "device") == 0 && strcmp(name, "max_warps_per_sm") == 0) {

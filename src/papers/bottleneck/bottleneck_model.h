@@ -107,6 +107,9 @@ typedef struct gm_zo_machine {
     double launch_ns;               /* an empty launch, back to back (Hopper form) */
     double queued_ns;               /* an empty launch when launches are queued on the GPU
                                        (kind=launch, name=queued; NaN: not measured) */
+    double graph_ns;                /* a node of a CUDA graph of empty launches (name=graph) */
+    double graph_gap_ns;            /* what a graph node adds to a kernel's own time
+                                       (name=graph_gap; NaN: not measured) */
     /* The points by (l2, store, bytes), each set in file order, so that the
      * nearest point is looked for among its own set only (a prediction
      * looks four times; a million launches made that most of gpuq model's

@@ -48,6 +48,7 @@ typedef struct bu_row {
     const char *busy_max, *busy_sum;
     const char *need; /* counted only where this counter was collected too */
     double per_clock; /* busy counts one SM makes per cycle when fully busy */
+    gm_bu_role role;  /* the issue slots, a pipe they issue to, or neither */
 } bu_row;
 
 /* BU_TENSOR: FLOPs of every tensor row's counter over its measured rate;
@@ -58,20 +59,21 @@ typedef struct bu_row {
 static const bu_row units[] = {
     {"tensor", "tensor_us", "tensor_use", "tensor_from", BU_TENSOR,
      "sm__pipe_tensor_cycles_active.max", "sm__pipe_tensor_cycles_active.sum", NULL,
-     SUB_PARTITIONS},
+     SUB_PARTITIONS, GM_BU_PIPE},
     {"tma", "tma_us", "tma_use", "tma_from", BU_TMA, "sm__pipe_tma_cycles_active.max",
-     "sm__pipe_tma_cycles_active.sum", NULL, 1},
-    {"l2", "l2_us", "l2_use", "l2_from", BU_L2, NULL, NULL, "lts__t_sectors.sum", 1},
+     "sm__pipe_tma_cycles_active.sum", NULL, 1, GM_BU_OTHER},
+    {"l2", "l2_us", "l2_use", "l2_from", BU_L2, NULL, NULL, "lts__t_sectors.sum", 1, GM_BU_OTHER},
     /* DRAM bytes are in the default set; the unit joins the verdict only with
      * the Hopper units' counters (L2 sectors), so that launches recorded
      * without them read as before */
-    {"dram", "dram_us", "dram_use", "dram_from", BU_DRAM, NULL, NULL, "lts__t_sectors.sum", 1},
+    {"dram", "dram_us", "dram_use", "dram_from", BU_DRAM, NULL, NULL, "lts__t_sectors.sum", 1,
+     GM_BU_OTHER},
     {"fma pipe", "fma_pipe_us", "fma_pipe_use", "fma_pipe_from", BU_BUSY, NULL,
-     "sm__pipe_fma_cycles_active.sum", NULL, 2 * SUB_PARTITIONS},
+     "sm__pipe_fma_cycles_active.sum", NULL, 2 * SUB_PARTITIONS, GM_BU_PIPE},
     {"alu pipe", "alu_pipe_us", "alu_pipe_use", "alu_pipe_from", BU_BUSY, NULL,
-     "sm__pipe_alu_cycles_active.sum", NULL, SUB_PARTITIONS},
+     "sm__pipe_alu_cycles_active.sum", NULL, SUB_PARTITIONS, GM_BU_PIPE},
     {"issue slots", "issue_slots_us", "issue_slots_use", "issue_slots_from", BU_ISSUE, NULL,
-     NULL, "sm__inst_issued.sum", 1},
+     NULL, "sm__inst_issued.sum", 1, GM_BU_ISSUE},
 };
 #define N_UNITS (sizeof units / sizeof units[0])
 
@@ -338,7 +340,8 @@ size_t gm_bu_times(const gm_zo_machine *m, const gm_bu_rates *r, const gm_launch
     size_t have = 0;
     for (size_t i = 0; i < N_UNITS; i++) {
         const bu_row *u = &units[i];
-        out[i] = (gm_bu_comp){u->name, u->field, u->use_field, u->from_field, NAN, NAN, "-"};
+        out[i] = (gm_bu_comp){u->name, u->field, u->use_field, u->from_field, NAN, NAN, "-",
+                              u->role};
         if (!k || !(clock_ghz > 0) || !(sms > 0))
             continue;
         double flop = NAN;

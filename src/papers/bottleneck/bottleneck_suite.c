@@ -15,8 +15,10 @@
  *                (Fig. 3), DRAM-resident (fresh memory each launch) and
  *                L2-resident (a 16 MB window);
  *   kind=launch  ns of one empty launch: name=empty back to back from the CPU,
- *                name=queued queued on the GPU behind a kernel that holds it
- *                (the pace of a CUDA graph);
+ *                name=queued queued on the GPU behind a kernel that holds it,
+ *                name=graph a node of a CUDA graph of them; name=graph_gap
+ *                what a graph node adds to a kernel that spins
+ *                TP_GRAPH_SPIN_NS (its node's time less the spin);
  *   kind=device  the warps an SM holds.
  * Each point: one warm-up, then the median of REPS timed launches (device
  * events), `spread` = (max - min) / median.  The whole suite is re-measured
@@ -329,6 +331,26 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
     double vq[10] = {0, 0, 1, 0, c.sm, 32, 200, ms * 1e6 / 200, NAN, NAN};
     if (s == GM_OK)
         s = add_row(&c, "launch", "queued", vq, "", err);
+    /* The same in a CUDA graph: each node of empty launches (the graph's
+     * pace), and each node of launches that spin TP_GRAPH_SPIN_NS beyond
+     * that spin (what a graph adds to a kernel's own time between two
+     * dependent nodes: the CUDA-graph what-if).  Before the back-to-back row,
+     * for the same reason.  Where a graph cannot be made the rows are left
+     * out (the what-if then falls back on the queued row) and the suite
+     * goes on. */
+    const char *no_graph = NULL;
+    for (int spin = 0; spin < 2 && s == GM_OK && !no_graph; spin++) {
+        long long ns = spin ? TP_GRAPH_SPIN_NS : 0;
+        if ((st = tp_graph_run(c.sm, 32, ns, 20, &ms)) == 0)
+            st = tp_graph_run(c.sm, 32, ns, 200, &ms);
+        if (st) {
+            no_graph = tp_error_string(st);
+            break;
+        }
+        /* never below 0: the file's launch rows are durations */
+        double vg[10] = {0, 0, 1, 0, c.sm, 32, 200, fmax(0, ms * 1e6 / 200 - (double)ns), NAN, NAN};
+        s = add_row(&c, "launch", spin ? "graph_gap" : "graph", vg, "", err);
+    }
     if (s == GM_OK && (st = tp_inst_run(TP_EMPTY, 1, c.sm, 32, 20, &ms)) == 0)
         st = tp_inst_run(TP_EMPTY, 1, c.sm, 32, 200, &ms);
     if (s == GM_OK && st)
@@ -356,6 +378,8 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
                    c.done, wall, mhz0, mhz1,
                    gb_clock_changed(mhz0, mhz1, 0.02) ? " (changed: rates assume the first)"
                                                      : "");
+        if (!run->quiet && no_graph)
+            printf("throughput: the CUDA graph rows were not measured (%s)\n", no_graph);
         s = run->checkpoint(run->io, c.md, err);
     }
     gm_mdata_free(c.md);

@@ -104,6 +104,8 @@ typedef struct bn_result {
     gm_bnv v;             /* the physical check and the verdict (bottleneck_verdict.h) */
     gm_bu_comp bu[GM_BU_MAX]; /* Hopper's units (bottleneck_units.h; NaN: not collected) */
     const char *named;    /* the verdict's component, when it names one */
+    const char *tied;     /* the issue slots, tied with the pipe named (NULL none) */
+    double tied_ns;
 } bn_result;
 
 static gm_status bn_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
@@ -332,7 +334,8 @@ gm_status gm_bn_wave_init(const gm_zo_machine *m, gm_zo_form form, const gm_laun
     return GM_OK;
 }
 
-double gm_bn_wave_busy_ns(const void *ctx, double c, double sms)
+/* W(c), of every component or (sm_only) of the per-SM ones */
+static double wave_busy(const void *ctx, double c, double sms, int sm_only)
 {
     const gm_bn_wave *w = ctx;
     if (!w || !(c > 0) || !(sms > 0))
@@ -359,12 +362,34 @@ double gm_bn_wave_busy_ns(const void *ctx, double c, double sms)
         return NAN;
     double t = NAN;
     for (int p = 0; p < GM_ZO_PARTS; p++)
-        if (isfinite(r.t[p]) && !(r.t[p] <= t))
+        if (isfinite(r.t[p]) && !(r.t[p] <= t) && !(sm_only && p == GM_ZO_GLOBAL))
             t = r.t[p];
     /* Hopper's units take their share at their own rate: per SM the wave's
      * c of the busiest SM's warps, GPU-wide its share of all of them */
-    double units = fmax(w->sm_units_ns * c / w->sm_warps, w->gpu_units_ns * f);
+    double units = w->sm_units_ns * c / w->sm_warps;
+    if (!sm_only)
+        units = fmax(units, w->gpu_units_ns * f);
     return isfinite(t) ? fmax(t, units) : NAN;
+}
+
+double gm_bn_wave_busy_ns(const void *ctx, double c, double sms)
+{
+    return wave_busy(ctx, c, sms, 0);
+}
+
+double gm_bn_wave_sm_busy_ns(const void *ctx, double c, double sms)
+{
+    return wave_busy(ctx, c, sms, 1);
+}
+
+/* The busiest pipe of the instruction part, at its rate (NaN: none timed). */
+static double busiest_pipe_ns(const gm_zo_result *r)
+{
+    double t = NAN;
+    for (int p = 0; p < GM_ZO_PIPES; p++)
+        if (p != GM_ZO_FMAHEAVY && isfinite(r->t_pipe[p]) && !(r->t_pipe[p] <= t))
+            t = r->t_pipe[p];
+    return t;
 }
 
 /* The physical check and the verdict (bottleneck_verdict.h): the model's
@@ -398,6 +423,8 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
         if (p == GM_ZO_GLOBAL && memory_units == 2)
             continue;
         in.comp_name[in.n_comp] = gm_zo_part_name(p);
+        if (p == GM_ZO_INST) /* its pipes' own work: the busiest at its rate, no issue term */
+            in.comp_pipe_ns[in.n_comp] = busiest_pipe_ns(&br->r);
         in.comp_ns[in.n_comp] = br->r.t[p];
         in.comp_best_ns[in.n_comp] = have_best ? rb.t[p] : NAN;
         in.n_comp++;
@@ -405,11 +432,16 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
     for (size_t i = 0; n_bu && i < gm_bu_count() && in.n_comp < GM_BNV_MAX_COMP; i++)
         if (isfinite(br->bu[i].ns)) {
             in.comp_name[in.n_comp] = br->bu[i].name;
+            in.comp_issue[in.n_comp] = br->bu[i].role == GM_BU_ISSUE;
+            if (br->bu[i].role == GM_BU_PIPE)
+                in.comp_pipe_ns[in.n_comp] = br->bu[i].ns;
             in.comp_ns[in.n_comp] = in.comp_best_ns[in.n_comp] = br->bu[i].ns;
             in.n_comp++;
         }
     in.launch_ns = s->mach.launch_ns > 0 ? s->mach.launch_ns : NAN;
     in.queued_ns = s->mach.queued_ns;
+    in.graph_ns = s->mach.graph_ns;
+    in.graph_gap_ns = s->mach.graph_gap_ns;
     in.launches = l->launches;
     /* the warp states add up every launch of a summed row: so do the warps */
     in.warps_launched = l->blocks * ceil(l->threads_per_block / 32) *
@@ -429,6 +461,8 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
     if (gm_bnv_decide(&in, &br->v, &e2) != GM_OK)
         br->v.kind = GM_BNV_UNDECIDED;
     br->named = br->v.comp >= 0 ? in.comp_name[br->v.comp] : NULL;
+    br->tied = br->v.tied >= 0 ? in.comp_name[br->v.tied] : NULL;
+    br->tied_ns = br->v.tied >= 0 ? in.comp_ns[br->v.tied] : NAN;
 }
 
 static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
@@ -493,6 +527,10 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     } else {
         snprintf(br->why, sizeof br->why, "not modelled: no component could be timed");
     }
+    size_t used = strlen(br->verdict);
+    if (br->tied && used + 1 < sizeof br->verdict)
+        snprintf(br->verdict + used, sizeof br->verdict - used, "; %s tied (%.1f us)", br->tied,
+                 br->tied_ns / 1e3);
     (void)err;
     return GM_OK;
 }

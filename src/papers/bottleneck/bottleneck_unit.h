@@ -44,6 +44,10 @@ gm_status gm_bn_wave_init(const gm_zo_machine *m, gm_zo_form form, const gm_laun
 /* W(c) in ns (the gm_gd_busy_fn of waves_shape.h; ctx a gm_bn_wave); NaN
  * where the model cannot time it. */
 double gm_bn_wave_busy_ns(const void *ctx, double warps_per_sm, double sms);
+/* The same of the per-SM components only (instruction, shared memory and
+ * the per-SM units: issue, pipes, tensor, TMA; not global memory, L2 or
+ * DRAM): what a warp scheduler's order decides (waves_shape.h, sm_busy). */
+double gm_bn_wave_sm_busy_ns(const void *ctx, double warps_per_sm, double sms);
 
 #ifdef __cplusplus
 }

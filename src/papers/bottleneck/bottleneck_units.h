@@ -42,6 +42,10 @@ extern "C" {
 
 #define GM_BU_MAX 8
 
+/* What a unit is to the issue slots (the verdict's tie, bottleneck_verdict.h):
+ * the issue slots themselves, a pipe they issue to, or neither. */
+typedef enum gm_bu_role { GM_BU_OTHER = 0, GM_BU_ISSUE, GM_BU_PIPE } gm_bu_role;
+
 typedef struct gm_bu_comp {
     const char *name;       /* "tensor", "tma", "l2", "dram", "fma pipe", ... */
     const char *field;      /* "tensor_us": the report field of its time */
@@ -53,6 +57,7 @@ typedef struct gm_bu_comp {
                                rates; "units+throughput": l2 or dram's load rate from one,
                                its store rate from the other), "flops" (FLOPs at the units
                                suite's rates), "busy" (busy cycles), "documented" */
+    gm_bu_role role;
 } gm_bu_comp;
 
 /* The rates the suite "units" measured (its file, units.csv): each row's best

@@ -7,27 +7,31 @@
 #include <string.h>
 
 /* One row per warp state: the counter, its short name, what it waits on,
- * and whether a warp alone would spend it too (gm_bnv_stall_is_latency). */
+ * whether a warp alone would spend it too (gm_bnv_stall_is_latency), and
+ * whether it lasts the same however many warps share the SM (fixed: a
+ * dependent fixed-latency instruction, issuing; the scoreboards' waits
+ * include the queue at the unit they wait on). */
 static const struct {
     const char *metric, *name, *words;
-    int latency;
+    int latency, fixed;
 } stalls[GM_BNV_STALLS] = {
     {"smsp__warps_issue_stalled_long_scoreboard.sum", "long scoreboard",
-     "global, local or texture memory", 1},
+     "global, local or texture memory", 1, 0},
     {"smsp__warps_issue_stalled_short_scoreboard.sum", "short scoreboard",
-     "shared-memory or special-math results", 1},
-    {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction", 1},
-    {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers", 1},
-    {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results", 1},
-    {"smsp__warps_issue_stalled_branch_resolving.sum", "branch resolving", "branch targets", 1},
-    {"smsp__warps_issue_stalled_no_instruction.sum", "no instruction", "instruction fetch", 1},
+     "shared-memory or special-math results", 1, 0},
+    {"smsp__warps_issue_stalled_wait.sum", "wait", "a dependent fixed-latency instruction", 1, 1},
+    {"smsp__warps_issue_stalled_barrier.sum", "barrier", "barriers", 1, 0},
+    {"smsp__warps_issue_stalled_gmma.sum", "gmma", "wgmma results", 1, 0},
+    {"smsp__warps_issue_stalled_branch_resolving.sum", "branch resolving", "branch targets", 1,
+     0},
+    {"smsp__warps_issue_stalled_no_instruction.sum", "no instruction", "instruction fetch", 1, 0},
     {"smsp__warps_issue_stalled_math_pipe_throttle.sum", "math pipe throttle",
-     "a busy math pipe", 0},
+     "a busy math pipe", 0, 0},
     {"smsp__warps_issue_stalled_lg_throttle.sum", "lg throttle",
-     "a full global/local memory queue", 0},
-    {"smsp__warps_issue_stalled_mio_throttle.sum", "mio throttle", "a full MIO queue", 0},
-    {"smsp__warps_issue_stalled_membar.sum", "membar", "memory barriers", 1},
-    {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing", 1},
+     "a full global/local memory queue", 0, 0},
+    {"smsp__warps_issue_stalled_mio_throttle.sum", "mio throttle", "a full MIO queue", 0, 0},
+    {"smsp__warps_issue_stalled_membar.sum", "membar", "memory barriers", 1, 0},
+    {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing", 1, 1},
 };
 
 const char *gm_bnv_stall_metric(int s)
@@ -64,6 +68,19 @@ double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, doubl
     return any ? cycles / warps_launched / clock_ghz : NAN;
 }
 
+double gm_bnv_fixed_latency_share(const double stall[])
+{
+    if (!stall)
+        return NAN;
+    double all = 0, fixed = 0;
+    for (int s = 0; s < GM_BNV_STALLS; s++)
+        if (stalls[s].latency && isfinite(stall[s]) && stall[s] >= 0) {
+            all += stall[s];
+            fixed += stalls[s].fixed ? stall[s] : 0;
+        }
+    return all > 0 ? fixed / all : NAN;
+}
+
 const char *gm_bnv_kind_name(int kind)
 {
     static const char *const names[] = {"-", "unit", "model error", "latency", "launch"};
@@ -81,10 +98,13 @@ void gm_bnv_input_init(gm_bnv_input *in)
     in->measured_ns = in->launch_ns = in->warp_cycles = NAN;
     in->warps_per_sm = in->reachable_warps = in->blocks = in->blocks_per_wave = NAN;
     in->launches = in->queued_ns = in->warps_launched = in->clock_ghz = NAN;
+    in->graph_ns = in->graph_gap_ns = NAN;
     for (int i = 0; i < GM_BNV_MAX_COMP; i++)
         in->comp_ns[i] = in->comp_best_ns[i] = NAN;
     for (int i = 0; i < GM_BNV_STALLS; i++)
         in->stall[i] = NAN;
+    for (int i = 0; i < GM_BNV_MAX_COMP; i++)
+        in->comp_pipe_ns[i] = NAN;
 }
 
 /* Appends to buf, never past its end. */
@@ -184,8 +204,14 @@ static void littles_law(const gm_bnv_input *in, gm_bnv *o)
 /* A launch-bound launch fused or in a CUDA graph: in a stream each launch
  * costs max(launch_ns, T); fused into one kernel, a step of it costs what
  * its warps take on their own or its busiest unit at its best rate,
- * whichever is longer; in a graph the GPU's own cost of a launch,
- * max(queued_ns, T). */
+ * whichever is longer; in a graph a node costs that step and what the graph
+ * adds between two dependent nodes, and no less than a node of empty
+ * launches: max(graph_ns, step + graph_gap_ns).  T, the profiled duration,
+ * holds the launch's own start and end too, which a graph overlaps with its
+ * neighbours': where the graph rows were not measured, max(queued_ns, T) is
+ * what is left, an upper bound of a node's cost (docs/bottleneck.md: on the
+ * H200 it put the 64-node graph of launch_chain at 3.26 us a node, measured
+ * 2.40). */
 static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
 {
     double n = launches_of(in), stream = fmax(in->launch_ns, T1), busy = NAN;
@@ -199,11 +225,40 @@ static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
         o->fused_step_ns = step;
         o->speedup_fused = stream / step;
     }
-    if (isfinite(in->queued_ns) && in->queued_ns > 0)
+    if (isfinite(in->graph_ns) && isfinite(in->graph_gap_ns) && step > 0)
+        o->speedup_graph = stream / fmax(in->graph_ns, step + in->graph_gap_ns);
+    else if (isfinite(in->queued_ns) && in->queued_ns > 0)
         o->speedup_graph = stream / fmax(in->queued_ns, T1);
     if (isfinite(o->speedup_fused) && isfinite(o->speedup_graph))
         addf(o->fix, sizeof o->fix, " (fused: %.2f us per launch, %.1fx; graph: %.1fx)",
              step / 1e3, o->speedup_fused, o->speedup_graph);
+}
+
+/* The issue slots count every instruction, a pipe's among them; where a
+ * pipe takes one warp-instruction per clock per scheduler, as the issue
+ * does (Hopper's FMA pipe for FFMA, its ALU pipe for integer and logic
+ * operations), the issue slots' time exceeds the pipe's only by the other
+ * instructions' share.  When that is within the spread, removing every
+ * other instruction would gain no more than the spread: the pipe's own work
+ * sets the time, and it is the one named (the issue slots "tied").  The
+ * pipe's own work, not the component's time: the instruction part holds an
+ * issue term of its own (bottleneck_model.c), the same count at the same
+ * rate. */
+static void issue_tie(const gm_bnv_input *in, gm_bnv *o)
+{
+    if (!in->comp_issue[o->comp])
+        return;
+    int pipe = -1;
+    for (size_t c = 0; c < in->n_comp; c++)
+        if (isfinite(in->comp_pipe_ns[c]) && isfinite(in->comp_ns[c]) &&
+            (pipe < 0 || in->comp_pipe_ns[c] > in->comp_pipe_ns[pipe]))
+            pipe = (int)c;
+    if (pipe < 0 || in->comp_ns[o->comp] - in->comp_pipe_ns[pipe] > o->spread_ns ||
+        in->comp_pipe_ns[pipe] / in->measured_ns < GM_BNV_BUSY_SHARE)
+        return;
+    o->tied = o->comp;
+    o->comp = pipe;
+    o->share = in->comp_ns[pipe] / in->measured_ns;
 }
 
 /* A grid under one wave: how full the GPU was. */
@@ -224,7 +279,7 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
     if (!in || !o || in->n_comp > GM_BNV_MAX_COMP)
         return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck verdict: bad arguments");
     memset(o, 0, sizeof *o);
-    o->comp = o->over = o->wait = o->busiest = -1;
+    o->comp = o->over = o->wait = o->busiest = o->tied = -1;
     o->share = o->over_ratio = o->spread_ns = NAN;
     o->wait_share = o->uncollected = o->busiest_use = NAN;
     o->need_warps = o->need_ilp = o->wave_fill = NAN;
@@ -284,6 +339,7 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
     }
     if (o->comp >= 0 && o->share >= GM_BNV_BUSY_SHARE) {
         o->kind = GM_BNV_UNIT;
+        issue_tie(in, o);
         return GM_OK;
     }
     o->kind = GM_BNV_LATENCY;

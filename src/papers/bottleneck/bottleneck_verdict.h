@@ -11,7 +11,12 @@
  *                 kernel; it is never named the bottleneck and the predicted
  *                 time is no prediction;
  *   unit bound    the largest component holds at least GM_BNV_BUSY_SHARE of
- *                 the measured time: that component is the bottleneck;
+ *                 the measured time: that component is the bottleneck; where
+ *                 it is the issue slots and the own work of a pipe they
+ *                 issue to is within the spread of them, the pipe (the
+ *                 issue slots are then "tied": they exceed the pipe only by
+ *                 the other instructions, fewer of which cannot gain more
+ *                 than the spread);
  *   latency bound no component reaches it: what the warps wait on (the
  *                 warp-state counters), and from Little's law how many more
  *                 warps, or independent operations per warp, would bring the
@@ -84,6 +89,11 @@ int gm_bnv_stall_is_latency(int stall);
  * block alone; a wave's floor).  NaN when no latency state was collected,
  * warps or clock is not positive. */
 double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, double clock_ghz);
+/* The share of those warp-cycles in the states that last the same however
+ * many warps share the SM (wait: a dependent fixed-latency instruction;
+ * selected: issuing); the scoreboards' waits include the queue at the unit
+ * they wait on.  NaN when no latency state was collected. */
+double gm_bnv_fixed_latency_share(const double stall[]);
 
 #define GM_BNV_MAX_COMP 16
 
@@ -102,6 +112,11 @@ typedef struct gm_bnv_input {
     const char *comp_name[GM_BNV_MAX_COMP];
     double comp_ns[GM_BNV_MAX_COMP];      /* at the launch's warps (NaN: not timed) */
     double comp_best_ns[GM_BNV_MAX_COMP]; /* at the unit's best measured rate (NaN: unknown) */
+    unsigned char comp_issue[GM_BNV_MAX_COMP]; /* 1: the issue slots (every instruction) */
+    double comp_pipe_ns[GM_BNV_MAX_COMP];      /* a pipe the issue slots issue to: the
+                                                  time of its own work (the instruction
+                                                  part: its busiest pipe's, without its
+                                                  issue term); NaN: not a pipe */
     double launch_ns;               /* an empty launch back to back; NaN: no machine data */
     double warp_cycles;             /* resident warp-cycles summed over SMs; NaN: unknown */
     double stall[GM_BNV_STALLS];    /* warp-cycles per state; NaN: not collected */
@@ -118,6 +133,9 @@ typedef struct gm_bnv_input {
     double queued_ns;               /* GPU time of one empty launch when launches are queued
                                        (a CUDA graph, a stream the CPU keeps ahead of): machine
                                        data kind=launch, name=queued */
+    double graph_ns;                /* a node of a CUDA graph of empty launches (name=graph) */
+    double graph_gap_ns;            /* what a graph node adds to its kernel's own time
+                                       (name=graph_gap) */
     double warps_launched;          /* blocks x warps per block, times launches */
     double clock_ghz;               /* SM cycles per ns */
 } gm_bnv_input;
@@ -127,6 +145,8 @@ void gm_bnv_input_init(gm_bnv_input *in); /* everything NaN / empty */
 typedef struct gm_bnv {
     gm_bnv_kind kind;
     int comp;             /* UNIT: the bottleneck; otherwise the largest component that fits */
+    int tied;             /* UNIT: the issue slots, where the pipe named was within the spread
+                             of them (-1: none) */
     double share;         /* its time / measured */
     int n_over;           /* components above measured + spread */
     int over;             /* the one most above (-1 none) */
@@ -149,7 +169,9 @@ typedef struct gm_bnv {
     double speedup_x2, speedup_x4, speedup_reach;
     /* LAUNCH: a stream of such launches costs max(launch_ns, T) each; fused
      * into one kernel each costs fused_step_ns = max(its warps' own latency,
-     * its busiest unit at its best rate); in a CUDA graph max(queued_ns, T) */
+     * its busiest unit at its best rate); in a CUDA graph max(graph_ns,
+     * fused_step_ns + graph_gap_ns), or where those were not measured
+     * max(queued_ns, T) */
     double fused_step_ns, speedup_fused, speedup_graph;
     char model_error[128];/* "global 128.2 us > 93.6 us measured (1.37x)", "" none */
     char wait_text[160];  /* "a dependent fixed-latency instruction (wait, 21%)" and the

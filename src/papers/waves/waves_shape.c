@@ -10,24 +10,63 @@ const char *gm_gd_shape_from_name(gm_gd_shape_from f)
     return (unsigned)f <= GM_GD_SHAPE_FU ? names[f] : "-";
 }
 
-/* The waves of Eq. 3.2 on the busiest SM: `count` waves of c warps per SM,
- * at most two kinds (the full ones and the last). */
+/* n equal blocks, each needing the share d of the unit at its own pace,
+ * served oldest first.  With K = floor(1/d) blocks at their own pace the
+ * unit has rho = 1/d - K blocks' worth left, which goes to the next; when
+ * the oldest finishes, that one runs at its own pace and the share left
+ * goes to the one after.  So block j < K ends at 1, and block j >= K gets
+ * the leftover from F[j-K-1] (the end of the block that made it the next)
+ * to F[j-K] (the end of the one that lets it run at its own pace):
+ *
+ *     F[j] = F[j-K] + 1 - rho (F[j-K] - F[j-K-1]),   F[-1] = 0,
+ *
+ * in units of one block's own time; continuous in d (at 1/d = K, rho = 0:
+ * whole generations, ceil(n / K)). */
+double gm_gd_shape_gen(int n, double d)
+{
+    if (!(d > 0) || n <= 1 || n * d <= 1)
+        return 1;
+    if (d >= 1 || n > GM_GD_SHAPE_MAX_GEN)
+        return n * d;
+    int K = (int)floor(1 / d);
+    double rho = 1 / d - K, F[GM_GD_SHAPE_MAX_GEN], end = 1;
+    for (int j = 0; j < n; j++) {
+        if (j < K) {
+            F[j] = 1;
+        } else {
+            double a = F[j - K], p = j - K - 1 >= 0 ? F[j - K - 1] : 0;
+            F[j] = a + 1 - rho * (a - p);
+        }
+        end = fmax(end, F[j]);
+    }
+    return end;
+}
+
+/* The waves of Eq. 3.2 on the busiest SM: `count` waves of c warps per SM
+ * in `blocks` blocks of b warps, at most two kinds (the full ones and the
+ * last), and each kind's costs at alpha = 1: W (the kernel's busiest
+ * component) and Wb (a block alone, its per-SM units: what the L2 and DRAM
+ * give one block depends on every other SM's, and is in W). */
 typedef struct shape_waves {
-    int n;
-    double c[2], count[2], sms;
+    int n, b;
+    double c[2], count[2], blocks[2], sms;
+    double W[2], Wb[2];
 } shape_waves;
 
 static void waves_of(const gm_gd_shape *s, long G, int b, int N, shape_waves *w)
 {
     long g = gm_gd_blocks_per_mp(G, s->n_mp), full = g / N, rem = g % N;
     w->n = 0;
+    w->b = b;
     w->sms = G < s->n_mp ? (double)G : (double)s->n_mp;
     if (full > 0) {
         w->c[w->n] = (double)b * N;
+        w->blocks[w->n] = N;
         w->count[w->n++] = (double)full;
     }
     if (rem > 0) {
         w->c[w->n] = (double)b * rem;
+        w->blocks[w->n] = (double)rem;
         w->count[w->n++] = 1;
     }
 }
@@ -40,28 +79,85 @@ static double wave_busy(const gm_gd_shape *s, double c, double sms)
     return s->busy(s->ctx, c, sms);
 }
 
-/* sum of count x max(L, alpha W) over the waves */
-static double waves_time(const shape_waves *w, const double *W, double L, double alpha)
+/* The per-SM units' part of W(c) (the whole of it without sm_busy); NaN
+ * for the suite's fu(c), which has no units: no generations then. */
+static double wave_sm_busy(const gm_gd_shape *s, double c, double sms)
+{
+    if (s->from == GM_GD_SHAPE_FU || !s->busy)
+        return NAN;
+    return (s->sm_busy ? s->sm_busy : s->busy)(s->ctx, c, sms);
+}
+
+/* Every wave kind's costs at alpha = 1; 0 where one cannot be had. */
+static int costs_of(const gm_gd_shape *s, shape_waves *w)
+{
+    int ok = 1;
+    for (int i = 0; i < w->n; i++) {
+        w->W[i] = wave_busy(s, w->c[i], w->sms);
+        w->Wb[i] = wave_sm_busy(s, w->b, w->sms);
+        ok &= isfinite(w->W[i]) && w->W[i] >= 0;
+        if (!(isfinite(w->Wb[i]) && w->Wb[i] >= 0))
+            w->Wb[i] = 0; /* the suite's fu(c): no per-SM part, the floor is L */
+    }
+    return ok;
+}
+
+/* The floor term of wave kind i, t_1 gen(n, d) (waves_shape.h): a block
+ * alone, times the generations its blocks take on the busiest scheduler
+ * where they are more than it keeps at their own pace (K, fixed by the
+ * fit: the term grows with L and alpha). */
+static double floor_term(const gm_gd_shape *s, const shape_waves *w, int i, double L, double alpha)
+{
+    double t1 = fmax(L, alpha * w->Wb[i]);
+    if (!isfinite(s->K))
+        return t1;
+    const double S = GM_GD_SHAPE_SCHEDULERS;
+    /* the busiest scheduler holds ceil(c / S) of the wave's warps: of
+     * blocks under S warps one warp each, of larger ones ceil(b / S) */
+    double per = ceil(w->b / S), n = w->b >= S ? w->blocks[i] : ceil(w->c[i] / S);
+    if (per >= s->K)
+        return t1; /* a block alone fills the scheduler: alpha W(c) holds the wave */
+    return t1 * gm_gd_shape_gen((int)n, per / s->K);
+}
+
+/* sum of count x max(alpha W, t_1 gen) over the waves */
+static double waves_time(const gm_gd_shape *s, const shape_waves *w, double L, double alpha)
 {
     double t = 0;
     for (int i = 0; i < w->n; i++)
-        t += w->count[i] * fmax(L, alpha * W[i]);
+        t += w->count[i] * fmax(alpha * w->W[i], floor_term(s, w, i, L, alpha));
     return t;
 }
 
 /* The x in [lo, hi] where f(x) = target, f nondecreasing (bisection). */
-static double solve(const shape_waves *w, const double *W, int for_L, double other, double lo,
-                    double hi, double target)
+static double solve(const gm_gd_shape *s, const shape_waves *w, int for_L, double other,
+                    double lo, double hi, double target)
 {
     for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
         double mid = 0.5 * (lo + hi);
-        double t = for_L ? waves_time(w, W, mid, other) : waves_time(w, W, other, mid);
+        double t = for_L ? waves_time(s, w, mid, other) : waves_time(s, w, other, mid);
         if (t < target)
             lo = mid;
         else
             hi = mid;
     }
     return 0.5 * (lo + hi);
+}
+
+/* K of waves_shape.h: Little's law, the warps whose own latency L0 covers
+ * the time the per-SM unit takes for them at its best rate (the launch's
+ * warps at max_warps per SM, where the suite's curves have levelled off),
+ * per scheduler, in whole warps; INFINITY where it cannot be had (no
+ * latency, or mostly a scoreboard's: GM_GD_SHAPE_FIXED). */
+static double sched_warps(const gm_gd_shape *s, double L0)
+{
+    if (!(L0 > 0) || s->from == GM_GD_SHAPE_FU || !s->busy || !(s->fixed_share >= GM_GD_SHAPE_FIXED))
+        return INFINITY;
+    double cmax = s->max_warps > 0 ? s->max_warps : 64;
+    double per_warp = wave_sm_busy(s, cmax, s->n_mp) / cmax;
+    if (!(per_warp > 0) || !isfinite(per_warp))
+        return INFINITY;
+    return fmax(1, floor(L0 / (per_warp * GM_GD_SHAPE_SCHEDULERS) + 0.5));
 }
 
 gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_error *err)
@@ -73,42 +169,44 @@ gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_
     double L0 = isfinite(s->latency_ns) && s->latency_ns > 0 ? s->latency_ns : 0;
     shape_waves w;
     waves_of(s, G, b, N, &w);
-    double W[2], nw = 0, H0 = 0, wmin = INFINITY, wmax = 0;
+    double nw = 0, H0 = 0, wmin = INFINITY, wmax = 0;
     s->from = s->busy ? GM_GD_SHAPE_COMPONENTS : GM_GD_SHAPE_FU;
+    s->K = INFINITY;
     for (int pass = 0; pass < 2; pass++) {
-        int ok = 1;
-        nw = H0 = wmax = 0;
-        wmin = INFINITY;
-        for (int i = 0; i < w.n; i++) {
-            W[i] = wave_busy(s, w.c[i], w.sms);
-            ok &= isfinite(W[i]) && W[i] >= 0;
-            nw += w.count[i];
-            H0 += w.count[i] * W[i];
-            if (W[i] > 0)
-                wmin = fmin(wmin, W[i]), wmax = fmax(wmax, W[i]);
-        }
+        int ok = costs_of(s, &w);
         if (ok)
             break;
         if (s->from == GM_GD_SHAPE_FU || !s->fu)
             return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no cost of a wave for the what-ifs");
         s->from = GM_GD_SHAPE_FU; /* the components cannot say: the suite's curve */
     }
-    /* which term holds the launch's most waves up: the floor, where the
-     * warps' own latency is known, or else the busy share's threshold */
+    for (int i = 0; i < w.n; i++) {
+        nw += w.count[i];
+        H0 += w.count[i] * w.W[i];
+        if (w.W[i] > 0)
+            wmin = fmin(wmin, w.W[i]), wmax = fmax(wmax, w.W[i]);
+    }
+    s->K = sched_warps(s, L0);
+    /* which term holds the launch's most waves up: the floor (in its
+     * generations, and the warps' own latency must count in it), where that
+     * latency is known, or else the busy share's threshold */
     int dom = w.n == 2 && w.count[1] > w.count[0] ? 1 : 0;
-    int latency = isfinite(s->latency_ns) ? L0 >= W[dom] : H0 < GM_GD_SHAPE_BUSY * work;
+    double fl = floor_term(s, &w, dom, L0, 1);
+    int latency = isfinite(s->latency_ns) ? fl >= w.W[dom] && fl > floor_term(s, &w, dom, 0, 1)
+                                          : H0 < GM_GD_SHAPE_BUSY * work;
     if (s->from == GM_GD_SHAPE_COMPONENTS && H0 < work && latency) {
         /* latency bound: the time the components leave is the waves' floor */
         s->from = GM_GD_SHAPE_LATENCY;
         s->alpha = 1;
-        s->L = solve(&w, W, 1, 1, 0, work, work);
+        s->L = solve(s, &w, 1, 1, 0, work, work);
     } else if (!(wmax > 0) || nw * L0 >= work) {
         /* the warps' own latency (or nothing else) accounts for the time */
+        s->K = INFINITY;
         s->L = work / nw;
         s->alpha = wmax > 0 ? fmin(1, s->L / wmax) : 0;
     } else {
         s->L = L0;
-        s->alpha = solve(&w, W, 0, L0, 0, work / wmin, work);
+        s->alpha = solve(s, &w, 0, L0, 0, work / wmin, work);
     }
     return GM_OK;
 }
@@ -119,9 +217,7 @@ double gm_gd_shape_time(const gm_gd_shape *s, long G, int b, int N)
         return NAN;
     shape_waves w;
     waves_of(s, G, b, N, &w);
-    double W[2];
-    for (int i = 0; i < w.n; i++)
-        W[i] = wave_busy(s, w.c[i], w.sms);
+    costs_of(s, &w);
     /* at least one wave, each at least the floor: never below a single wave's time */
-    return s->fixed + waves_time(&w, W, s->L, s->alpha);
+    return s->fixed + waves_time(s, &w, s->L, s->alpha);
 }

@@ -20,9 +20,35 @@
  * alpha  the scale that makes the measured launch come out at its time.
  *
  * and T(G, b) = T_fix + sum over waves of f(c), T_fix the launch's fixed
- * cost (a queued empty launch, where measured).  The measured launch
- * decides L and alpha.  Where the floor holds up most of its waves (the
- * warps' own latency from the warp states is at least their components'
+ * cost (a queued empty launch, where measured).
+ *
+ * Blocks of one wave do not share the SM's units evenly: a warp scheduler
+ * serves its oldest warps first (docs/diag.md, "Launch-shape what-ifs"),
+ * so where a wave's warps need more of a per-SM unit (issue, a pipe,
+ * shared memory) than it has, the oldest blocks run at their own latency
+ * and the youngest wait for them: the wave takes generations of the floor,
+ *
+ *     f(c) = max(alpha W(c), t_1 gen(n, d)),   t_1 = max(L, alpha W_sm(b)),
+ *
+ * t_1 a block alone (W_sm: the per-SM units of W; the L2's and DRAM's share
+ * of one block is in W(c)), n its blocks on the busiest scheduler, d = the share
+ * of that scheduler one block's warps use at their own pace: w / K, w its
+ * warps on the scheduler, K the warps a scheduler keeps at their own pace,
+ * Little's law from the warps' own latency and the unit's rate, K =
+ * round(L_0 / (S T_w)), T_w one warp's work at the unit's best rate, S the
+ * schedulers per SM (a scheduler holds whole warps: rounded).  gen() is the
+ * time, in t_1, of n equal blocks served oldest first (waves_shape.c).
+ * A block that alone fills the scheduler (d >= 1) takes its unit's time,
+ * which alpha W(c) holds: gen = 1 then.  K is had only where the warps'
+ * own latency L_0 is theirs: known, and mostly (GM_GD_SHAPE_FIXED) in the
+ * states that last the same however many warps share the SM (a dependent
+ * fixed-latency instruction, issuing); a scoreboard's wait holds the queue
+ * at the unit the measured launch kept busy, which would be counted twice.
+ * Without K, f(c) = max(L, alpha W(c)) as before.
+ *
+ * The measured launch decides L and alpha.  Where the floor holds up most
+ * of its waves (with the warps' own latency from the warp states and the
+ * rates as measured, the floor term t_1 gen is at least the components'
  * time; unknown: the components explain under GM_GD_SHAPE_BUSY of the
  * time), it was latency bound and L is what makes the waves add up to that
  * time (alpha 1); otherwise L is the warps' own latency (0 unknown) and
@@ -40,10 +66,28 @@ extern "C" {
 /* The bottleneck verdict's threshold (bottleneck_verdict.h, GM_BNV_BUSY_SHARE):
  * components under this share of the time leave it to latency. */
 #define GM_GD_SHAPE_BUSY 0.6
+/* The share of the warps' own latency in fixed-latency states (waiting on a
+ * dependent fixed-latency instruction, issuing) at which it is taken as
+ * theirs and K is had: most of it.  The T(g,b) sweep's chain has 99.8%
+ * (docs/diag.md). */
+#define GM_GD_SHAPE_FIXED 0.5
 
 /* W(c): ns for `sms` SMs each to run `warps_per_sm` of the kernel's warps
  * (NaN: cannot say). */
 typedef double (*gm_gd_busy_fn)(const void *ctx, double warps_per_sm, double sms);
+
+/* Warp schedulers per SM (Volta to Hopper: four sub-partitions, a warp's
+ * being its warp id mod 4; docs/diag.md, "Warp scheduling"). */
+#define GM_GD_SHAPE_SCHEDULERS 4
+/* Blocks per scheduler that gen() follows one by one; more are taken as
+ * evenly shared (Hopper holds at most 64 warps per SM: 16 per scheduler). */
+#define GM_GD_SHAPE_MAX_GEN 256
+
+/* gen(n, d): the time, in units of one block's own time, that n equal
+ * blocks take when each needs the share d of a unit at its own pace and the
+ * unit serves the oldest first (the rest of it to the next): 1 where n d
+ * <= 1, n d where d >= 1. */
+double gm_gd_shape_gen(int n, double d);
 
 typedef enum gm_gd_shape_from {
     GM_GD_SHAPE_NONE = 0,
@@ -58,14 +102,20 @@ const char *gm_gd_shape_from_name(gm_gd_shape_from f);
 typedef struct gm_gd_shape {
     /* inputs */
     gm_gd_busy_fn busy;         /* NULL: fu below */
+    gm_gd_busy_fn sm_busy;      /* the per-SM units of busy (issue, pipes, shared memory;
+                                   not L2 or DRAM); NULL: busy */
     const void *ctx;
     const gm_gd_fu_curve *fu;   /* the suite's FFMA fu(c) */
     int n_mp;
     double fixed_ns;            /* T_fix (0 none; at most half the measured time is used) */
     double latency_ns;          /* the warps' own latency; NaN unknown */
+    double fixed_share;         /* its share in fixed-latency states (NaN unknown: no K) */
+    int max_warps;              /* warps per SM at most (the unit's best rate; 0: 64) */
     /* fitted */
     gm_gd_shape_from from;
     double fixed, L, alpha;     /* ns, ns, scale */
+    double K;                   /* warps a scheduler keeps at their own pace (INFINITY: no
+                                   per-SM unit contended, or the latency unknown) */
 } gm_gd_shape;
 
 /* Fits L and alpha to a launch of G blocks of b warps, N_slot N, that took

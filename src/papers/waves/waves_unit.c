@@ -127,11 +127,14 @@ static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
     double ghz = counter(k, "sm__cycles_elapsed.avg") / counter(k, wv_metrics[0]);
     gm_gd_shape sh = {
         .busy = kernel ? gm_bn_wave_busy_ns : NULL,
+        .sm_busy = kernel ? gm_bn_wave_sm_busy_ns : NULL,
         .ctx = kernel ? &wave : NULL,
         .fu = s->fu ? &s->fu->fu : NULL,
         .n_mp = p->n_mp,
         .fixed_ns = s->have_tp ? s->tp.queued_ns : NAN,
         .latency_ns = gm_bnv_warp_latency_ns(stall, r->G * r->b * n, ghz),
+        .fixed_share = gm_bnv_fixed_latency_share(stall),
+        .max_warps = max_warps,
     };
     long G = (long)r->G;
     int b = (int)r->b;

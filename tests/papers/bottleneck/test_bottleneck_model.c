@@ -57,6 +57,9 @@ static gm_mdata *machine_data(void)
         {"global", "dram_st", "4", "0", "0", "64", "256", "4", "1000", "0", "STG"},
         {"global", "l2_ld", "4", "0", "0", "64", "256", "4", "2000", "0", "LDG"},
         {"global", "l2_st", "4", "0", "0", "64", "256", "4", "2000", "0", "STG"},
+        {"launch", "queued", "0", "0", "0", "0", "0", "0", "700", "0", ""},
+        {"launch", "graph", "0", "0", "0", "0", "0", "0", "600", "0", ""},
+        {"launch", "graph_gap", "0", "0", "0", "0", "0", "0", "500", "0", ""},
         {"launch", "empty", "0", "0", "0", "0", "0", "0", "1000", "0", ""},
     };
     gm_error err;
@@ -119,7 +122,10 @@ static void curves(void **state)
     near(gm_zo_global_bw(&mach, 0, 0, 4, 64, 256, 4), 1000);
     near(gm_zo_global_bw(&mach, 0, 0, 4, 3, 100, 1), 100); /* nearest in log space */
     near(gm_zo_global_bw(&mach, 0, 0, 16, 64, 256, 4), 1000); /* closest bytes: 4 */
-    near(mach.launch_ns, 1000);
+    near(mach.launch_ns, 1000); /* the back-to-back row, not the queued or graph ones */
+    near(mach.queued_ns, 700);
+    near(mach.graph_ns, 600);
+    near(mach.graph_gap_ns, 500);
     assert_int_equal(gm_zo_pipe_find("xu"), GM_ZO_XU);
     assert_int_equal(gm_zo_pipe_find("tensor"), -1);
 }

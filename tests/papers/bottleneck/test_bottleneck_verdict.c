@@ -155,6 +155,17 @@ static void launch_bound(void **state)
     near(v.speedup_graph, 4392.0 / 1824, 1e-12);
     assert_string_equal(v.fix, "fusing it into a neighbour or a CUDA graph saves up to 4.4 us per "
                                "launch (fused: 3.00 us per launch, 1.5x; graph: 2.4x)");
+    /* with the graph rows measured a node costs the step and what the
+     * graph adds to it, 0.8 us: 4.392 / 3.8 = 1.156x; no less than a node of
+     * empty launches: at 4 us, 4.392 / 4 */
+    in.graph_ns = 1000;
+    in.graph_gap_ns = 800;
+    decide(&in, &v);
+    near(v.speedup_graph, 4392.0 / 3800, 1e-12);
+    in.graph_ns = 4000;
+    decide(&in, &v);
+    near(v.speedup_graph, 4392.0 / 4000, 1e-12);
+    in.graph_ns = in.graph_gap_ns = NAN;
     /* a unit slower than the warps' latency sets the step: 5 us at its best */
     in.comp_best_ns[0] = 5000;
     decide(&in, &v);
@@ -231,6 +242,51 @@ static void latency_bound(void **state)
     near(v.uncollected, 0, 0);
     assert_string_equal(v.fix, "instruction at 20% of its best rate; needs 2.5x the independent "
                                "work per warp at 16 warps/SM (sched: N_slot 2 x 8 warps (registers))");
+}
+
+/* An FFMA stream at its rate (validation/latency-bound, ffma_c1_w16 on the
+ * H200): the issue slots 45.139 us, the instruction part 45.133 us (its
+ * issue term: the executed instructions at the same rate), its busiest
+ * pipe, fma, 44.387 us, of 45.376 us measured.  The issue slots exceed the
+ * pipe's own work by 0.75 us, the loop's other instructions, within the
+ * 3.18 us spread: the instruction part is named, the issue slots tied.
+ * With the pipe 10% under the issue slots (4.5 us, beyond the spread) the
+ * issue slots are the bottleneck; without a pipe among the components, or
+ * with the pipe under the busy share, too. */
+static void issue_tied_with_pipe(void **state)
+{
+    (void)state;
+    gm_bnv_input in;
+    three(&in, 45376, 45133, 0, 300);
+    in.comp_pipe_ns[0] = 44387;
+    in.comp_name[3] = "issue slots";
+    in.comp_ns[3] = 45139;
+    in.comp_issue[3] = 1;
+    in.n_comp = 4;
+    gm_bnv v;
+    decide(&in, &v);
+    assert_int_equal(v.kind, GM_BNV_UNIT);
+    assert_int_equal(v.comp, 0);
+    assert_int_equal(v.tied, 3);
+    near(v.share, 45133.0 / 45376, 1e-12);
+    /* the instruction part is the issue term itself (45.133 us) but its
+     * pipes' own work 10% under the issue slots: the issue slots stay */
+    in.comp_pipe_ns[0] = 45139 / 1.1;
+    decide(&in, &v);
+    assert_int_equal(v.comp, 3);
+    assert_int_equal(v.tied, -1);
+    in.comp_pipe_ns[0] = NAN;
+    decide(&in, &v);
+    assert_int_equal(v.comp, 3);
+    assert_int_equal(v.tied, -1);
+    /* issue at 62% of the time, the pipe at 57%: within the spread, under
+     * the busy share: the issue slots stay */
+    in.comp_ns[3] = 0.62 * 45376;
+    in.comp_ns[0] = in.comp_pipe_ns[0] = 0.57 * 45376;
+    decide(&in, &v);
+    assert_int_equal(v.kind, GM_BNV_UNIT);
+    assert_int_equal(v.comp, 3);
+    assert_int_equal(v.tied, -1);
 }
 
 static void undecided_and_bad(void **state)
@@ -458,6 +514,7 @@ int main(void)
         cmocka_unit_test(busy_threshold),
         cmocka_unit_test(launch_bound),
         cmocka_unit_test(latency_bound),
+        cmocka_unit_test(issue_tied_with_pipe),
         cmocka_unit_test(undecided_and_bad),
         cmocka_unit_test(spread_covers_corpus_repeats),
         cmocka_unit_test(no_bottleneck_above_measured),

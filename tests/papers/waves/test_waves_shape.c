@@ -159,6 +159,99 @@ static void fallbacks_and_bad_input(void **state)
     assert_true(isnan(gm_gd_shape_time(&unfitted, 132, 1, 32)));
 }
 
+/* gen(n, d): n equal blocks, each needing the share d of the unit at its
+ * own pace, the oldest served first.  Six of a quarter each: four at their
+ * own pace, then two: 2.  Three of 0.4: two at their own pace, the third at
+ * the 0.2 left (half its pace) until 1, then alone: 1.5.  Five of 0.4: 0, 1
+ * end at 1; 2 has done half then and ends at 1.5; 3 and 4 start at 1 at
+ * full and half pace, 3 ends at 2, 4 (a quarter done at 1.5, then at full
+ * pace with 3) at 2.25.  Continuous where 1/d crosses a whole number. */
+static void generations(void **state)
+{
+    (void)state;
+    near(gm_gd_shape_gen(6, 0.25), 2);
+    near(gm_gd_shape_gen(4, 0.25), 1);
+    near(gm_gd_shape_gen(3, 0.4), 1.5);
+    near(gm_gd_shape_gen(5, 0.4), 2.25);
+    near(gm_gd_shape_gen(2, 2), 4); /* each alone fills it twice over: in turn */
+    near(gm_gd_shape_gen(1, 5), 1);
+    near(gm_gd_shape_gen(0, 0.5), 1);
+    near(gm_gd_shape_gen(3, NAN), 1);
+    assert_true(fabs(gm_gd_shape_gen(24, 1 / 16.0 + 1e-12) - 2) < 1e-9);
+    assert_true(fabs(gm_gd_shape_gen(24, 1 / 16.0 - 1e-12) - 2) < 1e-9);
+    assert_true(fabs(gm_gd_shape_gen(24, 1 / 24.0 + 1e-12) - 1) < 1e-9);
+    /* more blocks than it follows: shared evenly, n d */
+    near(gm_gd_shape_gen(GM_GD_SHAPE_MAX_GEN + 1, 0.5), (GM_GD_SHAPE_MAX_GEN + 1) * 0.5);
+}
+
+/* A dependent chain whose warps take 40 us alone and whose per-SM unit
+ * takes 2.5 us per warp at its best rate: K = 40 / (2.5 x 4) = 4 warps per
+ * scheduler (16 per SM) at their own pace.  Launched as 12 one-warp blocks
+ * per SM (G = 1584, N_slot 32) it took 40 us: latency bound, L = 40 us.
+ * Twice the grid, 24 per SM: 6 on each scheduler, the oldest 4 at their own
+ * pace, the other 2 after them: 80 us, not the 60 us of the unit's rate.
+ * Four times: waves of 32 (8 per scheduler, 80 us) and 16 (40 us): 120 us.
+ * The same 24 warps as one block (b = 24, N_slot 2): shared evenly inside
+ * the block, max(40, 60) = 60 us; as three blocks of 8 (2 per scheduler
+ * each, d = 1/2): 80 us; as two of 12 (3 each, d = 3/4): gen = 1 + 2/3,
+ * 66.7 us.  Fitted from the 24-warp launch (80 us) instead: L = 40 us, and
+ * half of it 40 us. */
+static void oldest_first(void **state)
+{
+    (void)state;
+    double ns_per_warp = 2.5e3;
+    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 40e3,
+                     .fixed_share = 0.98};
+    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_GD_SHAPE_LATENCY);
+    near(s.K, 4);
+    near(s.L, 40e3);
+    near(gm_gd_shape_time(&s, 3168, 1, 32), 80e3);
+    near(gm_gd_shape_time(&s, 6336, 1, 32), 120e3);
+    near(gm_gd_shape_time(&s, 132, 24, nslot(24)), 60e3);
+    near(gm_gd_shape_time(&s, 396, 8, nslot(8)), 80e3);
+    near(gm_gd_shape_time(&s, 264, 12, nslot(12)), 40e3 * (1 + 2 / 3.0));
+    near(gm_gd_shape_time(&s, 2112, 1, 32), 40e3); /* 16 per SM: all at their own pace */
+    never_below_one_wave(&s);
+    assert_int_equal(gm_gd_shape_fit(&s, 3168, 1, 32, 80e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_GD_SHAPE_LATENCY);
+    near(s.L, 40e3);
+    near(gm_gd_shape_time(&s, 1584, 1, 32), 40e3);
+    near(gm_gd_shape_time(&s, 6336, 1, 32), 120e3);
+    /* a latency mostly on scoreboards (the queue at a unit the launch kept
+     * busy is in it): no K, the waves cost max(L, alpha W): 60 us */
+    s.latency_ns = 40e3;
+    s.fixed_share = 0.3;
+    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    assert_true(isinf(s.K));
+    near(gm_gd_shape_time(&s, 3168, 1, 32), 60e3);
+    /* without the warp states no K either */
+    s.latency_ns = s.fixed_share = NAN;
+    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    assert_true(isinf(s.K));
+}
+
+/* The same chain where the unit is GPU-wide (L2 or DRAM): its per-SM units
+ * take 0.1 us per warp, so a scheduler keeps K = 100 warps at their own
+ * pace, none waits for an older block, and 24 warps per SM cost the unit's
+ * 60 us. */
+static double per_warp_sm(const void *ctx, double c, double sms)
+{
+    (void)ctx, (void)sms;
+    return c * 100;
+}
+
+static void gpu_wide_unit_shared_evenly(void **state)
+{
+    (void)state;
+    double ns_per_warp = 2.5e3;
+    gm_gd_shape s = {.busy = per_warp, .sm_busy = per_warp_sm, .ctx = &ns_per_warp,
+                     .n_mp = 132, .latency_ns = 40e3, .fixed_share = 1};
+    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    near(s.K, 100);
+    near(gm_gd_shape_time(&s, 3168, 1, 32), 60e3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +259,9 @@ int main(void)
         cmocka_unit_test(throughput_bound),
         cmocka_unit_test(ffma_fu_with_floor),
         cmocka_unit_test(fallbacks_and_bad_input),
+        cmocka_unit_test(generations),
+        cmocka_unit_test(oldest_first),
+        cmocka_unit_test(gpu_wide_unit_shared_evenly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
