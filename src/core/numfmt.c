@@ -69,10 +69,15 @@ static size_t put_uint(char *out, u128 u)
 {
     char d[48];
     size_t n = 0;
-    do {
+    while (u >> 64) { /* 128-bit division only for what needs it */
         d[n++] = (char)('0' + (int)(u % 10));
         u /= 10;
-    } while (u);
+    }
+    uint64_t w = (uint64_t)u;
+    do {
+        d[n++] = (char)('0' + (int)(w % 10));
+        w /= 10;
+    } while (w);
     for (size_t i = 0; i < n; i++)
         out[i] = d[n - 1 - i];
     return n;

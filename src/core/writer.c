@@ -79,17 +79,26 @@ void gm_csv_format_double(char *buf, size_t len, double v)
 /* html: also the characters that mean something to an HTML parser inside a
  * <script> element (and the two line separators old JavaScript parsers
  * take for line ends). */
+/* The bytes a JSON string escapes (1), and those it escapes inside HTML too (2). */
+static const unsigned char json_special[256] = {
+    [0] = 3,    [1] = 3,    [2] = 3,    [3] = 3,    [4] = 3,    [5] = 3,    [6] = 3,
+    [7] = 3,    [8] = 3,    [9] = 3,    [10] = 3,   [11] = 3,   [12] = 3,   [13] = 3,
+    [14] = 3,   [15] = 3,   [16] = 3,   [17] = 3,   [18] = 3,   [19] = 3,   [20] = 3,
+    [21] = 3,   [22] = 3,   [23] = 3,   [24] = 3,   [25] = 3,   [26] = 3,   [27] = 3,
+    [28] = 3,   [29] = 3,   [30] = 3,   [31] = 3,   ['"'] = 3,  ['\\'] = 3, ['<'] = 2,
+    ['>'] = 2,  ['&'] = 2,  [0xe2] = 2,
+};
+
 static void json_string(FILE *out, const char *s, int html)
 {
     fputc('"', out);
     const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
+    const unsigned char mask = html ? 3 : 1;
     for (;; p++) {
         /* what needs no escape goes out as one run: a character at a time,
          * each through the stream's lock, took most of a JSON report's time */
-        int special = *p < 0x20 || *p == '"' || *p == '\\' ||
-                      (html && (*p == '<' || *p == '>' || *p == '&' || *p == 0xe2));
-        if (!special)
-            continue;
+        while (!(json_special[*p] & mask))
+            p++;
         if (p > run)
             fwrite(run, 1, (size_t)(p - run), out);
         run = p + 1;
