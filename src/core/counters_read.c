@@ -221,9 +221,12 @@ static int digits_value(const char *text, long long *out)
 {
     long long v = 0;
     size_t n = 0;
-    for (; text[n] >= '0' && text[n] <= '9'; n++)
+    for (; text[n] >= '0' && text[n] <= '9'; n++) {
+        if (n == 18)
+            return -1; /* 19 digits may not fit: strtoll decides */
         v = 10 * v + (text[n] - '0');
-    if (n == 0 || n > 18 || text[n] != '\0')
+    }
+    if (n == 0 || text[n] != '\0')
         return -1;
     *out = v;
     return 0;
