@@ -222,8 +222,8 @@ static int digits_value(const char *text, long long *out)
     long long v = 0;
     size_t n = 0;
     for (; text[n] >= '0' && text[n] <= '9'; n++) {
-        if (n == 18)
-            return -1; /* 19 digits may not fit: strtoll decides */
+        if (n == 18) /* a 19th digit could overflow: the long way */
+            return -1;
         v = 10 * v + (text[n] - '0');
     }
     if (n == 0 || text[n] != '\0')
