@@ -52,20 +52,19 @@ static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 /* 10^f as a 128-bit integer (f <= 22). */
 static unsigned __int128 pow10_u128(int f)
 {
-    unsigned __int128 p = 1;
-    while (f-- > 0)
-        p *= 10;
-    return p;
+    static const uint64_t lo[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull,
+                                    1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+                                    10000000000ull, 100000000000ull, 1000000000000ull,
+                                    10000000000000ull, 100000000000000ull, 1000000000000000ull,
+                                    10000000000000000ull, 100000000000000000ull,
+                                    1000000000000000000ull, 10000000000000000000ull};
+    return f < 20 ? (unsigned __int128)lo[f] : (unsigned __int128)lo[19] * lo[f - 19];
 }
 
 static int bit_length(unsigned __int128 x)
 {
-    int n = 0;
-    while (x) {
-        n++;
-        x >>= 1;
-    }
-    return n;
+    uint64_t hi = (uint64_t)(x >> 64), low = (uint64_t)x;
+    return hi ? 128 - __builtin_clzll(hi) : low ? 64 - __builtin_clzll(low) : 0;
 }
 
 /* m / 10^frac (m < 2^64, frac <= 22) rounded to the nearest double, ties
@@ -101,26 +100,29 @@ static double exact_quotient(uint64_t m, int frac)
  * 17 digits, and strtod took a fifth of reading one. */
 static int fast_decimal(const char *text, double *out)
 {
-    uint64_t m = 0;
-    int digits = 0, frac = 0, seen_point = 0, any = 0;
-    const char *p = text;
+    const unsigned char *p = (const unsigned char *)text;
+    uint64_t m = 0; /* wraps past 19 digits: then not used */
+    int any = 0;
     while (*p == '0') /* leading zeros are no significant digits */
         p++, any = 1;
-    for (;; p++) {
-        if (*p >= '0' && *p <= '9') {
-            any = 1;
-            digits += m || *p != '0';
-            m = 10 * m + (uint64_t)(*p - '0');
-            frac += seen_point;
-            if (digits > 19 || frac > 22)
-                return 0;
-        } else if (*p == '.' && !seen_point) {
-            seen_point = 1;
-        } else {
-            break;
-        }
+    const unsigned char *sig = p;
+    while ((unsigned)(*p - '0') < 10)
+        m = 10 * m + (uint64_t)(*p++ - '0');
+    int digits = (int)(p - sig), frac = 0;
+    any |= digits > 0;
+    if (*p == '.') {
+        const unsigned char *f0 = ++p;
+        if (digits == 0)
+            while (*p == '0') /* neither: 0.000123 has three digits */
+                p++;
+        const unsigned char *s2 = p;
+        while ((unsigned)(*p - '0') < 10)
+            m = 10 * m + (uint64_t)(*p++ - '0');
+        digits += (int)(p - s2);
+        frac = (int)(p - f0);
+        any |= frac > 0;
     }
-    if (*p != '\0' || !any)
+    if (*p != '\0' || !any || digits > 19 || frac > 22)
         return 0;
     if (digits <= 15)
         *out = (double)m / pow10_exact[frac];
