@@ -383,26 +383,101 @@ static char *base_text(const char *dem, const char *mang, gm_name_base base)
     return t;
 }
 
-static int name_taken(const kernel_entry *k, size_t d, const char *name)
+/* Sets of names, and the next suffix of a name, by hash: a profile of
+ * 100,000 kernel names made the checks against every other name a
+ * quadratic minute.  Open addressing of borrowed strings. */
+typedef struct name_set {
+    const char **s;
+    size_t *num;  /* with nums: a value per name */
+    size_t cap, n;
+} name_set;
+
+static uint64_t text_hash(const char *s)
 {
-    for (size_t j = 0; j < d; j++)
-        if ((k[j].shown && strcmp(k[j].shown, name) == 0) || strcmp(k[j].plain, name) == 0)
-            return 1;
-    return 0;
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = s; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
 }
 
-/* The name of kernel i: plain when no earlier kernel shows it, else suffixed. */
-static gm_status assign(kernel_entry *k, size_t d, size_t i, size_t width)
+static size_t *set_slot(const name_set *t, const char *s, size_t *at)
 {
-    int plain_free = 1;
-    for (size_t j = 0; j < i; j++)
-        if (strcmp(k[j].shown, k[i].plain) == 0)
-            plain_free = 0;
-    if (plain_free) {
+    size_t i = text_hash(s) & (t->cap - 1);
+    while (t->s[i] && strcmp(t->s[i], s) != 0)
+        i = (i + 1) & (t->cap - 1);
+    *at = i;
+    return t->num ? &t->num[i] : NULL;
+}
+
+static int set_has(const name_set *t, const char *s)
+{
+    if (!t->cap)
+        return 0;
+    size_t i;
+    set_slot(t, s, &i);
+    return t->s[i] != NULL;
+}
+
+/* Adds s (kept, not copied); its value slot, or NULL when out of memory. */
+static size_t *set_add(name_set *t, const char *s, int with_nums)
+{
+    static size_t no_value;
+    if (2 * (t->n + 1) > t->cap) {
+        name_set g = {calloc(t->cap ? 2 * t->cap : 64, sizeof *g.s), NULL,
+                      t->cap ? 2 * t->cap : 64, 0};
+        if (with_nums)
+            g.num = calloc(g.cap, sizeof *g.num);
+        if (!g.s || (with_nums && !g.num)) {
+            free(g.s);
+            free(g.num);
+            return NULL;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->s[i]) {
+                size_t at;
+                set_slot(&g, t->s[i], &at);
+                g.s[at] = t->s[i];
+                if (g.num)
+                    g.num[at] = t->num[i];
+                g.n++;
+            }
+        free(t->s);
+        free(t->num);
+        *t = g;
+    }
+    size_t i;
+    size_t *v = set_slot(t, s, &i);
+    if (!t->s[i]) {
+        t->s[i] = s;
+        t->n++;
+    }
+    return v ? v : &no_value;
+}
+
+static void set_free(name_set *t)
+{
+    free(t->s);
+    free(t->num);
+    memset(t, 0, sizeof *t);
+}
+
+/* The name of kernel i: plain when no earlier kernel shows it, else
+ * suffixed " #2", " #3", ... with the first suffix no kernel shows or has
+ * as its plain name.  shown: the names of kernels 0..i-1; plains: every
+ * kernel's plain name; next: per full text, the suffix to try first (every
+ * smaller one was taken when a kernel of that text last looked, and taken
+ * names stay taken). */
+static gm_status assign(kernel_entry *k, size_t i, size_t width, name_set *shown,
+                        const name_set *plains, name_set *next)
+{
+    if (!set_has(shown, k[i].plain)) {
         k[i].shown = dup_range(k[i].plain, strlen(k[i].plain));
         return k[i].shown ? GM_OK : GM_ERR_NOMEM;
     }
-    for (size_t num = 2;; num++) {
+    size_t *from = set_add(next, k[i].full, 1);
+    if (!from)
+        return GM_ERR_NOMEM;
+    for (size_t num = *from > 2 ? *from : 2;; num++) {
         char suffix[32];
         int slen = snprintf(suffix, sizeof suffix, " #%zu", num);
         size_t room = width == 0 ? 0 : (width > (size_t)slen + 1 ? width - (size_t)slen : 1);
@@ -418,8 +493,9 @@ static gm_status assign(kernel_entry *k, size_t d, size_t i, size_t width)
         memcpy(cand, head, hlen);
         memcpy(cand + hlen, suffix, (size_t)slen + 1);
         free(head);
-        if (!name_taken(k, d, cand)) {
+        if (!set_has(shown, cand) && !set_has(plains, cand)) {
             k[i].shown = cand;
+            *from = num + 1;
             return GM_OK;
         }
         free(cand);
@@ -436,22 +512,37 @@ gm_status gm_kernel_display_names(const char *const *demangled, const char *cons
     for (size_t i = 0; i < n; i++)
         out[i] = NULL;
     gm_status st = GM_ERR_NOMEM;
-    size_t *kid = malloc(n * sizeof *kid);
+    size_t *kid = malloc(n * sizeof *kid), *slot = NULL;
     kernel_entry *k = calloc(n, sizeof *k);
     size_t d = 0;
+    name_set shown = {0}, plains = {0}, next = {0};
     if (!kid || !k)
         goto done;
 #define DEM(i) (demangled ? demangled[i] : NULL)
 #define MANG(i) (mangled ? mangled[i] : NULL)
+    /* kernels by their names' hash: the index of each one's entry */
+    size_t cap = 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        goto done;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         uint64_t h = names_hash(DEM(i), MANG(i));
-        size_t j = 0;
-        while (j < d && !(k[j].hash == h && same_text(DEM(k[j].first), DEM(i)) &&
-                          same_text(MANG(k[j].first), MANG(i))))
-            j++;
-        kid[i] = j;
-        if (j < d)
+        size_t at = h & (cap - 1), j;
+        while ((j = slot[at]) != SIZE_MAX &&
+               !(k[j].hash == h && same_text(DEM(k[j].first), DEM(i)) &&
+                 same_text(MANG(k[j].first), MANG(i))))
+            at = (at + 1) & (cap - 1);
+        if (j != SIZE_MAX) {
+            kid[i] = j;
             continue;
+        }
+        j = d;
+        slot[at] = d;
+        kid[i] = j;
         k[d].first = i;
         k[d].hash = h;
         k[d].full = base_text(DEM(i), MANG(i), base);
@@ -463,8 +554,15 @@ gm_status gm_kernel_display_names(const char *const *demangled, const char *cons
 #undef DEM
 #undef MANG
     for (size_t i = 0; i < d; i++)
-        if ((st = assign(k, d, i, width)) != GM_OK)
+        if (!set_add(&plains, k[i].plain, 0))
             goto done;
+    for (size_t i = 0; i < d; i++) {
+        if ((st = assign(k, i, width, &shown, &plains, &next)) != GM_OK)
+            goto done;
+        st = GM_ERR_NOMEM;
+        if (!set_add(&shown, k[i].shown, 0))
+            goto done;
+    }
     for (size_t i = 0; i < n; i++) {
         const char *name = k[kid[i]].shown;
         if (!(out[i] = dup_range(name, strlen(name)))) {
@@ -487,5 +585,9 @@ done:
         }
     free(k);
     free(kid);
+    free(slot);
+    set_free(&shown);
+    set_free(&plains);
+    set_free(&next);
     return st;
 }

@@ -10,9 +10,18 @@
 
 #include "report_rank.h"
 
+/* ",\n" (or "\n" first), indent spaces, "KEY": (without printf: a launch
+ * has some 150 keys) */
 static void key(FILE *out, int indent, const char *k, int *first)
 {
-    fprintf(out, "%s\n%*s", *first ? "" : ",", indent, "");
+    static const char lead[] = ",\n                                ";
+    int n = indent < (int)sizeof lead - 3 ? indent : (int)sizeof lead - 3;
+    if (*first)
+        fwrite(lead + 1, 1, (size_t)n + 1, out);
+    else
+        fwrite(lead, 1, (size_t)n + 2, out);
+    for (int i = n; i < indent; i++)
+        fputc(' ', out);
     *first = 0;
     gm_json_write_string(out, k);
     fputs(": ", out);

@@ -7,6 +7,7 @@
  * one thread.  GPUQ_THREADS=1, one processor, a small chunk or a thread
  * that cannot be made: everything on the calling thread. */
 #include <pthread.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,13 +108,15 @@ static void write_half(void *arg, size_t lo, size_t hi)
         j->fn(j->ctx, &half, j->outs);
         return;
     }
-    for (size_t i = 0; i < j->n_out; i++)
+    for (size_t i = 0; i < j->n_out; i++) {
         if (!(j->mem[i] = open_memstream(&j->text[i], &j->len[i]))) {
             for (size_t k = 0; k < i; k++)
                 fclose(j->mem[k]);
             j->failed = 1;
             return;
         }
+        __fsetlocking(j->mem[i], FSETLOCKING_BYCALLER); /* this thread's alone */
+    }
     j->fn(j->ctx, &half, j->mem);
     for (size_t i = 0; i < j->n_out; i++)
         if (fclose(j->mem[i]) != 0)

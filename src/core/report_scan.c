@@ -94,13 +94,13 @@ size_t report_input_pair(const gm_report_input *in, const char *kernel, const ch
 static gm_status new_group(gm_report_input *in, size_t file, const char *kernel,
                            const char *mangled, const gm_launch_counters *k, gm_error *err)
 {
-    size_t nm = (size_t)GM_METRIC_COUNT;
+    size_t nw = in->n_w ? in->n_w : 1;
     if (in->n_groups == in->cap_groups) {
         size_t cap = in->cap_groups ? 2 * in->cap_groups : 16;
         report_group *g = realloc(in->groups, cap * sizeof *g);
         if (g)
             in->groups = g;
-        double *acc = g ? realloc(in->acc, cap * nm * 3 * sizeof *acc) : NULL;
+        double *acc = g ? realloc(in->acc, cap * nw * 3 * sizeof *acc) : NULL;
         if (!g || !acc)
             return gm_fail(err, GM_ERR_NOMEM, "summary: out of memory");
         in->acc = acc;
@@ -123,7 +123,7 @@ static gm_status new_group(gm_report_input *in, size_t file, const char *kernel,
     memcpy(g->sum.block, k->block, sizeof g->sum.block);
     g->sum.regs_per_thread = k->regs_per_thread;
     g->sum.shared_bytes = k->shared_bytes;
-    memset(&in->acc[in->n_groups * nm * 3], 0, nm * 3 * sizeof *in->acc);
+    memset(&in->acc[in->n_groups * nw * 3], 0, nw * 3 * sizeof *in->acc);
     size_t i = g->hash & (in->group_cap - 1);
     while (in->group_slot[i] != SIZE_MAX)
         i = (i + 1) & (in->group_cap - 1);
@@ -211,7 +211,7 @@ static gm_status add_launch(gm_report_input *in, const scan_ctx *c, size_t file,
     }
     report_group *g = &in->groups[gi];
     gm_launch_counters *sum = &g->sum;
-    double *acc = &in->acc[gi * (size_t)GM_METRIC_COUNT * 3];
+    double *acc = &in->acc[gi * (in->n_w ? in->n_w : 1) * 3];
     size_t n_before = g->launches;
     if (n_before && !same_config(sum, k))
         g->config_varies = 1;
@@ -224,7 +224,7 @@ static gm_status add_launch(gm_report_input *in, const scan_ctx *c, size_t file,
             sum->metric[m] = n_before ? sum->metric[m] + v : v;
             continue;
         }
-        double *a = &acc[3 * m];
+        double *a = &acc[3 * (size_t)in->w_slot[m]];
         a[0] = n_before ? a[0] + w * v : w * v;
         a[1] = n_before ? a[1] + w : w;
         a[2] = n_before ? a[2] + v : v;
@@ -303,17 +303,17 @@ static gm_status scan_set(gm_report_input *in, size_t f, scan_ctx *c, gm_error *
 /* The weighted averages divided out, once every launch is in. */
 static void finish(gm_report_input *in)
 {
-    size_t nm = (size_t)GM_METRIC_COUNT;
+    size_t nw = in->n_w ? in->n_w : 1;
     for (size_t gi = 0; gi < in->n_groups; gi++) {
         report_group *g = &in->groups[gi];
         int rows[GM_METRIC_MAX];
         size_t n = file_rows(&in->files[g->file], rows);
-        const double *acc = &in->acc[gi * nm * 3];
+        const double *acc = &in->acc[gi * nw * 3];
         for (size_t i = 0; i < n; i++) {
             int m = rows[i];
             if (gm_metric_table[m].sum != GM_SUM_CYCLE_WEIGHTED)
                 continue;
-            const double *a = &acc[3 * m];
+            const double *a = &acc[3 * (size_t)in->w_slot[m]];
             double weighted = a[0] / a[1];
             g->sum.metric[m] = isfinite(weighted) ? weighted : a[2] / (double)g->launches;
         }
@@ -342,6 +342,8 @@ gm_status gm_report_input_read(gm_report_input **out, const gm_report_file *file
         return gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
     }
     in->n_files = n_files;
+    for (int m = 0; m < GM_METRIC_COUNT; m++)
+        in->w_slot[m] = gm_metric_table[m].sum == GM_SUM_CYCLE_WEIGHTED ? (int)in->n_w++ : -1;
     scan_ctx c;
     c.cycles = gm_metric_find("sm__cycles_active.sum");
     c.duration = gm_metric_find("gpu__time_duration.sum");

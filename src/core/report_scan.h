@@ -45,7 +45,9 @@ struct gm_report_input {
     size_t n_launches;
     unsigned char present[GM_METRIC_MAX]; /* some launch holds the metric */
     report_group *groups;   /* in order of first appearance over the files in order */
-    double *acc;            /* per group, 3 per metric: the cycle-weighted sums */
+    double *acc;            /* per group, 3 per cycle-weighted metric: its sums */
+    int w_slot[GM_METRIC_MAX]; /* per metric row: its place among those, -1 none */
+    size_t n_w;
     size_t n_groups, cap_groups;
     report_pair *pairs;     /* in order of first appearance */
     size_t n_pairs, cap_pairs;

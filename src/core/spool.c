@@ -4,6 +4,7 @@
  * left behind however the program ends). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,8 +122,10 @@ gm_status gm_spool_open(gm_spool **out, size_t mem_max, gm_error *err)
         free(s);
         return gm_fail(err, GM_ERR_NOMEM, "report: out of memory");
     }
-    /* stdio's own buffer in front of the cookie: few, large writes */
+    /* stdio's own buffer in front of the cookie: few, large writes; one
+     * writer at a time (the report's), so no lock per call */
     setvbuf(s->stream, NULL, _IOFBF, 64 * 1024);
+    __fsetlocking(s->stream, FSETLOCKING_BYCALLER);
     *out = s;
     return GM_OK;
 }

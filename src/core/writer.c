@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "writer.h"
 
 int gm_csv_write_field(FILE *out, const char *text)
@@ -66,6 +67,8 @@ void gm_csv_format_double(char *buf, size_t len, double v)
      * reads back as itself */
     if (fmt_integral(buf, len, v, 1e15))
         return;
+    if (len >= 32 && gm_numfmt_shortest_g(buf, v))
+        return;
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
@@ -76,17 +79,26 @@ void gm_csv_format_double(char *buf, size_t len, double v)
 /* html: also the characters that mean something to an HTML parser inside a
  * <script> element (and the two line separators old JavaScript parsers
  * take for line ends). */
+/* The bytes a JSON string escapes (1), and those it escapes inside HTML too (2). */
+static const unsigned char json_special[256] = {
+    [0] = 3,    [1] = 3,    [2] = 3,    [3] = 3,    [4] = 3,    [5] = 3,    [6] = 3,
+    [7] = 3,    [8] = 3,    [9] = 3,    [10] = 3,   [11] = 3,   [12] = 3,   [13] = 3,
+    [14] = 3,   [15] = 3,   [16] = 3,   [17] = 3,   [18] = 3,   [19] = 3,   [20] = 3,
+    [21] = 3,   [22] = 3,   [23] = 3,   [24] = 3,   [25] = 3,   [26] = 3,   [27] = 3,
+    [28] = 3,   [29] = 3,   [30] = 3,   [31] = 3,   ['"'] = 3,  ['\\'] = 3, ['<'] = 2,
+    ['>'] = 2,  ['&'] = 2,  [0xe2] = 2,
+};
+
 static void json_string(FILE *out, const char *s, int html)
 {
     fputc('"', out);
     const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
+    const unsigned char mask = html ? 3 : 1;
     for (;; p++) {
         /* what needs no escape goes out as one run: a character at a time,
          * each through the stream's lock, took most of a JSON report's time */
-        int special = *p < 0x20 || *p == '"' || *p == '\\' ||
-                      (html && (*p == '<' || *p == '>' || *p == '&' || *p == 0xe2));
-        if (!special)
-            continue;
+        while (!(json_special[*p] & mask))
+            p++;
         if (p > run)
             fwrite(run, 1, (size_t)(p - run), out);
         run = p + 1;
@@ -176,125 +188,6 @@ void gm_json_write_num(FILE *out, double v)
     fputs(buf, out);
 }
 
-/* ------------------------------------------------------------------------
- * Text-table numbers without snprintf, digit for digit as printf prints
- * them: a million-launch text report formats some 40 million numbers, and
- * printf's general conversion took a third of the time.  A double is
- * m x 2^e with m < 2^53, so v x 10^k (k <= 6) is an integer m x 10^k
- * below 2^73 shifted right, whose remainder gives printf's rounding
- * exactly: to nearest, ties to even, on the exact binary value. */
-
-/* m and e of a finite, non-zero |v| = m x 2^e, m < 2^53. */
-static void split_double(double v, uint64_t *m, int *e)
-{
-    int ex;
-    double f = frexp(fabs(v), &ex); /* f in [0.5, 1) */
-    *m = (uint64_t)ldexp(f, 53);
-    *e = ex - 53;
-}
-
-/* round(m x 10^k x 2^e) to nearest, ties to even; -1 when the shift is
- * beyond 127 bits (the value is then far below 0.5: 0). */
-static unsigned __int128 scaled_round(uint64_t m, int e, int k, unsigned __int128 *floor_out)
-{
-    static const uint64_t p10[7] = {1, 10, 100, 1000, 10000, 100000, 1000000};
-    unsigned __int128 x = (unsigned __int128)m * p10[k];
-    if (e >= 0) {
-        /* the callers' values keep m x 10^k x 2^e below 2^127 */
-        *floor_out = x << e;
-        return x << e;
-    }
-    int s = -e;
-    if (s >= 127) {
-        *floor_out = 0;
-        return 0;
-    }
-    unsigned __int128 q = x >> s, r = x & ((((unsigned __int128)1) << s) - 1),
-                      half = ((unsigned __int128)1) << (s - 1);
-    *floor_out = q;
-    return q + (r > half || (r == half && (q & 1)));
-}
-
-static size_t put_uint(char *out, unsigned long long u)
-{
-    char d[24];
-    size_t n = 0;
-    do {
-        d[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    for (size_t i = 0; i < n; i++)
-        out[i] = d[n - 1 - i];
-    return n;
-}
-
-/* printf's "%.0f" of a finite |v| < 1e15 ("-0" for a negative that rounds
- * to 0), into buf of at least 24 bytes. */
-static void fmt_fixed0(char *buf, double v)
-{
-    size_t k = 0;
-    if (signbit(v))
-        buf[k++] = '-';
-    unsigned long long q = 0;
-    if (v != 0) {
-        uint64_t m;
-        int e;
-        split_double(v, &m, &e);
-        unsigned __int128 fl;
-        q = (unsigned long long)scaled_round(m, e, 0, &fl);
-    }
-    k += put_uint(buf + k, q);
-    buf[k] = '\0';
-}
-
-/* printf's "%.4g" of a finite, non-integral v with 1e-3 <= |v| < 1000: the
- * exponent X of v rounded to 4 digits lies in -3..3, so %g prints it in
- * fixed notation with 3 - X decimals, trailing zeros (and a bare point)
- * dropped. */
-static void fmt_g4(char *buf, double v)
-{
-    uint64_t m;
-    int e;
-    split_double(v, &m, &e);
-    /* E: 10^E <= |v| < 10^(E+1), found by the exact floor of the scaled value */
-    double a = fabs(v);
-    int E = a >= 100 ? 2 : a >= 10 ? 1 : a >= 1 ? 0 : a >= 0.1 ? -1 : a >= 0.01 ? -2 : -3;
-    unsigned __int128 fl, n = 0;
-    for (int tries = 0;; tries++) {
-        n = scaled_round(m, e, 3 - E, &fl);
-        if (tries < 4 && fl < 1000 && E > -3)
-            E--;
-        else if (tries < 4 && fl >= 10000 && E < 2)
-            E++;
-        else
-            break;
-    }
-    int X = E;
-    if (n >= 10000) { /* rounded up to the next power of ten */
-        n /= 10;
-        X++;
-    }
-    int decimals = 3 - X;
-    static const unsigned p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-    unsigned N = (unsigned)n, ip = N / p10[decimals], fp = N % p10[decimals];
-    size_t k = 0;
-    if (signbit(v))
-        buf[k++] = '-';
-    k += put_uint(buf + k, ip);
-    if (fp) {
-        char f[8];
-        for (int i = decimals - 1; i >= 0; i--, fp /= 10)
-            f[i] = (char)('0' + fp % 10);
-        int used = decimals;
-        while (used > 0 && f[used - 1] == '0')
-            used--;
-        buf[k++] = '.';
-        memcpy(buf + k, f, (size_t)used);
-        k += (size_t)used;
-    }
-    buf[k] = '\0';
-}
-
 void gm_copy_text(char *dst, size_t len, const char *src)
 {
     if (len == 0)
@@ -315,9 +208,9 @@ void gm_fmt_num(char *buf, size_t len, double v)
     else if (len < 16) /* the fast forms need at most 10 bytes */
         snprintf(buf, len, fabs(v) >= 1000 ? "%.0f" : "%.4g", v);
     else if (fabs(v) >= 1000)
-        fmt_fixed0(buf, v); /* "%.0f" */
+        gm_numfmt_fixed0(buf, v); /* "%.0f" */
     else
-        fmt_g4(buf, v); /* "%.4g" */
+        gm_numfmt_g4(buf, v); /* "%.4g" */
 }
 
 void gm_fmt_pct(char *buf, size_t len, double v)
@@ -331,7 +224,7 @@ void gm_fmt_pct(char *buf, size_t len, double v)
     } else if (len < 12) { /* "-999999%" and its NUL fit in 9 */
         snprintf(buf, len, "%.0f%%", 100 * v);
     } else {
-        fmt_fixed0(buf, 100 * v); /* "%.0f%%" */
+        gm_numfmt_fixed0(buf, 100 * v); /* "%.0f%%" */
         strcat(buf, "%");
     }
 }

@@ -21,6 +21,7 @@
 #include "collector_range.h"
 #include "collector_sass.h"
 #include "gi_graph_order.h"
+#include "gi_graph_registry.h"
 
 #define g g_collector
 
@@ -32,7 +33,7 @@ typedef struct gi_graph_node {
 } gi_graph_node;
 
 typedef struct gi_graph_exec {
-    CUgraphExec exec;       /* NULL once destroyed (the handle may be reused) */
+    gi_reg_node *node;      /* its entry in the registry (references) */
     uint32_t id;            /* CUPTI's graph exec id, else gpuq's own number */
     size_t n_kernels;
     gi_graph_node *nodes;   /* kernel nodes in execution order */
@@ -40,11 +41,16 @@ typedef struct gi_graph_exec {
     int said_profiled, said_not; /* the graph line of each kind was written */
 } gi_graph_exec;
 
+static void free_exec(void *item);
+
+/* The live graph execs (gi_graph_registry.h): a record is freed when its
+ * handle is destroyed or updated and no launch holds it, so a program that
+ * instantiates graphs for hours keeps only its live ones here.  Every
+ * registry call, and each record's said_* flags, under graphs_lock. */
 static pthread_mutex_t graphs_lock = PTHREAD_MUTEX_INITIALIZER;
+static gi_registry graphs = {.free_item = free_exec};
 /* Set when CUPTI refused a graph window: no later graph launch is tried. */
 static char graph_refused[256];
-static gi_graph_exec **graphs;
-static size_t n_graphs;
 static uint32_t next_own_id = 1u << 31;
 
 int gi_graph_is_instantiate(CUpti_CallbackId cbid)
@@ -71,6 +77,15 @@ static void free_nodes(gi_graph_exec *r)
     free(r->nodes);
     r->nodes = NULL;
     r->n_kernels = 0;
+}
+
+static void free_exec(void *item)
+{
+    gi_graph_exec *r = item;
+    if (r) {
+        free_nodes(r);
+        free(r);
+    }
 }
 
 static int read_kernel_node(CUgraphNode node, gi_graph_node *out)
@@ -218,10 +233,16 @@ out:
 
 static gi_graph_exec *find_locked(CUgraphExec exec)
 {
-    for (size_t i = 0; i < n_graphs; i++)
-        if (graphs[i]->exec == exec)
-            return graphs[i];
-    return NULL;
+    gi_reg_node *n = exec ? gi_registry_peek(&graphs, exec) : NULL;
+    return n ? n->item : NULL;
+}
+
+/* A launch is done with r (gi_graph_launch_begin took it). */
+static void release(gi_graph_exec *r)
+{
+    pthread_mutex_lock(&graphs_lock);
+    gi_registry_release(&graphs, r->node);
+    pthread_mutex_unlock(&graphs_lock);
 }
 
 void gi_graph_instantiated(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -248,21 +269,17 @@ void gi_graph_instantiated(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     gi_graph_exec *r = calloc(1, sizeof *r);
     if (!r)
         return;
-    r->exec = exec;
     read_graph(graph, r);
     if (cuptiGetGraphExecId(exec, &r->id) != CUPTI_SUCCESS)
         r->id = __atomic_fetch_add(&next_own_id, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&graphs_lock);
-    gi_graph_exec *old = find_locked(exec);
-    if (old)
-        old->exec = NULL; /* an update: the old record stays for its lines */
-    gi_graph_exec **grown = realloc(graphs, (n_graphs + 1) * sizeof *grown);
-    if (grown) {
-        graphs = grown;
-        graphs[n_graphs++] = r;
-    } else {
-        free_nodes(r);
-        free(r);
+    /* an update lists the new record under the same handle; the old one is
+     * freed once no launch holds it */
+    r->node = gi_registry_put(&graphs, exec, r);
+    if (!r->node) { /* out of memory: the graph's launches say so */
+        if (find_locked(exec))
+            gi_registry_drop(&graphs, exec);
+        free_exec(r);
     }
     pthread_mutex_unlock(&graphs_lock);
 }
@@ -273,9 +290,7 @@ void gi_graph_exec_destroyed(const CUpti_CallbackData *cb)
     if (!p)
         return;
     pthread_mutex_lock(&graphs_lock);
-    gi_graph_exec *r = find_locked(p->hGraphExec);
-    if (r)
-        r->exec = NULL;
+    gi_registry_drop(&graphs, p->hGraphExec); /* freed now, or when its launch ends */
     pthread_mutex_unlock(&graphs_lock);
 }
 
@@ -337,16 +352,32 @@ static int graph_nodes_wanted(void)
     return v && v[0] == '1';
 }
 
+static int graph_launch_open(gi_device *dev, CUcontext ctx, CUgraphExec exec, uint64_t seq,
+                             gi_graph_exec *r, gi_launch *L);
+
 int gi_graph_launch_begin(gi_device *dev, CUcontext ctx, CUgraphExec exec, uint64_t seq,
                           gi_launch *L)
 {
+    /* A reference for this launch: a destroy on another thread while it runs
+     * cannot free the record under it (gi_graph_launch_end gives it back). */
     pthread_mutex_lock(&graphs_lock);
-    gi_graph_exec *r = find_locked(exec);
+    gi_reg_node *taken = exec ? gi_registry_take(&graphs, exec) : NULL;
+    gi_graph_exec *r = taken ? taken->item : NULL;
     pthread_mutex_unlock(&graphs_lock);
     if (!r) {
         gi_graph_not_profiled(exec, seq, "instantiated where the collector did not see it");
         return 0;
     }
+    int opened = graph_launch_open(dev, ctx, exec, seq, r, L);
+    if (!opened)
+        release(r);
+    return opened;
+}
+
+/* gi_graph_launch_begin with the record held. */
+static int graph_launch_open(gi_device *dev, CUcontext ctx, CUgraphExec exec, uint64_t seq,
+                             gi_graph_exec *r, gi_launch *L)
+{
     char why[256];
     why[0] = '\0';
     if (r->why[0])
@@ -445,6 +476,7 @@ void gi_graph_launch_end(gi_device *dev, gi_launch *L, int launch_ok)
         free(L->graph_selected);
         L->graph_selected = NULL;
         L->graph = NULL;
+        release(r);
         return;
     }
     size_t k_n = r->n_kernels, m_n = dev->n_metrics;
@@ -514,4 +546,5 @@ void gi_graph_launch_end(gi_device *dev, gi_launch *L, int launch_ok)
     free(L->graph_selected);
     L->graph_selected = NULL;
     L->graph = NULL;
+    release(r);
 }

@@ -248,6 +248,65 @@ static void test_display_suffix_never_steals(void **state)
     free_names(out, 4);
 }
 
+/* 20,000 kernels of one name (different symbols), and the names "k #N"
+ * some of them would take held by kernels of their own: every
+ * one gets the first suffix free, in order of first appearance (checked
+ * by hashing, not against every other name: this took minutes before). */
+static void test_display_many_of_one_name(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    char **dem = calloc(N, sizeof *dem), **mang = calloc(N, sizeof *mang), **out = calloc(N, sizeof *out);
+    assert_true(dem && mang && out);
+    for (size_t i = 0; i < N; i++) {
+        char b[64];
+        if (i % 1000 == 999) /* a kernel whose own name is one suffix of "k" */
+            snprintf(b, sizeof b, "k #%zu", i / 10);
+        else
+            snprintf(b, sizeof b, "k");
+        dem[i] = strdup(b);
+        snprintf(b, sizeof b, "_Z1kILi%zuEEvi", i);
+        mang[i] = strdup(b);
+    }
+    assert_int_equal(gm_kernel_display_names((const char *const *)dem,
+                                             (const char *const *)mang, N, GM_NAME_DEMANGLED,
+                                             30, out),
+                     GM_OK);
+    /* the held names are theirs; the others count up past them */
+    size_t next = 2;
+    for (size_t i = 0; i < N; i++) {
+        if (i % 1000 == 999) {
+            char want[32];
+            snprintf(want, sizeof want, "k #%zu", i / 10);
+            assert_string_equal(out[i], want);
+            continue;
+        }
+        if (i == 0) {
+            assert_string_equal(out[i], "k");
+            continue;
+        }
+        char want[32];
+        for (;;) {
+            int held = 0;
+            for (size_t h = 999; h < N; h += 1000)
+                held |= next == h / 10;
+            if (!held)
+                break;
+            next++;
+        }
+        snprintf(want, sizeof want, "k #%zu", next++);
+        assert_string_equal(out[i], want);
+    }
+    for (size_t i = 0; i < N; i++) {
+        free(dem[i]);
+        free(mang[i]);
+        free(out[i]);
+    }
+    free(dem);
+    free(mang);
+    free(out);
+}
+
 static void test_display_odd(void **state)
 {
     (void)state;
@@ -288,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_display_pytorch),
         cmocka_unit_test(test_display_suffix_never_steals),
         cmocka_unit_test(test_display_odd),
+        cmocka_unit_test(test_display_many_of_one_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,27 +49,32 @@ static void decimal_numbers_only(void **state)
     assert_true(v == 0 && !signbit(v));
 }
 
-/* Plain decimals of up to 15 digits are read without strtod: the same
+/* Plain decimals of up to 19 digits are read without strtod: the same
  * double strtod reads, for every length, point position and leading zero
- * (a million of them). */
+ * (two million of them, half with 16 to 20 digits, the averages of a
+ * counters file). */
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state >> 12, rng_state ^= rng_state << 25, rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ull;
+}
+
 static void decimals_read_as_strtod_reads(void **state)
 {
     (void)state;
-    uint64_t x = 88172645463325252ull;
     char text[40];
-    for (int i = 0; i < 1000000; i++) {
-        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-        uint64_t r = x * 2685821657736338717ull;
-        int digits = 1 + (int)(r % 17), point = (int)((r >> 8) % (unsigned)(digits + 2)) - 1,
-            zeros = (int)((r >> 16) % 3);
+    for (int i = 0; i < 2000000; i++) {
+        uint64_t r = rng();
+        int digits = i % 2 ? 16 + (int)(r % 5) : 1 + (int)(r % 15);
+        int point = (int)((r >> 8) % (unsigned)(digits + 2)) - 1, zeros = (int)((r >> 16) % 3);
         size_t n = 0;
         for (int z = 0; z < zeros; z++)
             text[n++] = '0';
-        uint64_t d = r >> 20;
-        for (int k = 0; k < digits; k++, d /= 10) {
+        for (int k = 0; k < digits; k++) {
             if (k == point)
                 text[n++] = '.';
-            text[n++] = (char)('0' + d % 10);
+            text[n++] = (char)('0' + rng() % 10);
         }
         if (point == digits)
             text[n++] = '.';
@@ -78,6 +83,15 @@ static void decimals_read_as_strtod_reads(void **state)
         assert_int_equal(gm_number_parse(text, &v), 0);
         if (v != strtod(text, NULL))
             fail_msg("'%s' read as %.17g, strtod reads %.17g", text, v, strtod(text, NULL));
+    }
+    /* halfway cases: 2^53 + 1 and its neighbours, as decimals with a point */
+    static const char *const ties[] = {"9007199254740993.0", "9007199254740995.0",
+                                       "900719925474099.35", "0.90071992547409935",
+                                       "18446744073709551615", "1844674407370955161.5"};
+    for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++) {
+        double v = -1;
+        assert_int_equal(gm_number_parse(ties[i], &v), 0);
+        assert_true(v == strtod(ties[i], NULL));
     }
 }
 

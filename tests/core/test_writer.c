@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -42,7 +43,34 @@ static void ref_pct(char *buf, size_t len, double v)
         snprintf(buf, len, "%.0f%%", 100 * v);
 }
 
+/* gm_csv_format_double's rule, through snprintf and strtod. */
+static void ref_csv(char *buf, size_t len, double v)
+{
+    if (isnan(v)) {
+        buf[0] = '\0';
+        return;
+    }
+    if (fabs(v) < 1e15 && v == floor(v)) {
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 static size_t checked;
+
+static void same_csv(double v)
+{
+    char got[64], want[64];
+    gm_csv_format_double(got, sizeof got, v);
+    ref_csv(want, sizeof want, v);
+    if (strcmp(got, want) != 0)
+        fail_msg("gm_csv_format_double(%.17g) = '%s', printf says '%s'", v, got, want);
+}
 
 static void same(double v)
 {
@@ -65,6 +93,7 @@ static void same(double v)
     ref_num(ref_tiny, sizeof ref_tiny, v);
     if (strcmp(tiny, ref_tiny) != 0)
         fail_msg("gm_fmt_num(%.17g) in 4 bytes = '%s', printf says '%s'", v, tiny, ref_tiny);
+    same_csv(v);
     checked++;
 }
 
@@ -124,6 +153,44 @@ static void test_a_million_numbers(void **state)
     assert_true(checked > 2000000);
 }
 
+/* The numbers that read back exactly: every double next to a power of two
+ * or of ten (where the lower neighbour is nearer, or the digits carry),
+ * thirds and sevenths of every magnitude, and random bit patterns. */
+static void test_csv_numbers_read_back(void **state)
+{
+    (void)state;
+    for (int ex = -12; ex <= 52; ex++) {
+        double p = ldexp(1, ex);
+        for (int d = -3; d <= 3; d++) {
+            double v = p;
+            for (int i = 0; i < (d < 0 ? -d : d); i++)
+                v = nextafter(v, d < 0 ? 0 : INFINITY);
+            same_csv(v);
+            same_csv(-v);
+        }
+    }
+    for (int ex = -4; ex <= 16; ex++) {
+        double p = pow(10, ex);
+        for (int d = -3; d <= 3; d++) {
+            double v = p;
+            for (int i = 0; i < (d < 0 ? -d : d); i++)
+                v = nextafter(v, d < 0 ? 0 : INFINITY);
+            same_csv(v);
+            same_csv(v / 3);
+            same_csv(v / 7);
+            same_csv(-v / 3);
+        }
+    }
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t bits = next();
+        double v;
+        /* exponents from 2^-20 to 2^60: around and past the fast path's range */
+        bits = (bits & 0x800fffffffffffffull) | ((uint64_t)(1003 + next() % 80) << 52);
+        memcpy(&v, &bits, sizeof v);
+        same_csv(v);
+    }
+}
+
 static void test_copy_text(void **state)
 {
     (void)state;
@@ -145,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_ties_and_edges),
         cmocka_unit_test(test_a_million_numbers),
         cmocka_unit_test(test_copy_text),
+        cmocka_unit_test(test_csv_numbers_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
