@@ -11,7 +11,9 @@
  * metadata header (device name, SM count, max warps per SM, how it was
  * recorded, the process, the replay passes) and one row per kernel launch;
  * one column per metric collected, named by the metric ("sm__cycles_active.sum"),
- * so a new metric is a row of gm_metric_table, not a new format.  v1 files
+ * so a new metric is a row of gm_metric_table, not a new format; then the
+ * columns of the code pass's result, which the pass names (gm_pass_result,
+ * gm_units_file_pass in gpuq/unit.h).  v1 files
  * (the 13 shared-atomic metrics under their short names) still load.  The
  * collector appends and flushes one row per launch, so a crash loses
  * nothing already measured.
@@ -31,15 +33,16 @@ extern "C" {
 
 #define GM_COUNTERS_FORMAT_VERSION 2
 
-/* Executed ATOMS warp-instructions by opcode, from per-instruction counts and
- * the disassembly (the ADD vs POPC.INC split has no hardware counter). */
-typedef struct gm_opcode_split {
-    int valid;        /* 0: not collected (fields are NaN) */
-    double add;       /* ATOMS.ADD */
-    double cas;       /* ATOMS.CAS (and CAST) */
-    double popc_inc;  /* ATOMS.POPC.INC */
-    double other;     /* every other ATOMS.* */
-} gm_opcode_split;
+/* What a unit's code pass (gpuq/code_pass.h) read from one launch's machine
+ * code: values no hardware counter gives.  The pass names them
+ * (gm_code_pass.result_key and result_values: the counters file's and the
+ * reports' columns); they are counts, >= 0 and possibly fractional, that
+ * add up over launches (--summary). */
+#define GM_PASS_VALUES_MAX 8
+typedef struct gm_pass_result {
+    int valid;                        /* 0: not found (the values are NaN) */
+    double value[GM_PASS_VALUES_MAX]; /* in the order of the pass's result_values */
+} gm_pass_result;
 
 typedef struct gm_launch_counters {
     uint64_t launch_id;        /* 0-based order of profiled launches in the process */
@@ -50,7 +53,7 @@ typedef struct gm_launch_counters {
     int regs_per_thread;       /* -1 unknown */
     int shared_bytes;          /* static + dynamic per block; -1 unknown */
     double metric[GM_METRIC_MAX]; /* by gm_metric_table row; NaN = not collected */
-    gm_opcode_split split;
+    gm_pass_result pass;       /* the run's code pass, if any */
     /* Per-SM values where a GPU exposes them (not Hopper); NULL otherwise.
      * Each array has n_sm entries. */
     int n_sm;
@@ -82,7 +85,7 @@ typedef struct gm_counters_set {
     gm_launch_counters *launches;
 } gm_counters_set;
 
-void gm_launch_counters_init(gm_launch_counters *k);   /* zeros; metrics NaN; split invalid */
+void gm_launch_counters_init(gm_launch_counters *k);   /* zeros; metrics NaN; pass invalid */
 void gm_launch_counters_clear(gm_launch_counters *k);  /* frees owned strings/arrays */
 /* A metric's value by name (gm_metric_find): NaN when it was not collected
  * or the table has no such metric. */

@@ -88,6 +88,11 @@ const gm_mdata_meta *gm_machine_meta(const gm_machine *m, const char *suite);
 gm_status gm_machine_adopt(gm_machine *m, const char *suite, const char *path,
                            const gm_mdata_meta *meta, void *data, void (*free_data)(void *),
                            gm_error *err);
+/* Moves the file of `suite` (either body, its path and header) from one
+ * machine to another, e.g. one loaded ahead of time for a guessed GPU; the
+ * suite's line in to's `missing` is dropped.  Fails, changing nothing, when
+ * `from` lacks the suite, `to` has it already or is full. */
+gm_status gm_machine_take(gm_machine *to, gm_machine *from, const char *suite, gm_error *err);
 /* 1 when every suite the NULL-terminated list names was found. */
 int gm_machine_has(const gm_machine *m, const char *const *suites);
 
@@ -212,6 +217,10 @@ size_t gm_units_metric_rows(const gm_unit *const *units, size_t n_units, int *ro
  * metrics).  NULL: no pass. */
 const gm_code_pass *gm_units_code_pass(const char *const *sections, size_t n_sections,
                                        const gm_counters_meta *meta);
+/* The pass whose result columns the counters file and the CSV and JSON
+ * reports carry (gm_launch_counters.pass): the first in registry order,
+ * NULL when no unit declares one (then there are no such columns). */
+const gm_code_pass *gm_units_file_pass(void);
 /* Appends unit u's opt-in metrics (gm_unit.opt_in_metrics) to rows[0 .. *n),
  * each once, at most max; returns how many were added. */
 size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max);

@@ -171,17 +171,15 @@ const gm_mdata_format *cli_table_format(void);
  * the exit code (0 ok). */
 int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
                      int sm_count, gm_machine *m);
-/* One suite's data loaded already (gpuq profile loads the calibration table
- * while the program runs): taken over (freed with the machine by its
- * format's free) and not looked for again. */
-typedef struct cli_loaded {
-    const char *suite;
-    const char *path;
-    gm_mdata_meta meta;
-    void *data;
-} cli_loaded;
-/* cli_machine_load with `loaded` (NULL, or its data NULL: as cli_machine_load). */
+/* cli_machine_load with machine data loaded already (gpuq profile loads it
+ * while the program runs): the suites named in take (NULL-terminated, or
+ * NULL) are moved from pre (gm_machine_take) instead of being looked for. */
 int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char *gpu_name,
-                          int sm_count, cli_loaded *loaded, gm_machine *m);
+                          int sm_count, gm_machine *pre, const char *const *take, gm_machine *m);
+/* The suites the selected sections need (their units' suites and optional
+ * suites), NULL-terminated, each once, at most max - 1. */
+void cli_needed_suites(const cli_report_opts *r, const char **suites, size_t max);
+/* The override --table gives ("suite=FILE", in buf), or NULL without it. */
+const char *cli_table_override(const cli_report_opts *r, char *buf, size_t len);
 
 #endif

@@ -180,8 +180,7 @@ void cli_report_options(const cli_report_opts *r, gm_report_options *out)
     out->variants = r->n_variants ? r->variants : NULL;
 }
 
-/* The suites the selected sections need, NULL-terminated, each once. */
-static void needed_suites(const cli_report_opts *r, const char **suites, size_t max)
+void cli_needed_suites(const cli_report_opts *r, const char **suites, size_t max)
 {
     size_t n = 0;
     for (size_t u = 0; gm_units[u]; u++) {
@@ -237,48 +236,53 @@ const gm_mdata_format *cli_table_format(void)
     return NULL;
 }
 
+const char *cli_table_override(const cli_report_opts *r, char *buf, size_t len)
+{
+    const gm_mdata_format *table = cli_table_format();
+    if (!r->table || !table)
+        return NULL;
+    snprintf(buf, len, "%s=%s", table->suite, r->table);
+    return buf;
+}
+
 int cli_machine_load(const char *cmd, const cli_report_opts *r, const char *gpu_name,
                      int sm_count, gm_machine *m)
 {
-    return cli_machine_load_with(cmd, r, gpu_name, sm_count, NULL, m);
+    return cli_machine_load_with(cmd, r, gpu_name, sm_count, NULL, NULL, m);
+}
+
+static int listed(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return 1;
+    return 0;
 }
 
 int cli_machine_load_with(const char *cmd, const cli_report_opts *r, const char *gpu_name,
-                          int sm_count, cli_loaded *loaded, gm_machine *m)
+                          int sm_count, gm_machine *pre, const char *const *take, gm_machine *m)
 {
     const char *suites[2 * GM_MACHINE_MAX_FILES + 1];
-    needed_suites(r, suites, sizeof suites / sizeof suites[0]);
+    cli_needed_suites(r, suites, sizeof suites / sizeof suites[0]);
+    /* the suites taken over are not looked for: the others load around them */
+    size_t j = 0;
+    for (size_t i = 0; suites[i]; i++)
+        if (!listed(take, suites[i]))
+            suites[j++] = suites[i];
+    suites[j] = NULL;
     char override[PATH_MAX + 48];
-    const char *overrides[2] = {NULL, NULL};
+    const char *overrides[2] = {cli_table_override(r, override, sizeof override), NULL};
     gm_error err = {{0}};
     const gm_mdata_format *table = cli_table_format();
-    const gm_mdata_format *given = loaded && loaded->data ? gm_mdata_format_of(loaded->suite)
-                                                          : NULL;
+    if (table && listed(take, table->suite))
+        overrides[0] = NULL;
     /* Every suite is looked for in the same folders, whichever way the
      * calibration table comes (taken over, --table, or found). */
     cli_search_dirs();
-    if (given) {
-        /* taken over: the other suites are loaded around it */
-        size_t j = 0;
-        for (size_t i = 0; suites[i]; i++)
-            if (strcmp(suites[i], loaded->suite) != 0)
-                suites[j++] = suites[i];
-        suites[j] = NULL;
-    } else if (r->table && table) {
-        snprintf(override, sizeof override, "%s=%s", table->suite, r->table);
-        overrides[0] = override;
-    }
     gm_status st = gm_machine_load(m, gpu_name, sm_count, suites, overrides, r->force, &err);
-    if (st == GM_OK && given) {
-        st = gm_machine_adopt(m, loaded->suite, loaded->path, &loaded->meta, loaded->data,
-                              given->free, &err);
-        loaded->data = NULL; /* the machine's now (or freed) */
-    }
+    for (size_t i = 0; st == GM_OK && take && take[i]; i++)
+        st = gm_machine_take(m, pre, take[i], &err);
     if (st != GM_OK) {
-        if (given && loaded->data) {
-            given->free(loaded->data);
-            loaded->data = NULL;
-        }
         gm_machine_free(m);
         return cli_fail(cmd, st, &err);
     }

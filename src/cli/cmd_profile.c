@@ -7,15 +7,15 @@
  *   1. counters: hardware counters through the range profiler, one row per
  *      launch appended to the counters file as the program runs; it keeps
  *      the program's cubins for the code pass;
- *   2. sass (unless --no-opcode-split, or the code pass settles every
+ *   2. sass (unless --no-code-pass, or the code pass settles every
  *      launch from the counters, or from them and the kernels' code, read
  *      while pass 1 runs: profile_code.c): per-instruction execution counts
  *      and the program's cubins; gpuq disassembles them afterwards and joins
  *      the executed opcodes to pass 1 by (kernel, ordinal).
  *
- * The calibration table is loaded while pass 1 runs (0.2 s for the shipped
- * H100 table on a 2-core machine, docs/profile.md), as soon as the collector has named
- * the device in its status file.
+ * The machine data the sections need is loaded while pass 1 runs (0.2 s
+ * for the largest shipped file, H100's, on a 2-core machine,
+ * docs/profile.md), as soon as the device is known (profile_prefetch.c).
  *
  * Exit codes: 0 when something was measured (the program's own failure or
  * crash is then a warning line), 3 when nothing was (collector error, no
@@ -83,7 +83,7 @@ int cmd_profile(int argc, char **argv)
     int debug = debug_env && debug_env[0] && strcmp(debug_env, "0") != 0;
     struct timespec t_start;
     clock_gettime(CLOCK_MONOTONIC, &t_start);
-    double t_run1 = 0, t_split = 0, t_run2 = 0, t_merge = 0, t_report = 0;
+    double t_run1 = 0, t_code = 0, t_run2 = 0, t_merge = 0, t_report = 0;
 
     status_set procs;
     memset(&procs, 0, sizeof procs);
@@ -91,9 +91,9 @@ int cmd_profile(int argc, char **argv)
     prof_install_signal_handlers(&old_int, &old_term);
     /* The code pass of the units this run gathers (none: one pass only). */
     const gm_code_pass *pass = gm_units_code_pass(o.r.sections, o.r.n_sections, NULL);
-    table_prefetch prefetch;
+    machine_prefetch prefetch;
     memset(&prefetch, 0, sizeof prefetch);
-    prefetch.explicit_path = o.r.table;
+    prefetch.r = &o.r;
     prefetch.status_path = status1;
     static disasm_spec spec; /* large: not on the stack */
     memset(&spec, 0, sizeof spec);
@@ -101,10 +101,10 @@ int cmd_profile(int argc, char **argv)
     /* Pass 1: the hardware counters, written as the program runs; it keeps
      * the cubins for the code pass to read. */
     run_result run1;
-    int static_split = pass && !o.no_split && !o.always_rerun;
-    pass_env pe1 = {"counters", counters, status1, static_split ? cubins1 : NULL, out_tmp, NULL};
+    int read_code = pass && !o.no_pass && !o.always_rerun;
+    pass_env pe1 = {"counters", counters, status1, read_code ? cubins1 : NULL, out_tmp, NULL};
     spec.pass = pass;
-    spec.enabled = static_split && mkdir(spec_dir, 0700) == 0;
+    spec.enabled = read_code && mkdir(spec_dir, 0700) == 0;
     spec.cubin_dir = cubins1;
     spec.work_dir = spec_dir;
     int started = prof_run_pass(&o, collector, &pe1, &prefetch, &spec, &run1);
@@ -190,19 +190,18 @@ int cmd_profile(int argc, char **argv)
     struct timespec t_phase;
     clock_gettime(CLOCK_MONOTONIC, &t_phase);
     pass = gm_units_code_pass(o.r.sections, o.r.n_sections, &set.meta);
-    if (o.no_split || !pass) {
-        snprintf(why, sizeof why, "--no-opcode-split");
-        o.no_split = 1; /* nothing to warn about */
+    if (o.no_pass || !pass) {
+        /* nothing to do, nothing to warn about */
     } else if (!o.always_rerun && pass->from_counters(&set)) {
         cli_error(CMD, "%s", pass->by_counters);
         if (!prof_save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
             goto done_set;
         }
-    } else if (static_split && !prof_interrupted_by &&
+    } else if (read_code && !prof_interrupted_by &&
                prof_code_from_code(pass, &set, cubins1, raw_code, &spec, &speculated, &decoded,
                                    static_why, sizeof static_why)) {
-        t_split = prof_ms_since(&t_phase);
+        t_code = prof_ms_since(&t_phase);
         cli_error(CMD, "%s", pass->by_code);
         if (!prof_save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
@@ -211,14 +210,14 @@ int cmd_profile(int argc, char **argv)
     } else if (prof_interrupted_by) {
         snprintf(why, sizeof why, "interrupted");
     } else if (writers > 1) {
-        snprintf(why, sizeof why, "%zu processes wrote counters: a second run for the split is "
-                 "made for one-process programs only", writers);
+        snprintf(why, sizeof why, "%zu processes wrote counters: a second run for the %s is "
+                 "made for one-process programs only", writers, pass->name);
     } else {
-        t_split = prof_ms_since(&t_phase);
+        t_code = prof_ms_since(&t_phase);
         if (static_why[0] && debug)
-            cli_error(CMD, "[debug] no split from the disassembly: %s", static_why);
-        cli_error(CMD, "running the program again for the %s "
-                  "(--no-opcode-split skips this)", pass->title);
+            cli_error(CMD, "[debug] no %s from the disassembly: %s", pass->name, static_why);
+        cli_error(CMD, "running the program again for the %s (--%s skips this)", pass->title,
+                  pass->option ? pass->option : "no-code-pass");
         run_result run2;
         pass_env pe2 = {"sass", sass, status2, cubins, NULL, pass->sass_metric};
         clock_gettime(CLOCK_MONOTONIC, &t_phase);
@@ -243,12 +242,12 @@ int cmd_profile(int argc, char **argv)
                     why[0] = '\0';
                 /* Launches the second run did not count (graph nodes it
                  * could not attribute): from the code where it settles. */
-                if (why[0] == '\0' && static_split) {
+                if (why[0] == '\0' && read_code) {
                     size_t filled = prof_code_fill_missing(pass, &set, cubins1, raw_code, &spec);
                     if (filled)
                         cli_error(CMD, "%zu launch%s without instruction counts in the second "
-                                  "run got the split from the hardware counters and the code",
-                                  filled, filled == 1 ? "" : "es");
+                                  "run got the %s from the hardware counters and the code",
+                                  filled, filled == 1 ? "" : "es", pass->name);
                 }
                 t_merge = prof_ms_since(&t_phase);
             }
@@ -258,7 +257,7 @@ int cmd_profile(int argc, char **argv)
             goto done_set;
         }
     }
-    if (why[0] && !o.no_split)
+    if (why[0])
         cli_error(CMD, "warning: no %s (%s): the report falls back to %s", pass->name, why,
                   pass->fallback);
 
@@ -277,14 +276,16 @@ int cmd_profile(int argc, char **argv)
     rc = prof_report(&o, &set, &prefetch);
     t_report = prof_ms_since(&t_phase);
     if (debug)
-        cli_error(CMD, "[debug] ms: run 1 %.1f (table %s%s%s, loaded in %.1f, ready at %.1f; "
-                  "%zu disassemblies during the run, waited %.1f after it); split from "
+        cli_error(CMD, "[debug] ms: run 1 %.1f (machine data: %zu files prefetched%s%s, %zu "
+                  "used, loaded in %.1f, ready at %.1f; "
+                  "%zu disassemblies during the run, waited %.1f after it); code pass from "
                   "counters/disassembly %.1f (%zu speculative results used, %zu kernels read "
                   "by the Hopper decoder); run 2 %.1f; its "
                   "disassembly and join %.1f; report %.1f; total %.1f",
-                  t_run1, prefetch.used ? "prefetched and used" : "not prefetched or not used",
+                  t_run1, prefetch.used + (prefetch.machine ? prefetch.machine->n_files : 0),
                   prefetch.proc_model[0] ? " for /proc model " : "", prefetch.proc_model,
-                  prefetch.load_ms, prefetch.ready_ms, spec.n_jobs, spec.wait_ms, t_split,
+                  prefetch.used,
+                  prefetch.load_ms, prefetch.ready_ms, spec.n_jobs, spec.wait_ms, t_code,
                   speculated, decoded, t_run2, t_merge, t_report, prof_ms_since(&t_start));
 
     if (main_proc) {

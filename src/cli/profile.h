@@ -2,8 +2,8 @@
  *   profile_options.c   options, help, checks of the program and collector
  *   profile_run.c       running one pass under the collector, its status
  *                       file, signals, the temporary directory
- *   profile_prefetch.c  work done while the program runs (table, code
- *                       reading) and the file helpers the code pass shares
+ *   profile_prefetch.c  work done while the program runs (machine data,
+ *                       code reading) and the file helpers the code pass shares
  *   profile_code.c      the code pass a unit declares (gpuq/code_pass.h):
  *                       from the counters, the code, or a second run
  *   profile_report.c    the report, and why nothing was measured
@@ -23,6 +23,7 @@
 #include "inject/gi_protocol.h"
 #include "gpuq/code_pass.h"
 #include "gpuq/counters.h"
+#include "gpuq/unit.h"
 
 #define CMD "profile"
 #define DEFAULT_COUNTERS "gpuq-profile.counters.csv"
@@ -32,7 +33,7 @@ typedef struct profile_opts {
     const char *regex;
     long skip, count;
     const char *nvtx_include; /* --nvtx-include NAME, or NULL */
-    int no_split;
+    const char *no_pass;      /* --no-code-pass (or a pass's own name for it) as given */
     int always_rerun;
     const char *counters;     /* may be a pattern (gi_pattern.h) */
     char **program; /* argv of the profiled program, NULL-terminated */
@@ -57,12 +58,14 @@ typedef struct run_result {
 
 /* While pass 1 runs, gpuq would only wait; two slow parts of its own work
  * are done then instead of after it:
- *  - the calibration table (gzip, 5 MB) takes 0.4-0.5 s to load.  With
- *    --table the file is known at once; otherwise the GPU model named in
- *    /proc/driver/nvidia (when the machine has one model) picks a shipped
- *    table, failing that the device the collector names in its status file
- *    once it has set the device up.  report() uses it only if it is the
- *    table cli_table_resolve would give for the counters.
+ *  - the machine data the sections need (the largest shipped file, a
+ *    calibration table gzipped to 5 MB, takes 0.4-0.5 s to load), loaded
+ *    as for a report (cli_machine_load) for the device guessed: the GPU
+ *    model named in /proc/driver/nvidia (when the machine has one model),
+ *    failing that the device the collector names in its status file once
+ *    it has set the device up; with --table, that file at once.  report()
+ *    takes each file only where it is the one its own load would give for
+ *    the counters.
  *  - the disassembler takes about 0.3 s per call, whatever the size of the
  *    code.  The collector names each profiled kernel in
  *    cubins-counters/kernels.txt at its first launch; as soon as a saved
@@ -71,20 +74,17 @@ typedef struct run_result {
  *    `nvdisasm -b` in the background (at most GPUQ_SPEC_MAX of them).  The
  *    code pass (profile_code.c) uses the results, and reads what is
  *    missing. */
-typedef struct table_prefetch {
-    const char *explicit_path;
+typedef struct machine_prefetch {
+    const cli_report_opts *r; /* the sections, --table and --force */
     const char *status_path;
     int done;                 /* tried (loaded, or failed: then report() tries again) */
-    const gm_mdata_format *format; /* the calibration table's (cli_table_format) */
-    void *data;               /* its body, as format->load gave it; NULL: none */
-    gm_mdata_meta meta;
-    char path[PATH_MAX];
+    gm_machine *machine;      /* loaded for the guess; NULL: none */
     char device_name[128];    /* from the status file */
     int sm_count, cc_major, cc_minor, have_device;
     char proc_model[128];     /* from /proc/driver/nvidia, when there is one model */
-    int used;                 /* report() took it */
+    size_t used;              /* files report() took */
     double load_ms, ready_ms; /* GPUQ_DEBUG: load time, and when it was ready in the run */
-} table_prefetch;
+} machine_prefetch;
 
 #define GPUQ_SPEC_MAX 16
 
@@ -149,7 +149,7 @@ gm_status prof_expand_output(const char *pattern, long pid, char *out, size_t le
 
 /* profile_run.c */
 int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
-                  table_prefetch *prefetch, disasm_spec *spec, run_result *res);
+                  machine_prefetch *prefetch, disasm_spec *spec, run_result *res);
 void prof_read_status(const char *path, collector_status *s);
 /* Reads the status files <prefix>.<pid> of all the run's processes. */
 void prof_read_statuses(const char *prefix, status_set *set);
@@ -172,9 +172,9 @@ void prof_install_signal_handlers(struct sigaction *old_int, struct sigaction *o
 
 /* profile_prefetch.c */
 double prof_ms_since(const struct timespec *t0);
-void prof_prefetch_free(table_prefetch *tp);
+void prof_prefetch_free(machine_prefetch *tp);
 void prof_spec_finish(disasm_spec *sp);
-int prof_while_running(table_prefetch *tp, disasm_spec *sp, pid_t pid, int *status,
+int prof_while_running(machine_prefetch *tp, disasm_spec *sp, pid_t pid, int *status,
                        const struct timespec *start);
 uint8_t *prof_read_whole(const char *path, size_t *size);
 size_t prof_list_cubins(const char *dir, char ***out);
@@ -205,7 +205,7 @@ int prof_save_counters(const char *path, const gm_counters_set *set);
 void prof_graph_summary(const char *graphs_path, const char *counters_path);
 
 /* profile_report.c */
-int prof_report(const profile_opts *o, const gm_counters_set *set, table_prefetch *prefetch);
+int prof_report(const profile_opts *o, const gm_counters_set *set, machine_prefetch *prefetch);
 void prof_explain_nothing_measured(const profile_opts *o, const collector_status *st,
                                    const run_result *run, const char *collector);
 

@@ -216,7 +216,7 @@ int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const ch
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
 
     /* the results, stored once every launch has one */
-    unsigned char *results = calloc(set->count + 1, pass->result_size);
+    gm_pass_result *results = calloc(set->count + 1, sizeof *results);
     char *settled = calloc(set->count + 1, 1);
     gm_kernel_code *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
     int all = results && settled && code;
@@ -251,7 +251,7 @@ int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const ch
             }
         }
         const char *reason = NULL;
-        if (pass->from_code(k, ops, results + i * pass->result_size, &reason))
+        if (pass->from_code(k, ops, &results[i], &reason))
             settled[i] = 1;
         else {
             snprintf(why, why_len, "%s: %s", k->kernel, reason);
@@ -260,7 +260,7 @@ int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const ch
     }
     for (size_t i = 0; all && i < set->count; i++)
         if (settled[i])
-            pass->keep(&set->launches[i], results + i * pass->result_size);
+            set->launches[i].pass = results[i];
     free(results);
     free(settled);
     free(code);
@@ -279,10 +279,9 @@ size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
     int have_tool = host_find_disassembler(tool, sizeof tool, &err) == GM_OK;
     char arch[16];
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
-    unsigned char *result = calloc(1, pass->result_size ? pass->result_size : 1);
-    for (size_t i = 0; result && i < set->count; i++) {
+    for (size_t i = 0; i < set->count; i++) {
         gm_launch_counters *k = &set->launches[i];
-        if (pass->has_result(k))
+        if (k->pass.valid)
             continue;
         gm_kernel_code ops;
         memset(&ops, 0, sizeof ops);
@@ -294,12 +293,12 @@ size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
             use = &ops;
         }
         const char *reason = NULL;
-        if (pass->from_code(k, use, result, &reason)) {
-            pass->keep(k, result);
+        gm_pass_result result;
+        if (pass->from_code(k, use, &result, &reason)) {
+            k->pass = result;
             filled++;
         }
     }
-    free(result);
     prof_free_list(cubins, n_cubins);
     unlink(raw_path);
     return filled;

@@ -20,6 +20,9 @@ static void print_help(void)
 {
     /* The code pass a unit declares (gpuq/code_pass.h) says what it is. */
     const gm_code_pass *pass = gm_units_code_pass(NULL, 0, NULL);
+    char alias[96] = ""; /* the pass's own name for --no-code-pass */
+    if (pass && pass->option)
+        snprintf(alias, sizeof alias, "      --%-19sthe same\n", pass->option);
     printf("usage: gpuq profile [options] [--] PROGRAM [ARGS...]\n"
            "\n"
            "Runs PROGRAM under gpuq's CUPTI collector, records the counters of every\n"
@@ -45,10 +48,11 @@ static void print_help(void)
            "                           FILE and -o PATH may be patterns, one file per process:\n"
            "                           %%p process id, %%h host, %%i first free number,\n"
            "                           %%q{VAR} environment variable (a rank), %%%% a %%\n"
-           "      --no-opcode-split    skip the second run; %s"
-           "      --always-rerun       run the program a second time for the split (instruction\n"
-           "                           counts) even when the hardware counters and the kernels'\n"
-           "                           code already settle it\n"
+           "      --no-code-pass       skip the second run; %s"
+           "%s"
+           "      --always-rerun       run the program a second time for the code pass\n"
+           "                           (instruction counts) even when the hardware counters and\n"
+           "                           the kernels' code already settle it\n"
            "  -h, --help               this text\n"
            "\n"
            "The collector needs permission to read GPU performance counters (root,\n"
@@ -64,27 +68,48 @@ static void print_help(void)
            "measured (collector, GPU or permission error), 130 interrupted.  gpuq's own\n"
            "errors always print a 'gpuq: profile:' line saying what failed\n",
            gm_units[0]->name, gm_units[0]->variants, DEFAULT_COUNTERS,
-           pass ? pass->no_pass : "the sections that need it say so\n");
+           pass ? pass->no_pass : "the sections that need it say so\n", alias);
 }
 
 
-enum { OPT_NO_SPLIT = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE };
+enum { OPT_NO_PASS = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE };
 
-/* 0 ok, 1 help shown, -1 usage error printed. */
-int prof_parse_options(int argc, char **argv, profile_opts *o)
+/* The options, and after them each code pass's own name for --no-code-pass
+ * (gm_code_pass.option: "--no-opcode-split"). */
+enum { MAX_OPTIONS = 32 };
+static void profile_options(struct option *opts)
 {
-    static const struct option opts[] = {
+    static const struct option fixed[] = {
         {"kernel-name", required_argument, NULL, 'k'},
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
         {"nvtx-include", required_argument, NULL, OPT_NVTX_INCLUDE},
         CLI_REPORT_LONG_OPTIONS,
-        {"no-opcode-split", no_argument, NULL, OPT_NO_SPLIT},
+        {"no-code-pass", no_argument, NULL, OPT_NO_PASS},
         {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
         {"keep-counters", required_argument, NULL, OPT_KEEP},
         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
     };
+    const size_t n_fixed = sizeof fixed / sizeof fixed[0];
+    size_t n = 0;
+    for (; n < n_fixed; n++)
+        opts[n] = fixed[n];
+    for (size_t u = 0; gm_units[u] && n + 1 < MAX_OPTIONS; u++) {
+        const gm_code_pass *pass = gm_units[u]->code_pass;
+        int seen = !pass || !pass->option;
+        for (size_t i = n_fixed; i < n && !seen; i++)
+            seen = strcmp(opts[i].name, pass->option) == 0;
+        if (!seen)
+            opts[n++] = (struct option){pass->option, no_argument, NULL, OPT_NO_PASS};
+    }
+    opts[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+/* 0 ok, 1 help shown, -1 usage error printed. */
+int prof_parse_options(int argc, char **argv, profile_opts *o)
+{
+    struct option opts[MAX_OPTIONS];
+    profile_options(opts);
     memset(o, 0, sizeof *o);
     cli_report_opts_init(&o->r);
     o->counters = DEFAULT_COUNTERS;
@@ -114,8 +139,8 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
             if ((o->count = cli_parse_count(CMD, "--launch-count", optarg, 0, LONG_MAX)) < 0)
                 return -1;
             break;
-        case OPT_NO_SPLIT:
-            o->no_split = 1;
+        case OPT_NO_PASS:
+            o->no_pass = argv[optind - 1];
             break;
         case OPT_ALWAYS_RERUN:
             o->always_rerun = 1;
@@ -147,8 +172,8 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         return -1;
     }
     o->program = argv + optind;
-    if (o->always_rerun && o->no_split) {
-        cli_usage_error(CMD, "--always-rerun and --no-opcode-split contradict each other");
+    if (o->always_rerun && o->no_pass) {
+        cli_usage_error(CMD, "--always-rerun and %s contradict each other", o->no_pass);
         return -1;
     }
     if (o->r.force && !o->r.table) {

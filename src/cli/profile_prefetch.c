@@ -1,6 +1,6 @@
-/* gpuq profile: work done while the program runs (the calibration table,
- * the disassembly of each kernel as soon as its code is saved), and the
- * small file helpers the code pass shares. */
+/* gpuq profile: work done while the program runs (the machine data, the
+ * disassembly of each kernel as soon as its code is saved), and the small
+ * file helpers the code pass shares. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,26 +27,26 @@ double prof_ms_since(const struct timespec *t0)
 
 /* What the collector's status file says of the device once it is set up
  * (prof_read_status: device_name, sm_count, compute_capability). */
-static void status_device_of(table_prefetch *tp, const char *path)
+static void status_device_of(machine_prefetch *mp, const char *path)
 {
     collector_status s;
     prof_read_status(path, &s);
     if (s.device_name[0] && s.sm_count > 0 && s.cc_major > 0) {
-        snprintf(tp->device_name, sizeof tp->device_name, "%s", s.device_name);
-        tp->sm_count = s.sm_count;
-        tp->cc_major = s.cc_major;
-        tp->cc_minor = s.cc_minor;
-        tp->have_device = 1;
+        snprintf(mp->device_name, sizeof mp->device_name, "%s", s.device_name);
+        mp->sm_count = s.sm_count;
+        mp->cc_major = s.cc_major;
+        mp->cc_minor = s.cc_minor;
+        mp->have_device = 1;
     }
 }
 
 /* The first process that named its device (status files <prefix>.<pid>). */
-static void status_device(table_prefetch *tp)
+static void status_device(machine_prefetch *mp)
 {
     char **files = NULL;
-    size_t n = prof_status_files(tp->status_path, &files);
-    for (size_t i = 0; i < n && !tp->have_device; i++)
-        status_device_of(tp, files[i]);
+    size_t n = prof_status_files(mp->status_path, &files);
+    for (size_t i = 0; i < n && !mp->have_device; i++)
+        status_device_of(mp, files[i]);
     prof_free_list(files, n);
 }
 
@@ -87,34 +87,41 @@ static void proc_gpu_model(char *model, size_t len)
         model[0] = '\0';
 }
 
-static void prefetch_load(table_prefetch *tp, const char *gpu_name, int sm_count,
+/* The machine data of the run's sections for the device guessed (gpu_name
+ * NULL: none yet, then only what --table names), as cli_machine_load would
+ * load it; nothing when that fails (report() then loads it and says why). */
+static void prefetch_load(machine_prefetch *mp, const char *gpu_name, int sm_count,
                           const struct timespec *start)
 {
     gm_error err = {{0}};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    tp->done = 1;
-    tp->format = cli_table_format();
-    if (!tp->format)
+    mp->done = 1;
+    const char *suites[2 * GM_MACHINE_MAX_FILES + 1];
+    cli_needed_suites(mp->r, suites, sizeof suites / sizeof suites[0]);
+    char override[PATH_MAX + 48];
+    const char *overrides[2] = {cli_table_override(mp->r, override, sizeof override), NULL};
+    gm_machine *m = calloc(1, sizeof *m);
+    if (!suites[0] || !m) {
+        free(m);
         return;
+    }
     cli_search_dirs();
-    if (tp->explicit_path)
-        snprintf(tp->path, sizeof tp->path, "%s", tp->explicit_path);
-    else if (!gpu_name || !gpu_name[0] ||
-             gm_machine_find(tp->format->suite, gpu_name, sm_count, tp->path, sizeof tp->path,
-                             &err) != GM_OK)
+    if (gm_machine_load(m, gpu_name ? gpu_name : "", sm_count, suites, overrides, mp->r->force,
+                        &err) != GM_OK) {
+        free(m); /* gm_machine_load freed what it had loaded */
         return;
-    if (tp->format->load(tp->path, &tp->data, &tp->meta, &err) != GM_OK)
-        tp->data = NULL;
-    tp->load_ms = prof_ms_since(&t0);
-    tp->ready_ms = prof_ms_since(start);
+    }
+    mp->machine = m;
+    mp->load_ms = prof_ms_since(&t0);
+    mp->ready_ms = prof_ms_since(start);
 }
 
-void prof_prefetch_free(table_prefetch *tp)
+void prof_prefetch_free(machine_prefetch *mp)
 {
-    if (tp->data && tp->format)
-        tp->format->free(tp->data);
-    tp->data = NULL;
+    gm_machine_free(mp->machine);
+    free(mp->machine);
+    mp->machine = NULL;
 }
 
 /* Reads a whole file (a cubin) into memory. */
@@ -290,7 +297,7 @@ static int decode_code(const gm_code_pass *pass, const char *cubin, size_t offse
 
 /* One look while the program runs: new kernel names, and disassemblies for
  * those whose code a saved cubin now holds. */
-static void spec_poll(disasm_spec *sp, const table_prefetch *tp)
+static void spec_poll(disasm_spec *sp, const machine_prefetch *tp)
 {
     if (!sp->enabled || !sp->pass || !tp->have_device || sp->tool_state < 0)
         return;
@@ -398,11 +405,10 @@ void prof_spec_finish(disasm_spec *sp)
 
 /* Runs while the program does: returns 1 when it reaped the program (its
  * wait status in *status), 0 when the program still runs. */
-int prof_while_running(table_prefetch *tp, disasm_spec *sp, pid_t pid, int *status,
+int prof_while_running(machine_prefetch *tp, disasm_spec *sp, pid_t pid, int *status,
                        const struct timespec *start)
 {
-    if (!tp->explicit_path)
-        proc_gpu_model(tp->proc_model, sizeof tp->proc_model);
+    proc_gpu_model(tp->proc_model, sizeof tp->proc_model);
     for (;;) {
         pid_t done = waitpid(pid, status, WNOHANG);
         if (done == pid)
@@ -413,10 +419,12 @@ int prof_while_running(table_prefetch *tp, disasm_spec *sp, pid_t pid, int *stat
             status_device(tp);
         spec_poll(sp, tp);
         if (!tp->done) {
-            if (tp->explicit_path)
-                prefetch_load(tp, NULL, 0, start);
-            else if (tp->proc_model[0])
+            /* at once where /proc names the model, or with --table (then
+             * that file alone); else once the collector names the device */
+            if (tp->proc_model[0])
                 prefetch_load(tp, tp->proc_model, 0, start);
+            else if (tp->r->table)
+                prefetch_load(tp, NULL, 0, start);
             else if (tp->have_device)
                 prefetch_load(tp, tp->device_name, tp->sm_count, start);
         }

@@ -8,51 +8,57 @@
 #include "gpuq/report.h"
 #include "profile.h"
 
-/* The prefetched table when it is the one the machine data would be for
- * these counters (it is then handed over to *out), else nothing. */
-static void take_prefetched(table_prefetch *tp, const profile_opts *o, const gm_counters_set *set,
-                            cli_loaded *out)
+typedef char suite_name[sizeof(((gm_machine *)0)->files[0].suite)];
+
+/* The suites of the prefetched machine data whose files are those the
+ * report's own load would give for these counters, NULL-terminated in
+ * take (names copied into names). */
+static void fitting_files(const machine_prefetch *mp, const profile_opts *o,
+                          const gm_counters_set *set, const char **take, suite_name *names)
 {
-    memset(out, 0, sizeof *out);
-    if (!tp || !tp->data)
-        return;
+    const gm_mdata_format *table = cli_table_format();
     const char *gpu = set->meta.device_name;
     int sms = set->meta.sm_count;
-    if (o->r.table) {
-        /* the check of an explicit table, unless --force (an unknown device,
-         * empty name, is not compared) */
-        if (!o->r.force && gpu[0] &&
-            !(strcmp(tp->meta.gpu_name, gpu) == 0 && (sms == 0 || tp->meta.sm_count == sms)))
-            return;
-    } else if (strcmp(tp->meta.gpu_name, gpu) != 0 || tp->meta.sm_count != sms) {
-        /* Another device than the one guessed: the first shipped table of
-         * a name is the one the search gives, so a match is the same. */
-        return;
+    size_t n = 0;
+    for (size_t i = 0; mp && mp->machine && i < mp->machine->n_files; i++) {
+        const char *suite = mp->machine->files[i].suite;
+        const gm_mdata_meta *mm = &mp->machine->files[i].meta;
+        int fits;
+        if (o->r.table && table && strcmp(suite, table->suite) == 0)
+            /* the check of an explicit file, unless --force (an unknown
+             * device, empty name, is not compared) */
+            fits = o->r.force || !gpu[0] ||
+                   (strcmp(mm->gpu_name, gpu) == 0 && (sms == 0 || mm->sm_count == sms));
+        else
+            /* found for the device guessed: the first shipped file of a
+             * name is the one the search gives, so a match is the same */
+            fits = gpu[0] && strcmp(mm->gpu_name, gpu) == 0 && mm->sm_count == sms;
+        if (fits) {
+            snprintf(names[n], sizeof names[n], "%s", suite);
+            take[n] = names[n];
+            n++;
+        }
     }
-    out->suite = tp->format->suite;
-    out->path = tp->path;
-    out->meta = tp->meta;
-    out->data = tp->data;
-    tp->data = NULL;
-    tp->used = 1;
+    take[n] = NULL;
 }
 
 /* The report through the registered units (cmd_model's path): every section
- * whose machine data exists, the calibration table prefetched during the
- * run when it is the right one (o->r carries every -m and --section). */
-int prof_report(const profile_opts *o, const gm_counters_set *set, table_prefetch *prefetch)
+ * whose machine data exists, the files prefetched during the run where they
+ * are the right ones (o->r carries every -m and --section). */
+int prof_report(const profile_opts *o, const gm_counters_set *set, machine_prefetch *prefetch)
 {
-    cli_loaded loaded;
-    take_prefetched(prefetch, o, set, &loaded);
+    const char *take[GM_MACHINE_MAX_FILES + 1];
+    suite_name names[GM_MACHINE_MAX_FILES];
+    fitting_files(prefetch, o, set, take, names);
     gm_machine *machine = calloc(1, sizeof *machine);
     if (!machine) {
-        if (loaded.data)
-            prefetch->format->free(loaded.data);
         cli_error(CMD, "out of memory");
         return GPUQ_EXIT_INPUT;
     }
-    int rc = cli_machine_load_with(CMD, &o->r, set->meta.device_name, set->meta.sm_count, &loaded,
-                                   machine);
+    int rc = cli_machine_load_with(CMD, &o->r, set->meta.device_name, set->meta.sm_count,
+                                   prefetch ? prefetch->machine : NULL, take, machine);
+    for (size_t i = 0; prefetch && take[i]; i++)
+        prefetch->used++;
     int no_report = rc != GPUQ_EXIT_OK; /* no machine data, or nothing to report */
     if (rc == GPUQ_EXIT_OK) {
         gm_report_options ro;

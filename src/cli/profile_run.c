@@ -71,7 +71,7 @@ static void exec_failure(const char *prog, int e, char *buf, size_t len)
 }
 
 int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *pe,
-                  table_prefetch *prefetch, disasm_spec *spec, run_result *res)
+                  machine_prefetch *prefetch, disasm_spec *spec, run_result *res)
 {
     memset(res, 0, sizeof *res);
     fflush(NULL);

@@ -12,6 +12,7 @@
 #include "csv_internal.h"
 #include "gzstream.h"
 #include "gpuq/counters.h"
+#include "gpuq/unit.h"
 
 /* ------------------------------------------------------------------------
  * Launch counters and the set */
@@ -23,8 +24,9 @@ void gm_launch_counters_init(gm_launch_counters *k)
     k->shared_bytes = -1;
     for (int m = 0; m < GM_METRIC_MAX; m++)
         k->metric[m] = NAN;
-    k->split.valid = 0;
-    k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
+    k->pass.valid = 0;
+    for (int v = 0; v < GM_PASS_VALUES_MAX; v++)
+        k->pass.value[v] = NAN;
 }
 
 double gm_launch_metric(const gm_launch_counters *k, const char *name)
@@ -116,13 +118,8 @@ const char *const gm_counters_lead_columns[GM_COUNTERS_N_LEAD] = {
     "launch_id", "kernel", "mangled", "device", "grid_x", "grid_y", "grid_z",
     "block_x", "block_y", "block_z", "regs", "shared_bytes",
 };
-const char *const gm_counters_split_columns[GM_COUNTERS_N_SPLIT] = {
-    "split_valid", "split_add", "split_cas", "split_popc_inc", "split_other",
-};
 #define lead_columns gm_counters_lead_columns
-#define split_columns gm_counters_split_columns
 #define N_LEAD GM_COUNTERS_N_LEAD
-#define N_SPLIT GM_COUNTERS_N_SPLIT
 #define COUNTERS_MAGIC GM_COUNTERS_MAGIC
 
 /* The metric rows a meta writes: its own list, or every row of the table. */
@@ -178,8 +175,12 @@ gm_status gm_counters_write_header(FILE *out, const gm_counters_meta *meta, gm_e
         fprintf(out, "%s%s", i ? "," : "", lead_columns[i]);
     for (size_t i = 0; i < write_count(meta); i++)
         fprintf(out, ",%s", gm_metric_table[write_rows(meta, i)].name);
-    for (size_t i = 0; i < N_SPLIT; i++)
-        fprintf(out, ",%s", split_columns[i]);
+    const gm_code_pass *pass = gm_units_file_pass();
+    for (size_t i = 0; i < gm_code_pass_columns(pass); i++) {
+        char name[128];
+        gm_code_pass_column(pass, i, name, sizeof name);
+        fprintf(out, ",%s", name);
+    }
     fputc('\n', out);
     if (fflush(out) != 0 || ferror(out))
         return gm_fail(err, GM_ERR_IO, "counters header: write failed: %s", strerror(errno));
@@ -211,14 +212,14 @@ gm_status gm_counters_append_row(FILE *out, const gm_counters_meta *meta,
             k->block[0], k->block[1], k->block[2], k->regs_per_thread, k->shared_bytes);
     for (size_t i = 0; i < write_count(meta); i++)
         put_double(out, k->metric[write_rows(meta, i)]);
-    fprintf(out, ",%d", k->split.valid ? 1 : 0);
-    if (k->split.valid) {
-        put_double(out, k->split.add);
-        put_double(out, k->split.cas);
-        put_double(out, k->split.popc_inc);
-        put_double(out, k->split.other);
-    } else {
-        fputs(",,,,", out);
+    const gm_code_pass *pass = gm_units_file_pass();
+    if (pass)
+        fprintf(out, ",%d", k->pass.valid ? 1 : 0);
+    for (size_t v = 0; v < gm_code_pass_values(pass); v++) {
+        if (k->pass.valid)
+            put_double(out, k->pass.value[v]);
+        else
+            fputc(',', out);
     }
     fputc('\n', out);
     /* The collector calls this once per launch: flush so that a crash of the

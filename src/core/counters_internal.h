@@ -9,10 +9,10 @@
 #include "gpuq/counters.h"
 
 #define GM_COUNTERS_MAGIC "# gpuq counters v"
-enum { GM_COUNTERS_N_LEAD = 12, GM_COUNTERS_N_SPLIT = 5 };
-/* Fixed columns before the metrics, and the split columns after them. */
+enum { GM_COUNTERS_N_LEAD = 12 };
+/* Fixed columns before the metrics; after them come the file pass's result
+ * columns (gm_units_file_pass, gm_code_pass_column). */
 extern const char *const gm_counters_lead_columns[GM_COUNTERS_N_LEAD];
-extern const char *const gm_counters_split_columns[GM_COUNTERS_N_SPLIT];
 
 typedef struct gm_counters_reader gm_counters_reader;
 

@@ -14,11 +14,10 @@
 #include "gzstream.h"
 #include "gpuq/counters.h"
 #include "gpuq/ranges.h"
+#include "gpuq/unit.h"
 
 #define lead_columns gm_counters_lead_columns
-#define split_columns gm_counters_split_columns
 #define N_LEAD GM_COUNTERS_N_LEAD
-#define N_SPLIT GM_COUNTERS_N_SPLIT
 #define COUNTERS_MAGIC GM_COUNTERS_MAGIC
 
 /* Counters v1: these metric columns, in this order, by short name (the
@@ -37,8 +36,11 @@ struct gm_counters_reader {
     gm_counters_meta meta;
     int version;         /* 1 or 2 */
     size_t n_columns;    /* of the header row */
-    size_t n_metric_cols;                /* columns between the lead and the split */
+    size_t n_metric_cols;                /* columns between the lead and the pass's */
     int col_row[GM_METRIC_MAX * 2];      /* metric row of each such column; -1 unknown */
+    /* The code pass's result columns after the metrics (gm_units_file_pass). */
+    size_t n_pass_cols;
+    char pass_col[1 + GM_PASS_VALUES_MAX][128];
     unsigned seen_keys;  /* bit per meta key */
     size_t count;        /* launches read */
     uint64_t last_id;    /* the previous launch's id */
@@ -140,7 +142,7 @@ static gm_status parse_meta_line(gm_counters_reader *ld, const char *where, gm_e
 
 /* v1: the 13 shared-atomic metrics under their short names, in table
  * order.  v2: the lead columns, metric columns by metric name (any order;
- * names this gpuq does not know are skipped), the split columns. */
+ * names this gpuq does not know are skipped), the code pass's columns. */
 static gm_status check_header_row(gm_counters_reader *ld, const char *where, gm_error *err)
 {
     gm_status st = gm_csv_split(&ld->rd, err);
@@ -150,6 +152,11 @@ static gm_status check_header_row(gm_counters_reader *ld, const char *where, gm_
     char **f = ld->rd.fields;
     gm_counters_meta *m = &ld->meta;
     m->n_metrics = 0;
+    const gm_code_pass *pass = gm_units_file_pass();
+    ld->n_pass_cols = gm_code_pass_columns(pass);
+    for (size_t i = 0; i < ld->n_pass_cols; i++)
+        gm_code_pass_column(pass, i, ld->pass_col[i], sizeof ld->pass_col[i]);
+    const size_t n_pass = ld->n_pass_cols;
     if (ld->version == 1) {
         /* v1: a fixed set of columns (v1_columns), by short name */
         ld->n_metric_cols = N_V1;
@@ -161,10 +168,10 @@ static gm_status check_header_row(gm_counters_reader *ld, const char *where, gm_
             ld->col_row[i] = m->metric_rows[m->n_metrics++] = row;
         }
     } else {
-        if (n < N_LEAD + N_SPLIT)
-            return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected at least %d",
-                           where, n, N_LEAD + N_SPLIT);
-        ld->n_metric_cols = n - N_LEAD - N_SPLIT;
+        if (n < N_LEAD + n_pass)
+            return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected at least %zu",
+                           where, n, N_LEAD + n_pass);
+        ld->n_metric_cols = n - N_LEAD - n_pass;
         if (ld->n_metric_cols > sizeof ld->col_row / sizeof ld->col_row[0])
             return gm_fail(err, GM_ERR_RANGE, "%s: %zu metric columns, at most %zu", where,
                            ld->n_metric_cols, sizeof ld->col_row / sizeof ld->col_row[0]);
@@ -195,11 +202,11 @@ static gm_status check_header_row(gm_counters_reader *ld, const char *where, gm_
             return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
                            where, N_LEAD + i + 1, f[N_LEAD + i], v1_columns[i]);
     size_t s0 = N_LEAD + ld->n_metric_cols;
-    for (size_t i = 0; i < N_SPLIT && s0 + i < n; i++)
-        if (strcmp(f[s0 + i], split_columns[i]) != 0)
+    for (size_t i = 0; i < n_pass && s0 + i < n; i++)
+        if (strcmp(f[s0 + i], ld->pass_col[i]) != 0)
             return gm_fail(err, GM_ERR_PARSE, "%s: header column %zu is '%s', expected '%s'",
-                           where, s0 + i + 1, f[s0 + i], split_columns[i]);
-    ld->n_columns = N_LEAD + ld->n_metric_cols + N_SPLIT;
+                           where, s0 + i + 1, f[s0 + i], ld->pass_col[i]);
+    ld->n_columns = N_LEAD + ld->n_metric_cols + n_pass;
     if (n != ld->n_columns)
         return gm_fail(err, GM_ERR_PARSE, "%s: header has %zu columns, expected %zu", where, n,
                        ld->n_columns);
@@ -330,26 +337,30 @@ static gm_status parse_launch_row(gm_counters_reader *ld, gm_launch_counters *k,
                               &k->metric[row], err)) != GM_OK)
             return st;
     }
+    if (ld->n_pass_cols == 0)
+        return GM_OK;
+    /* The code pass's result: "<key>_valid", then its values, which must be
+     * empty when it is 0 and present when it is 1. */
     const size_t s0 = N_LEAD + ld->n_metric_cols;
-    if ((st = field_int(ld, f[s0], "split_valid", 0, 1, &v, err)) != GM_OK)
+    const char *valid = ld->pass_col[0];
+    if ((st = field_int(ld, f[s0], valid, 0, 1, &v, err)) != GM_OK)
         return st;
-    k->split.valid = (int)v;
-    double *parts[4] = {&k->split.add, &k->split.cas, &k->split.popc_inc, &k->split.other};
-    for (int p = 0; p < 4; p++) {
-        const char *text = f[s0 + 1 + (size_t)p];
-        if (!k->split.valid) {
+    k->pass.valid = (int)v;
+    for (size_t p = 1; p < ld->n_pass_cols; p++) {
+        const char *text = f[s0 + p];
+        double *value = &k->pass.value[p - 1];
+        if (!k->pass.valid) {
             if (*text)
-                return gm_fail(err, GM_ERR_PARSE, "%s: %s given while split_valid is 0",
-                               row_where(ld, where, sizeof where), split_columns[1 + p]);
-            *parts[p] = NAN;
+                return gm_fail(err, GM_ERR_PARSE, "%s: %s given while %s is 0",
+                               row_where(ld, where, sizeof where), ld->pass_col[p], valid);
+            *value = NAN;
             continue;
         }
         if (!*text)
-            return gm_fail(err, GM_ERR_MISSING, "%s: %s empty while split_valid is 1",
-                           row_where(ld, where, sizeof where), split_columns[1 + p]);
-        /* GM_Q_MEAN: a split apportioned from the counters may be fractional */
-        if ((st = field_count(ld, text, split_columns[1 + p], GM_Q_MEAN, parts[p], err)) !=
-            GM_OK)
+            return gm_fail(err, GM_ERR_MISSING, "%s: %s empty while %s is 1",
+                           row_where(ld, where, sizeof where), ld->pass_col[p], valid);
+        /* GM_Q_MEAN: a count apportioned from the counters may be fractional */
+        if ((st = field_count(ld, text, ld->pass_col[p], GM_Q_MEAN, value, err)) != GM_OK)
             return st;
     }
     return GM_OK;

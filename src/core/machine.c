@@ -184,6 +184,35 @@ static gm_status load_one(gm_machine *m, const char *suite, const char *path, in
     return GM_OK;
 }
 
+/* The line gm_machine_load wrote for a suite that is there now. */
+static void drop_missing(gm_machine *m, const char *suite)
+{
+    size_t n = strlen(suite), j = 0;
+    for (size_t i = 0; i < m->n_missing; i++)
+        if (!(strncmp(m->missing[i], suite, n) == 0 && m->missing[i][n] == ':'))
+            memmove(m->missing[j++], m->missing[i], sizeof m->missing[0]);
+    m->n_missing = j;
+}
+
+gm_status gm_machine_take(gm_machine *to, gm_machine *from, const char *suite, gm_error *err)
+{
+    int i = file_of(from, suite);
+    if (!to || i < 0)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "machine data: no suite %s to take",
+                       suite ? suite : "(none)");
+    if (suite_loaded(to, suite))
+        return gm_fail(err, GM_ERR_INVALID_ARG, "machine data: suite %s is there already", suite);
+    if (to->n_files >= GM_MACHINE_MAX_FILES)
+        return gm_fail(err, GM_ERR_RANGE, "machine data: more than %d suites",
+                       GM_MACHINE_MAX_FILES);
+    to->files[to->n_files++] = from->files[i];
+    memmove(&from->files[i], &from->files[i + 1],
+            (from->n_files - (size_t)i - 1) * sizeof from->files[0]);
+    from->n_files--;
+    drop_missing(to, suite);
+    return GM_OK;
+}
+
 gm_status gm_machine_adopt(gm_machine *m, const char *suite, const char *path,
                            const gm_mdata_meta *meta, void *data, void (*free_data)(void *),
                            gm_error *err)
@@ -202,12 +231,7 @@ gm_status gm_machine_adopt(gm_machine *m, const char *suite, const char *path,
         return st;
     }
     set_entry(m, suite, path ? path : "", meta, NULL, data, free_data);
-    /* the line gm_machine_load wrote for it does not hold any more */
-    size_t n = strlen(suite), j = 0;
-    for (size_t i = 0; i < m->n_missing; i++)
-        if (!(strncmp(m->missing[i], suite, n) == 0 && m->missing[i][n] == ':'))
-            memmove(m->missing[j++], m->missing[i], sizeof m->missing[0]);
-    m->n_missing = j;
+    drop_missing(m, suite); /* the line gm_machine_load wrote for it does not hold any more */
     return GM_OK;
 }
 

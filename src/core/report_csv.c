@@ -1,7 +1,7 @@
 /* The CSV report: the ranked kernels as '#' lines (report_rank.c), then
  * one row per launch (or per kernel with --summary), the
  * launch columns, the counters the sections read (by their short column
- * name), the opcode split, then every section's fields as
+ * name), the code pass's result (gpuq/code_pass.h), then every section's fields as
  * "<unit>.<field>", and the verdict line: verdict_section, verdict.
  * Numbers read back exactly; an empty cell is a value not available. */
 #include <inttypes.h>
@@ -25,9 +25,6 @@ static void csv_text(FILE *out, const char *text)
     gm_csv_write_field(out, text ? text : "");
 }
 
-static const char *const split_columns[] = {"split_valid", "split_add", "split_cas",
-                                            "split_popc_inc", "split_other"};
-
 /* The heading: the names are the same for every result, so the first
  * row's give them (an empty result's when there is no row). */
 static void write_heading(FILE *out, const gm_report *rep, const report_rows *rows)
@@ -41,8 +38,12 @@ static void write_heading(FILE *out, const gm_report *rep, const report_rows *ro
     fputs(",device,grid_x,grid_y,grid_z,block_x,block_y,block_z,regs,shared_bytes", out);
     for (size_t m = 0; m < rows->n_metric_rows; m++)
         fprintf(out, ",%s", gm_metric_table[rows->metric_rows[m]].column);
-    for (size_t i = 0; i < sizeof split_columns / sizeof split_columns[0]; i++)
-        fprintf(out, ",%s", split_columns[i]);
+    const gm_code_pass *pass = gm_units_file_pass();
+    for (size_t i = 0; i < gm_code_pass_columns(pass); i++) {
+        char name[128];
+        gm_code_pass_column(pass, i, name, sizeof name);
+        fprintf(out, ",%s", name);
+    }
     for (size_t s = 0; s < rep->n_sections; s++) {
         const gm_report_section *sec = &rep->sections[s];
         void *empty = rows->count ? NULL : calloc(1, sec->unit->result_size);
@@ -80,11 +81,11 @@ static void write_row(FILE *out, const gm_report *rep, const report_rows *rows, 
             k->block[0], k->block[1], k->block[2], k->regs_per_thread, k->shared_bytes);
     for (size_t m = 0; m < rows->n_metric_rows; m++)
         csv_num(out, k->metric[rows->metric_rows[m]]);
-    fprintf(out, ",%d", k->split.valid ? 1 : 0);
-    csv_num(out, k->split.valid ? k->split.add : NAN);
-    csv_num(out, k->split.valid ? k->split.cas : NAN);
-    csv_num(out, k->split.valid ? k->split.popc_inc : NAN);
-    csv_num(out, k->split.valid ? k->split.other : NAN);
+    const gm_code_pass *pass = gm_units_file_pass();
+    if (pass)
+        fprintf(out, ",%d", k->pass.valid ? 1 : 0);
+    for (size_t v = 0; v < gm_code_pass_values(pass); v++)
+        csv_num(out, k->pass.valid ? k->pass.value[v] : NAN);
     for (size_t s = 0; s < rep->n_sections; s++) {
         const gm_report_section *sec = &rep->sections[s];
         gm_field f[GM_UNIT_MAX_FIELDS];

@@ -180,16 +180,17 @@ static void write_launch(FILE *out, const gm_report *rep, const report_rows *row
         gm_json_write_num(out, k->metric[rows->metric_rows[m]]);
     }
     fprintf(out, "\n%*s}", ind, "");
-    key(out, ind, "split", &first);
-    fprintf(out, "{\"valid\": %s, \"add\": ", k->split.valid ? "true" : "false");
-    gm_json_write_num(out, k->split.valid ? k->split.add : NAN);
-    fputs(", \"cas\": ", out);
-    gm_json_write_num(out, k->split.valid ? k->split.cas : NAN);
-    fputs(", \"popc_inc\": ", out);
-    gm_json_write_num(out, k->split.valid ? k->split.popc_inc : NAN);
-    fputs(", \"other\": ", out);
-    gm_json_write_num(out, k->split.valid ? k->split.other : NAN);
-    fputc('}', out);
+    const gm_code_pass *pass = gm_units_file_pass();
+    if (pass) {
+        /* the code pass's result, one object on one line */
+        key(out, ind, pass->result_key, &first);
+        fprintf(out, "{\"valid\": %s", k->pass.valid ? "true" : "false");
+        for (size_t v = 0; v < gm_code_pass_values(pass); v++) {
+            fprintf(out, ", \"%s\": ", pass->result_values[v]);
+            gm_json_write_num(out, k->pass.valid ? k->pass.value[v] : NAN);
+        }
+        fputc('}', out);
+    }
     key(out, ind, "sections", &first);
     fputc('{', out);
     int sfirst = 1;

@@ -229,16 +229,16 @@ static gm_status add_launch(gm_report_input *in, const scan_ctx *c, size_t file,
         a[1] = n_before ? a[1] + w : w;
         a[2] = n_before ? a[2] + v : v;
     }
+    /* the code pass's counts add up while every launch has them */
     if (n_before == 0) {
-        sum->split = k->split;
-    } else if (sum->split.valid && k->split.valid) {
-        sum->split.add += k->split.add;
-        sum->split.cas += k->split.cas;
-        sum->split.popc_inc += k->split.popc_inc;
-        sum->split.other += k->split.other;
+        sum->pass = k->pass;
+    } else if (sum->pass.valid && k->pass.valid) {
+        for (int v = 0; v < GM_PASS_VALUES_MAX; v++)
+            sum->pass.value[v] += k->pass.value[v];
     } else {
-        sum->split.valid = 0;
-        sum->split.add = sum->split.cas = sum->split.popc_inc = sum->split.other = NAN;
+        sum->pass.valid = 0;
+        for (int v = 0; v < GM_PASS_VALUES_MAX; v++)
+            sum->pass.value[v] = NAN;
     }
     g->launches++;
     double d = c->duration >= 0 ? k->metric[c->duration] : NAN;

@@ -1,6 +1,7 @@
 /* Looking things up in the unit table (gpuq/unit.h; the table itself is
  * src/papers/units.c): units by name, the metrics to gather, the machine-data
  * formats the units declare, the extra passes they ask for. */
+#include <stdio.h>
 #include <string.h>
 
 #include "gpuq/metrics.h"
@@ -79,6 +80,33 @@ const gm_code_pass *gm_units_code_pass(const char *const *sections, size_t n_sec
             return pass;
     }
     return NULL;
+}
+
+const gm_code_pass *gm_units_file_pass(void)
+{
+    return gm_units_code_pass(NULL, 0, NULL);
+}
+
+size_t gm_code_pass_values(const gm_code_pass *pass)
+{
+    size_t n = 0;
+    while (pass && pass->result_values && pass->result_values[n] && n < GM_PASS_VALUES_MAX)
+        n++;
+    return n;
+}
+
+size_t gm_code_pass_columns(const gm_code_pass *pass)
+{
+    return pass ? 1 + gm_code_pass_values(pass) : 0;
+}
+
+void gm_code_pass_column(const gm_code_pass *pass, size_t i, char *buf, size_t len)
+{
+    if (i >= gm_code_pass_columns(pass))
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%s_%s", pass->result_key,
+                 i == 0 ? "valid" : pass->result_values[i - 1]);
 }
 
 size_t gm_unit_opt_in_rows(const gm_unit *u, int *rows, size_t *n, size_t max)

@@ -9,7 +9,8 @@
 #     and no metric of the table (gpuq model --metrics) but the two every
 #     report sums or ranks by: a unit's metrics are the unit's, named in its
 #     row (its code pass's too: the counts the opcode split works from are
-#     paper 000's, not profile's);
+#     paper 000's, not profile's), nor its code pass's result columns or
+#     option;
 #   - the public headers include only public headers;
 #   - no source file is over 800 lines; no source list skips a missing file.
 #   usage: check_layout.sh GPUQ SOURCE_DIR
@@ -51,6 +52,18 @@ done
 hits=$(printf '%s\n' "$code" | grep -E '"[^"]*[Pp]aper [0-9]{3}')
 [ -z "$hits" ] || bad "generic code names a paper by its number:
 $hits"
+
+# a code pass's result key and option (its row's .result_key, .option):
+# the counters file's and the reports' columns and gpuq profile's alias of
+# --no-code-pass come from the pass's row ("split" as "split_valid"...)
+pass_words=$(grep -rhoE '\.(result_key|option) = "[^"]+"' src/papers |
+             sed 's/.*= "\(.*\)"/\1/' | sort -u)
+[ -n "$pass_words" ] || bad "no code pass's result key or option found in src/papers"
+for w in $pass_words; do
+  hits=$(printf '%s\n' "$code" | grep -E "\"$w([\"_]|\$)|[-\"]$w[\" ]")
+  [ -z "$hits" ] || bad "generic code names the code pass word '$w' (the pass's row names it):
+$hits"
+done
 
 # identifiers the papers' headers declare: #define NAME, a function's NAME(,
 # a typedef's or struct's closing "} NAME;", extern ... NAME;

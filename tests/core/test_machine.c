@@ -86,6 +86,38 @@ static void test_missing_is_a_line(void **state)
     gm_machine_free(&m);
 }
 
+/* A file moved from a machine loaded ahead of time (gpuq profile loads the
+ * machine data while the program runs) into the report's: the body, path
+ * and header go, the missing line goes. */
+static void test_take(void **state)
+{
+    (void)state;
+    gm_machine pre, m;
+    const char *const ov[] = {"atomics=" TEST_TABLE, NULL};
+    assert_int_equal(gm_machine_load(&pre, "gpuq Test GPU", 2, atomics_only, ov, 0, NULL), GM_OK);
+    const void *data = gm_machine_data(&pre, "atomics");
+    assert_non_null(data);
+    assert_int_equal(gm_machine_load(&m, "gpuq Other GPU", 2, atomics_only, NULL, 0, NULL), GM_OK);
+    assert_int_equal(m.n_missing, 1);
+    gm_error err = {{0}};
+    assert_int_equal(gm_machine_take(&m, &pre, "atomics", &err), GM_OK);
+    assert_ptr_equal(gm_machine_data(&m, "atomics"), data);
+    assert_string_equal(gm_machine_path(&m, "atomics"), TEST_TABLE);
+    assert_string_equal(gm_machine_meta(&m, "atomics")->gpu_name, "gpuq Test GPU");
+    assert_int_equal(m.n_missing, 0);
+    assert_null(gm_machine_data(&pre, "atomics"));
+    assert_int_equal(pre.n_files, 0);
+    /* nothing left to take; a suite there already */
+    assert_int_equal(gm_machine_take(&m, &pre, "atomics", &err), GM_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "no suite atomics"));
+    assert_int_equal(gm_machine_load(&pre, "gpuq Test GPU", 2, atomics_only, ov, 0, NULL), GM_OK);
+    assert_int_equal(gm_machine_take(&m, &pre, "atomics", &err), GM_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "there already"));
+    assert_non_null(gm_machine_data(&pre, "atomics")); /* unchanged */
+    gm_machine_free(&pre);
+    gm_machine_free(&m); /* frees the taken table once */
+}
+
 /* A GPU folder found by the header of its file, not by its name. */
 static void test_found_in_gpu_folder(void **state)
 {
@@ -121,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_override),
         cmocka_unit_test(test_missing_is_a_line),
         cmocka_unit_test(test_found_in_gpu_folder),
+        cmocka_unit_test(test_take),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

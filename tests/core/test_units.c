@@ -44,6 +44,54 @@ static void test_registry(void **state)
     }
 }
 
+/* The code passes the units declare: their callbacks and words are there,
+ * and they all declare the result the counters file's one set of columns
+ * holds (gm_units_file_pass); the column names. */
+static void test_code_passes(void **state)
+{
+    (void)state;
+    const gm_code_pass *file = gm_units_file_pass();
+    for (size_t u = 0; gm_units[u]; u++) {
+        const gm_code_pass *p = gm_units[u]->code_pass;
+        if (!p)
+            continue;
+        assert_ptr_equal(file, gm_units_code_pass(NULL, 0, NULL));
+        assert_non_null(p->name);
+        assert_non_null(p->title);
+        assert_non_null(p->mark);
+        assert_non_null(p->applies);
+        assert_non_null(p->from_counters);
+        assert_non_null(p->needs_code);
+        assert_non_null(p->from_code);
+        assert_non_null(p->from_counts);
+        assert_true(p->option == NULL || strncmp(p->option, "no-", 3) == 0);
+        size_t n = gm_code_pass_values(p);
+        assert_true(n >= 1 && n <= GM_PASS_VALUES_MAX);
+        assert_null(p->result_values[n]); /* no more than GM_PASS_VALUES_MAX */
+        assert_int_equal(gm_code_pass_values(file), n);
+        assert_string_equal(p->result_key, file->result_key);
+        assert_int_equal(strspn(p->result_key, "abcdefghijklmnopqrstuvwxyz0123456789_"),
+                         strlen(p->result_key));
+        for (size_t v = 0; v < n; v++) {
+            assert_string_equal(p->result_values[v], file->result_values[v]);
+            assert_int_equal(strspn(p->result_values[v], "abcdefghijklmnopqrstuvwxyz0123456789_"),
+                             strlen(p->result_values[v]));
+        }
+    }
+    char col[128];
+    assert_int_equal(gm_code_pass_columns(NULL), 0);
+    if (!file)
+        return;
+    assert_int_equal(gm_code_pass_columns(file), 1 + gm_code_pass_values(file));
+    gm_code_pass_column(file, 0, col, sizeof col);
+    assert_true(strlen(col) == strlen(file->result_key) + 6 && strstr(col, "_valid"));
+    gm_code_pass_column(file, 1, col, sizeof col);
+    assert_int_equal(strncmp(col, file->result_key, strlen(file->result_key)), 0);
+    assert_string_equal(col + strlen(file->result_key) + 1, file->result_values[0]);
+    gm_code_pass_column(file, gm_code_pass_columns(file), col, sizeof col);
+    assert_string_equal(col, "");
+}
+
 static void test_metric_rows_union(void **state)
 {
     (void)state;
@@ -212,6 +260,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_code_passes),
         cmocka_unit_test(test_metric_rows_union),
         cmocka_unit_test(test_opt_in_metrics),
         cmocka_unit_test(test_atomics_unit_matches_model),

@@ -10,6 +10,7 @@
 
 #include "fuzz_input.h"
 #include "gpuq/mdata.h"
+#include "gpuq/unit.h"
 
 const char *fuzz_input_path(const uint8_t *data, size_t size)
 {
@@ -56,12 +57,8 @@ void fuzz_check_counter_ranges(const gm_counters_set *set)
         for (int m = 0; m < GM_METRIC_COUNT; m++)
             FUZZ_CHECK(isnan(k->metric[m]) ||
                        gm_quantity_ok(gm_metric_table[m].quantity, k->metric[m]));
-        if (k->split.valid) {
-            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.add));
-            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.cas));
-            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.popc_inc));
-            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->split.other));
-        }
+        for (size_t v = 0; k->pass.valid && v < gm_code_pass_values(gm_units_file_pass()); v++)
+            FUZZ_CHECK(gm_quantity_ok(GM_Q_MEAN, k->pass.value[v]));
     }
 }
 

@@ -7,8 +7,9 @@
 #   - the second run: GPUQ_SASS_METRIC is the pass's metric unless the user
 #     set one; every launch gets the split known by construction;
 #   - the counters alone settle it when no launch has non-CAS atomics;
-#   - --no-opcode-split and a --section without a code pass: one run, no
-#     cubins kept.
+#   - --no-code-pass, its alias --no-opcode-split (the pass's own name for
+#     it) and a --section without a code pass: one run, no cubins kept;
+#     --always-rerun contradicts either name.
 #   usage: code_pass_check.sh GPUQ SRCDIR WORKDIR
 set -u
 gpuq=$1 src=$2 work=$3
@@ -88,17 +89,30 @@ has "$work/cas.err" "no launch has non-CAS shared atomics: the opcode split foll
 ls "$work"/sass_metric.* > /dev/null 2>&1 && fail "cas: a second run"
 [ "$(splits "$work/cas.csv" | grep -c '^1,')" = 4 ] || fail "cas: not every launch has a split"
 
-# 4. --no-opcode-split, and a section without a code pass: one run, no
-# cubins kept, no split.
+# 4. --no-code-pass, --no-opcode-split, and a section without a code pass:
+# one run, no cubins kept, no split.
 # (The fake's counters hold the shared-atomic metrics whatever --section
 # says: the pass follows the sections asked for, not what was gathered.)
-for name in none other; do
-  case $name in none) run none --no-opcode-split ;; other) run other --section gatomics ;; esac
+for name in none alias other; do
+  case $name in
+    none) run none --no-code-pass ;;
+    alias) run alias --no-opcode-split ;;
+    other) run other --section gatomics ;;
+  esac
   ls "$work"/sass_metric.* > /dev/null 2>&1 && fail "$name: a second run"
   ls "$work"/cubins.* > /dev/null 2>&1 && fail "$name: the cubins were kept"
   grep -q "opcode split" "$work/$name.err" && fail "$name: $(grep "opcode split" "$work/$name.err")"
   [ "$(splits "$work/$name.csv" | grep -c '^1,')" = 0 ] || fail "$name: a split"
 done
+
+for opt in --no-code-pass --no-opcode-split; do
+  "$gpuq" profile --always-rerun $opt -- /bin/true > /dev/null 2> "$work/both.err"
+  [ $? -eq 1 ] || fail "--always-rerun $opt: not a usage error"
+  has "$work/both.err" "gpuq: profile: --always-rerun and $opt contradict each other"
+done
+"$gpuq" profile --help > "$work/help.txt" 2>&1
+has "$work/help.txt" "--no-code-pass       skip the second run"
+has "$work/help.txt" "--no-opcode-split    the same"
 
 [ $fails -eq 0 ] && echo "code pass: second run, user metric, counters alone, none: ok"
 exit $fails

@@ -15,6 +15,7 @@
 #include "core/csv_internal.h"
 #include "gpuq/counters.h"
 #include "papers/atomics/atomics_model.h"
+#include "papers/atomics/atomics_split.h"
 #include "papers/atomics/atomics_table.h"
 
 #include "profile_check_util.h"
@@ -117,15 +118,16 @@ int check_atomics(const char *gpuq, const char *app, const char *dir)
             expect_equal("N_f (dot_alu)", e->kernel, k->launch_id, m[GM_M_N_ALU],
                          e->add + e->popc + e->other);
             expect_equal("O (wavefronts)", e->kernel, k->launch_id, m[GM_M_O_WAVEFRONTS], e->O);
-            if (!k->split.valid) {
+            const gm_opcode_split sp = gm_atomics_split_of(k);
+            if (!sp.valid) {
                 fail("no opcode split for %s (launch %llu)", e->kernel,
                      (unsigned long long)k->launch_id);
                 continue;
             }
-            expect_equal("split ADD", e->kernel, k->launch_id, k->split.add, e->add);
-            expect_equal("split CAS", e->kernel, k->launch_id, k->split.cas, e->cas);
-            expect_equal("split POPC.INC", e->kernel, k->launch_id, k->split.popc_inc, e->popc);
-            expect_equal("split other", e->kernel, k->launch_id, k->split.other, e->other);
+            expect_equal("split ADD", e->kernel, k->launch_id, sp.add, e->add);
+            expect_equal("split CAS", e->kernel, k->launch_id, sp.cas, e->cas);
+            expect_equal("split POPC.INC", e->kernel, k->launch_id, sp.popc_inc, e->popc);
+            expect_equal("split other", e->kernel, k->launch_id, sp.other, e->other);
             if (k->grid[0] != 256 || k->block[0] != 256 || k->regs_per_thread <= 0)
                 fail("launch configuration of %s: grid %u block %u regs %d", e->kernel,
                      k->grid[0], k->block[0], k->regs_per_thread);

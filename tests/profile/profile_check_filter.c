@@ -15,6 +15,7 @@
 #include "core/csv_internal.h"
 #include "gpuq/counters.h"
 #include "papers/atomics/atomics_model.h"
+#include "papers/atomics/atomics_split.h"
 #include "papers/atomics/atomics_table.h"
 
 #include "profile_check_util.h"
@@ -51,7 +52,7 @@ int check_filter(const char *gpuq, const char *app, const char *dir)
         if (k->launch_id != i || !is_kernel(k->kernel, want[i]))
             fail("launch %zu is %s (id %llu), expected %s", i, k->kernel,
                  (unsigned long long)k->launch_id, want[i]);
-        if (!k->split.valid)
+        if (!k->pass.valid)
             fail("launch %zu has no opcode split", i);
     }
     if (!file_has(errs, "follows from the hardware counters and the disassembly"))
@@ -77,7 +78,9 @@ int check_filter(const char *gpuq, const char *app, const char *dir)
         if (rerun.count != set.count)
             fail("--always-rerun: %zu launches, %zu without", rerun.count, set.count);
         for (size_t i = 0; i < set.count && i < rerun.count; i++) {
-            const gm_opcode_split *a = &set.launches[i].split, *b = &rerun.launches[i].split;
+            const gm_opcode_split sa = gm_atomics_split_of(&set.launches[i]),
+                                  sb = gm_atomics_split_of(&rerun.launches[i]);
+            const gm_opcode_split *a = &sa, *b = &sb;
             if (!a->valid || !b->valid || a->add != b->add || a->cas != b->cas ||
                 a->popc_inc != b->popc_inc || a->other != b->other)
                 fail("launch %zu: split from the disassembly %g/%g/%g/%g, from the second run "
@@ -109,8 +112,9 @@ int check_filter(const char *gpuq, const char *app, const char *dir)
             fail("-k k_cas_distinct: %zu launches, expected 3", set.count);
         for (size_t i = 0; i < set.count; i++) {
             const gm_launch_counters *k = &set.launches[i];
-            if (!k->split.valid || k->split.cas != k->metric[GM_M_N_CAS] ||
-                k->split.add != 0 || k->split.popc_inc != 0 || k->split.other != 0)
+            const gm_opcode_split sp = gm_atomics_split_of(k);
+            if (!sp.valid || sp.cas != k->metric[GM_M_N_CAS] || sp.add != 0 ||
+                sp.popc_inc != 0 || sp.other != 0)
                 fail("-k k_cas_distinct: launch %zu split from hardware is wrong", i);
         }
         gm_counters_set_clear(&set);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "atomics_model.h"
+#include "atomics_split.h"
 #include "core/stats.h"
 
 /* ---- Eq. 1: T-hat at integral points ------------------------------------ */
@@ -493,7 +494,7 @@ static void split_jobs(const gm_table *table, const gm_model_options *opt,
                        const gm_launch_counters *k, int per_sm, double N, double *N_c,
                        double *N_popc, gm_class_split *effective, gm_kernel_result *out)
 {
-    const gm_opcode_split *sp = &k->split;
+    const gm_opcode_split split = gm_atomics_split_of(k), *sp = &split;
     double total = sp->valid ? sp->add + sp->cas + sp->popc_inc + sp->other : NAN;
     int split_ok = sp->valid && isfinite(total) && total > 0;
     *N_popc = 0;

@@ -17,6 +17,26 @@
 /* The SASS metric of the second run: shared-memory atomics only. */
 #define SASS_SHARED_ATOM "smsp__sass_inst_executed_op_shared_atom"
 
+/* The pass's result values (gm_code_pass.result_values), in this order. */
+enum { SPLIT_ADD, SPLIT_CAS, SPLIT_POPC_INC, SPLIT_OTHER };
+static const char *const split_values[] = {"add", "cas", "popc_inc", "other", NULL};
+
+gm_opcode_split gm_atomics_split_of(const gm_launch_counters *k)
+{
+    const gm_pass_result *r = &k->pass;
+    return (gm_opcode_split){r->valid, r->value[SPLIT_ADD], r->value[SPLIT_CAS],
+                             r->value[SPLIT_POPC_INC], r->value[SPLIT_OTHER]};
+}
+
+void gm_atomics_split_store(gm_pass_result *r, const gm_opcode_split *split)
+{
+    r->valid = split->valid;
+    r->value[SPLIT_ADD] = split->add;
+    r->value[SPLIT_CAS] = split->cas;
+    r->value[SPLIT_POPC_INC] = split->popc_inc;
+    r->value[SPLIT_OTHER] = split->other;
+}
+
 gm_atomics_op gm_atomics_classify_opcode(const char *opcode)
 {
     static const char prefix[] = "ATOMS";
@@ -146,16 +166,10 @@ static int from_counters(gm_counters_set *set)
         gm_launch_counters *k = &set->launches[i];
         if (!applies(k))
             continue;
-        k->split.valid = 1;
-        k->split.cas = gm_launch_metric(k, N_CAS);
-        k->split.add = k->split.popc_inc = k->split.other = 0;
+        gm_opcode_split only_cas = {1, 0, gm_launch_metric(k, N_CAS), 0, 0};
+        gm_atomics_split_store(&k->pass, &only_cas);
     }
     return 1;
-}
-
-static int has_result(const gm_launch_counters *k)
-{
-    return k->split.valid;
 }
 
 static int needs_code(const gm_launch_counters *k)
@@ -163,15 +177,14 @@ static int needs_code(const gm_launch_counters *k)
     return gm_launch_metric(k, N_ALU) > 0;
 }
 
-static int from_code(const gm_launch_counters *k, const gm_kernel_code *code, void *result,
-                     const char **why)
+static int from_code(const gm_launch_counters *k, const gm_kernel_code *code,
+                     gm_pass_result *result, const char **why)
 {
-    return gm_atomics_split_from_code(k, code, result, why);
-}
-
-static void keep(gm_launch_counters *k, const void *result)
-{
-    k->split = *(const gm_opcode_split *)result;
+    gm_opcode_split split;
+    if (!gm_atomics_split_from_code(k, code, &split, why))
+        return 0;
+    gm_atomics_split_store(result, &split);
+    return 1;
 }
 
 /* Sums one launch's executed shared atomics by class.  When the metric
@@ -182,8 +195,7 @@ static int from_counts(gm_launch_counters *k, const gm_inst_count *counts, size_
                        size_t unresolved, const char *sass_metric)
 {
     if (unresolved > 0) {
-        k->split.valid = 0;
-        k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
+        gm_atomics_split_store(&k->pass, &(gm_opcode_split){0, NAN, NAN, NAN, NAN});
         return 0;
     }
     int shared_atom_only = sass_metric && strcmp(sass_metric, SASS_SHARED_ATOM) == 0;
@@ -209,11 +221,7 @@ static int from_counts(gm_launch_counters *k, const gm_inst_count *counts, size_
             break;
         }
     }
-    k->split.valid = 1;
-    k->split.add = add;
-    k->split.cas = cas;
-    k->split.popc_inc = popc;
-    k->split.other = other;
+    gm_atomics_split_store(&k->pass, &(gm_opcode_split){1, add, cas, popc, other});
     int row = gm_metric_find(N_ATOM_SASS);
     if (row >= 0)
         k->metric[row] = add + cas + popc + other;
@@ -231,6 +239,9 @@ const gm_code_pass gm_atomics_code_pass = {
     .no_pass = "the model then uses the\n"
                "                           hardware FAO/CAS split and says so\n",
     .fallback = "the hardware FAO/CAS split",
+    .option = "no-opcode-split",
+    .result_key = "split",
+    .result_values = split_values,
     .by_counters = "no launch has non-CAS shared atomics: the opcode split follows from the "
                    "hardware counters, no second run",
     .by_code = "each kernel with non-CAS shared atomics has one non-CAS ATOMS opcode: the "
@@ -241,10 +252,7 @@ const gm_code_pass gm_atomics_code_pass = {
     .mark = gm_atomics_mark_opcode,
     .applies = applies,
     .from_counters = from_counters,
-    .has_result = has_result,
     .needs_code = needs_code,
-    .result_size = sizeof(gm_opcode_split),
     .from_code = from_code,
-    .keep = keep,
     .from_counts = from_counts,
 };

@@ -23,6 +23,21 @@
 #include "gpuq/code_pass.h"
 #include "gpuq/counters.h"
 
+/* Executed ATOMS warp-instructions by opcode: the pass's result, stored in
+ * the launch's gm_launch_counters.pass as the values "add", "cas",
+ * "popc_inc", "other" (columns split_add... of the counters file). */
+typedef struct gm_opcode_split {
+    int valid;        /* 0: not collected (fields are NaN) */
+    double add;       /* ATOMS.ADD */
+    double cas;       /* ATOMS.CAS (and CAST) */
+    double popc_inc;  /* ATOMS.POPC.INC */
+    double other;     /* every other ATOMS.* */
+} gm_opcode_split;
+
+/* The split a launch's pass result holds, and a split as a pass result. */
+gm_opcode_split gm_atomics_split_of(const gm_launch_counters *k);
+void gm_atomics_split_store(gm_pass_result *r, const gm_opcode_split *split);
+
 /* Class of one instruction for the split. */
 typedef enum gm_atomics_op {
     GM_ATOMICS_OP_NOT_ATOMS = 0, /* not a shared-memory atomic */

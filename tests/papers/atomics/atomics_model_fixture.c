@@ -146,8 +146,9 @@ void counters_blank(gm_launch_counters *k)
     memset(k, 0, sizeof *k);
     for (int i = 0; i < GM_METRIC_COUNT; i++)
         k->metric[i] = NAN;
-    k->split.valid = 0;
-    k->split.add = k->split.cas = k->split.popc_inc = k->split.other = NAN;
+    k->pass.valid = 0;
+    for (int v = 0; v < GM_PASS_VALUES_MAX; v++)
+        k->pass.value[v] = NAN;
 }
 
 /* The worked example of test_table2_worked_example as counters of a

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "papers/atomics/atomics_model.h"
+#include "papers/atomics/atomics_split.h"
 #include "atomics_model_fixture.h"
 
 /* ---- gm_model_apply ---------------------------------------------------- */
@@ -171,7 +172,7 @@ static void test_apply_cas_sources(void **state)
     assert_true(r.notes & GM_NOTE_MISSING_COUNTER);
     assert_string_equal(r.split_source, "assumed no CAS: N_c counter missing");
     /* neither, but an opcode split: N_c = N * cas / total = 1600 * 1/4 */
-    k.split = (gm_opcode_split){1, 300, 100, 0, 0};
+    gm_atomics_split_store(&k.pass, &(gm_opcode_split){1, 300, 100, 0, 0});
     assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
     assert_exact(r.avg.N_c, 100);
     assert_string_equal(r.split_source, "sass classification");
@@ -240,7 +241,7 @@ static void test_apply_opcode_split(void **state)
     k.metric[GM_M_O_WAVEFRONTS] = 1600;
     k.metric[GM_M_CYCLES_SUM] = 208000;
     k.metric[GM_M_CYCLES_AVG] = 52000;
-    k.split = (gm_opcode_split){1, 400, 400, 800, 0};
+    gm_atomics_split_store(&k.pass, &(gm_opcode_split){1, 400, 400, 800, 0});
     gm_kernel_result r;
     assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
     assert_exact(r.avg.N_popc, 200);
@@ -270,17 +271,17 @@ static void test_apply_opcode_fallbacks(void **state)
     gm_table_free(t);
     /* POPC.INC jobs but no POPC.INC series in the table */
     t = test_table(0);
-    k.split = (gm_opcode_split){1, 400, 400, 800, 0};
+    gm_atomics_split_store(&k.pass, &(gm_opcode_split){1, 400, 400, 800, 0});
     assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
     assert_true(r.notes & GM_NOTE_SPLIT_FALLBACK);
     assert_non_null(strstr(r.split_source, "fallback: table has no popc_inc series"));
     assert_near(r.avg.U, 0.5, TOL);
     /* an empty split */
-    k.split = (gm_opcode_split){1, 0, 0, 0, 0};
+    gm_atomics_split_store(&k.pass, &(gm_opcode_split){1, 0, 0, 0, 0});
     assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
     assert_non_null(strstr(r.split_source, "fallback: opcode split is empty"));
     /* no POPC.INC jobs: no POPC series needed, no fallback */
-    k.split = (gm_opcode_split){1, 1200, 400, 0, 0};
+    gm_atomics_split_store(&k.pass, &(gm_opcode_split){1, 1200, 400, 0, 0});
     assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
     assert_false(r.notes & GM_NOTE_SPLIT_FALLBACK);
     assert_near(r.avg.U, 0.5, TOL);
@@ -394,7 +395,7 @@ static void test_apply_measured_steady_lanes(void **state)
      * 2 x 400) = 2).  Per SM N = 400, N_c = 100, c = 2 x 100/400 = 0.5;
      * steady T(2,2,0.5) = 16.5, S = 8.25, B = 3300, U = 3300 / 86000 */
     k.metric[GM_M_O_WAVEFRONTS] = 4000;
-    k.split = (gm_opcode_split){1, 1200, 400, 0, 0};
+    gm_atomics_split_store(&k.pass, &(gm_opcode_split){1, 1200, 400, 0, 0});
     gm_kernel_result r;
     assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
     assert_exact(r.avg.n, 2);
@@ -408,7 +409,7 @@ static void test_apply_measured_steady_lanes(void **state)
      * S_fc = 25/3; POPC.INC steady T = 2n: S_p = 4/2 = 2;
      * S = (300 x 25/3 + 100 x 2) / 400 = 6.75, B = 2700, U = 2700 / 86000 */
     k.metric[GM_M_O_WAVEFRONTS] = 3600;
-    k.split = (gm_opcode_split){1, 800, 400, 400, 0};
+    gm_atomics_split_store(&k.pass, &(gm_opcode_split){1, 800, 400, 400, 0});
     assert_int_equal(gm_model_apply(t, &o, &k, &r, NULL), GM_OK);
     assert_near(r.avg.e, 2, TOL);
     assert_exact(r.avg.N_popc, 100);

@@ -40,8 +40,8 @@ static void launch_split(const host_sass_run *run, const host_disasm *d, size_t 
     gm_launch_counters k;
     gm_launch_counters_init(&k);
     int valid = gm_atomics_code_pass.from_counts(&k, counts, nc, *unresolved, run->metric);
-    assert_int_equal(valid, k.split.valid);
-    *split = k.split;
+    assert_int_equal(valid, k.pass.valid);
+    *split = gm_atomics_split_of(&k);
     *n = gm_launch_metric(&k, "smsp__sass_inst_executed_op_shared_atom.sum");
     free(counts);
 }
@@ -343,9 +343,10 @@ static void test_merge_with_recorded_counters(void **state)
     assert_int_equal(stats.unresolved, 0);
     for (size_t i = 0; i < set.count; i++) {
         const gm_launch_counters *k = &set.launches[i];
-        assert_true(k->split.valid);
-        assert_true(k->split.cas == k->metric[GM_M_N_CAS]);
-        assert_true(k->split.add + k->split.popc_inc + k->split.other == k->metric[GM_M_N_ALU]);
+        gm_opcode_split sp = gm_atomics_split_of(k);
+        assert_true(sp.valid);
+        assert_true(sp.cas == k->metric[GM_M_N_CAS]);
+        assert_true(sp.add + sp.popc_inc + sp.other == k->metric[GM_M_N_ALU]);
         assert_true(k->metric[GM_M_N_ATOM_SASS] == k->metric[GM_M_N_ATOM]);
     }
     host_disasm_free(&d);
@@ -420,7 +421,12 @@ static void test_pass_row(void **state)
     assert_null(gm_units_code_pass(NULL, 0, &meta));
     meta.metric_rows[0] = gm_metric_find(p->when);
     assert_ptr_equal(gm_units_code_pass(NULL, 0, &meta), p);
-    assert_int_equal(p->result_size, sizeof(gm_opcode_split));
+    /* the result's names: the counters file's columns split_valid, split_add... */
+    assert_string_equal(p->result_key, "split");
+    assert_int_equal(gm_code_pass_values(p), 4);
+    assert_string_equal(p->result_values[2], "popc_inc");
+    assert_ptr_equal(gm_units_file_pass(), p);
+    assert_string_equal(p->option, "no-opcode-split");
 
     gm_counters_set set;
     gm_counters_set_init(&set);
@@ -431,24 +437,25 @@ static void test_pass_row(void **state)
     assert_false(p->applies(&k));
     assert_int_equal(gm_counters_set_push(&set, &k), GM_OK);
     assert_true(p->from_counters(&set));
-    assert_true(p->has_result(&set.launches[0]));
-    assert_true(set.launches[0].split.cas == 5 && set.launches[0].split.add == 0);
-    assert_false(p->has_result(&set.launches[1]));
+    assert_true(set.launches[0].pass.valid);
+    assert_true(gm_atomics_split_of(&set.launches[0]).cas == 5 &&
+                gm_atomics_split_of(&set.launches[0]).add == 0);
+    assert_false(set.launches[1].pass.valid);
     launch_with(&k, 5, 4, 1);
     assert_true(p->needs_code(&k));
     assert_int_equal(gm_counters_set_push(&set, &k), GM_OK);
-    set.launches[0].split.valid = 0;
+    set.launches[0].pass.valid = 0;
     assert_false(p->from_counters(&set));
-    assert_false(set.launches[0].split.valid); /* unchanged */
-    /* from_code does not change the launch; keep stores the result */
+    assert_false(set.launches[0].pass.valid); /* unchanged */
+    /* from_code does not change the launch; gpuq stores the result */
     gm_kernel_code code = {10, GM_ATOMICS_MARK(GM_ATOMICS_OP_POPC_INC)};
-    gm_opcode_split r;
+    gm_pass_result r;
     const char *why = NULL;
     assert_true(p->from_code(&set.launches[2], &code, &r, &why));
-    assert_false(set.launches[2].split.valid);
-    p->keep(&set.launches[2], &r);
-    assert_true(set.launches[2].split.valid && set.launches[2].split.popc_inc == 1 &&
-                set.launches[2].split.cas == 4);
+    assert_false(set.launches[2].pass.valid);
+    set.launches[2].pass = r;
+    gm_opcode_split sp = gm_atomics_split_of(&set.launches[2]);
+    assert_true(sp.valid && sp.popc_inc == 1 && sp.cas == 4);
     gm_counters_set_clear(&set);
 }
 
