@@ -23,7 +23,7 @@
 #define EXIT_GPU 3
 #define EXIT_MISMATCH 4
 
-#define DEFAULT_REPS 20
+#define GB_GATOMICS_DEFAULT_REPS 20
 #define DEFAULT_WARMUP 3
 #define DEFAULT_SEED 1
 #define DEFAULT_COLOR 0x336699ffu /* channels fall in banks 19, 6, 25, 31 */
@@ -119,7 +119,7 @@ static void print_help(FILE *out)
             "                    paper's kernels\n"
             "\n"
             "Exit codes: 0 ok, 1 usage, 2 input, 3 GPU or CUDA error, 4 check mismatch.\n",
-            HIST_MAX_PIXELS, DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_SEED, DEFAULT_COLOR,
+            HIST_MAX_PIXELS, GB_GATOMICS_DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_SEED, DEFAULT_COLOR,
             100 * GOAL_READ_BW_FRACTION, GOAL_CUB_SPEEDUP);
 }
 
@@ -170,7 +170,7 @@ static int parse_options(int argc, char **argv, options *o, int *done)
     size_t v;
 
     memset(o, 0, sizeof *o);
-    o->reps = DEFAULT_REPS;
+    o->reps = GB_GATOMICS_DEFAULT_REPS;
     o->warmup = DEFAULT_WARMUP;
     o->seed = DEFAULT_SEED;
     o->color = DEFAULT_COLOR;

@@ -92,6 +92,32 @@ for m in $metrics; do
 $hits"
 done
 
+# One C prefix per paper (docs/architecture.md, "C names"): the prefixes the
+# papers no longer use do not come back, in code (comments and string
+# literals aside).  Kernels keep their short names, so in CUDA files only
+# the model's (gm_, GM_) and upper-case ones are checked; a launcher or type
+# is declared in a header, where every one is.
+retired_model="gm_ga GM_GA"
+retired_suite="ga GA"
+strip_code() { sed -e 's|/\*.*\*/||g' -e 's|//.*||' -e 's|^[[:space:]]*/\?\*.*||' \
+                   -e 's/"\([^"\\]\|\\.\)*"/""/g' "$1" | grep -n . | sed "s|^|$1:|"; }
+for f in $(find src include tests validation examples -name '*.[ch]' -o -name '*.cu' \
+             -o -name '*.cuh' | sort); do
+  case $f in
+    src/*|include/*|tests/*) ;;
+    *) [ "${f%.cu}" = "$f" ] || continue ;; # validation/examples: their programs' own names
+  esac
+  case $f in
+    *.cu|*.cuh) prefixes="$retired_model $(printf '%s\n' $retired_suite | grep -v '[a-z]')" ;;
+    src/*|include/*|tests/*) prefixes="$retired_model $retired_suite" ;;
+    *) prefixes=$retired_model ;;
+  esac
+  re=$(printf '%s_|' $prefixes | sed 's/|$//')
+  hits=$(strip_code "$f" | grep -E "(^|[^A-Za-z0-9_])($re)[A-Za-z0-9_]*")
+  [ -z "$hits" ] || bad "a retired prefix ($re) in $f (docs/architecture.md, C names):
+$hits"
+done
+
 for f in $(find src include -name '*.[ch]' -o -name '*.cu' | sort); do
   n=$(wc -l <"$f")
   [ "$n" -le 800 ] || bad "$f has $n lines (at most about 800)"

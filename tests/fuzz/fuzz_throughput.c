@@ -1,5 +1,5 @@
 /* libFuzzer harness: the throughput, units and global-atomics readers
- * (gm_zo_machine_from_mdata, gm_bu_rates_from_mdata, gm_ga_rates_from_mdata)
+ * (gm_zo_machine_from_mdata, gm_bu_rates_from_mdata, gm_gatomics_rates_from_mdata)
  * on machine data loaded from the input.  The range promise: every curve point and rate
  * they return is finite and positive (gpuq/ranges.h), the empty-launch
  * time a duration, so no NaN or inf reaches the bottleneck or gatomics
@@ -53,11 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < GM_TU_N_MEMORY; i++)
             FUZZ_CHECK(isnan(u.memory_gbps[i]) || gm_quantity_ok(GM_Q_RATE, u.memory_gbps[i]));
     }
-    gm_ga_rates r;
+    gm_gatomics_rates r;
     for (int form = 0; form < 2; form++) {
-        if (gm_ga_rates_for_form(md, (gm_ga_form)form, &r, &err) != GM_OK)
+        if (gm_gatomics_rates_for_form(md, (gm_gatomics_form)form, &r, &err) != GM_OK)
             continue;
-        for (int c = 0; c < GM_GA_CLASSES; c++) {
+        for (int c = 0; c < GM_GATOMICS_CLASSES; c++) {
             FUZZ_CHECK(isfinite(r.one[c]) && r.one[c] > 0);
             FUZZ_CHECK(isfinite(r.peak[c]) && r.peak[c] > 0);
         }

@@ -20,7 +20,7 @@
 #include "gpuq/suite.h"
 #include "core/suite_clock.h"
 
-#define DEFAULT_REPS 5
+#define GB_GATOMICS_DEFAULT_REPS 5
 #define DEFAULT_SPREAD_THRESHOLD 0.10
 #define CHECKPOINT_SECONDS 2.0
 /* Launches a cell may go through before it is given up (discarded samples). */
@@ -114,7 +114,7 @@ static gm_status parse_list(const char *key, const char *value, name_parser pars
 
 static gm_status parse_options(const gb_suite_run *run, atomics_options *o, gm_error *err)
 {
-    *o = (atomics_options){.reps = DEFAULT_REPS,
+    *o = (atomics_options){.reps = GB_GATOMICS_DEFAULT_REPS,
                            .inner_reps = GB_DEFAULT_INNER_REPS,
                            .spread_threshold = DEFAULT_SPREAD_THRESHOLD};
     o->classes[GM_CLASS_ADD] = o->classes[GM_CLASS_CAS] = o->classes[GM_CLASS_POPC_INC] = 1;

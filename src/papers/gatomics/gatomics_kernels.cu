@@ -34,57 +34,57 @@ __device__ __forceinline__ unsigned long long do_op(char *p, unsigned long long 
     unsigned long long r64 = 0;
     float rf = 0.f;
     switch (OP) {
-    case GA_LD32:
+    case GB_GATOMICS_LD32:
         // volatile: ptxas merges repeated weak loads of one address (ld.cg was
         // executed once for the whole loop); a volatile load is never merged.
         asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(r32) : "l"(p) : "memory");
         return r32;
-    case GA_ST32:
+    case GB_GATOMICS_ST32:
         asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"((unsigned)v) : "memory");
         fence_gpu();
         return 0;
-    case GA_LDST32:
+    case GB_GATOMICS_LDST32:
         asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(r32) : "l"(p) : "memory");
         asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(r32 + (unsigned)v) : "memory");
         return r32;
-    case GA_RED32:
+    case GB_GATOMICS_RED32:
         asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"((unsigned)v) : "memory");
         fence_gpu();
         return 0;
-    case GA_ATOM32:
+    case GB_GATOMICS_ATOM32:
         asm volatile("atom.global.add.u32 %0, [%1], %2;" : "=r"(r32) : "l"(p), "r"((unsigned)v) : "memory");
         return r32;
-    case GA_CAS32:
+    case GB_GATOMICS_CAS32:
         asm volatile("atom.global.cas.b32 %0, [%1], %2, %3;"
                      : "=r"(r32) : "l"(p), "r"((unsigned)v), "r"((unsigned)v + 1u) : "memory");
         return r32;
-    case GA_LD64:
+    case GB_GATOMICS_LD64:
         asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(r64) : "l"(p) : "memory");
         return r64;
-    case GA_ST64:
+    case GB_GATOMICS_ST64:
         asm volatile("st.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
         fence_gpu();
         return 0;
-    case GA_LDST64:
+    case GB_GATOMICS_LDST64:
         asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(r64) : "l"(p) : "memory");
         asm volatile("st.global.u64 [%0], %1;" ::"l"(p), "l"(r64 + v) : "memory");
         return r64;
-    case GA_RED64:
+    case GB_GATOMICS_RED64:
         asm volatile("red.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
         fence_gpu();
         return 0;
-    case GA_ATOM64:
+    case GB_GATOMICS_ATOM64:
         asm volatile("atom.global.add.u64 %0, [%1], %2;" : "=l"(r64) : "l"(p), "l"(v) : "memory");
         return r64;
-    case GA_CAS64:
+    case GB_GATOMICS_CAS64:
         asm volatile("atom.global.cas.b64 %0, [%1], %2, %3;"
                      : "=l"(r64) : "l"(p), "l"(v), "l"(v + 1ull) : "memory");
         return r64;
-    case GA_REDF32:
+    case GB_GATOMICS_REDF32:
         asm volatile("red.global.add.f32 [%0], %1;" ::"l"(p), "f"((float)v) : "memory");
         fence_gpu();
         return 0;
-    case GA_ATOMF32:
+    case GB_GATOMICS_ATOMF32:
         asm volatile("atom.global.add.f32 %0, [%1], %2;" : "=f"(rf) : "l"(p), "f"((float)v) : "memory");
         return __float_as_uint(rf);
     default:
@@ -95,8 +95,10 @@ __device__ __forceinline__ unsigned long long do_op(char *p, unsigned long long 
 template <int OP>
 __device__ __forceinline__ unsigned elem_bytes()
 {
-    return (OP == GA_LD64 || OP == GA_ST64 || OP == GA_LDST64 || OP == GA_RED64 || OP == GA_ATOM64 ||
-            OP == GA_CAS64) ? 8u : 4u;
+    return (OP == GB_GATOMICS_LD64 || OP == GB_GATOMICS_ST64 || OP == GB_GATOMICS_LDST64 ||
+            OP == GB_GATOMICS_RED64 || OP == GB_GATOMICS_ATOM64 || OP == GB_GATOMICS_CAS64)
+               ? 8u
+               : 4u;
 }
 
 // The timed loop.  Per iteration: t0; the operation; K dependent FMAs that do
@@ -110,9 +112,9 @@ __device__ __forceinline__ void stall_body(char *buf, int pattern, int iters, in
     __shared__ volatile unsigned long long sh[1024];
     const unsigned long long gtid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long off;
-    if (pattern == GA_PAT_SAME)
+    if (pattern == GB_GATOMICS_PAT_SAME)
         off = (unsigned long long)smid() * 128ull;
-    else if (pattern == GA_PAT_STRIDED)
+    else if (pattern == GB_GATOMICS_PAT_STRIDED)
         off = gtid * 128ull;
     else
         off = gtid * elem_bytes<OP>();
@@ -181,15 +183,15 @@ __device__ __forceinline__ void rate_body(char *buf, int pattern, int lps, int i
     unsigned long long off = 0;
     const unsigned es = elem_bytes<OP>();
     switch (pattern) {
-    case GA_PAT_ONE:
+    case GB_GATOMICS_PAT_ONE:
         if (lane != 0)
             return;
         off = 0;
         break;
-    case GA_PAT_ONE32:
+    case GB_GATOMICS_PAT_ONE32:
         off = 0;
         break;
-    case GA_PAT_FEW:
+    case GB_GATOMICS_PAT_FEW:
         if (lane != 0)
             return;
         off = (gwarp & 63ull) * 1024ull;
@@ -209,38 +211,41 @@ __device__ __forceinline__ void rate_body(char *buf, int pattern, int lps, int i
 
 // ---- kernels, with plain names for the SASS check (suite rows) ----
 
-#define GA_STALL(NAME, OP, K, DEP)                                                              \
+#define GATOMICS_STALL(NAME, OP, K, DEP)                                                        \
     extern "C" __global__ void __launch_bounds__(1024, 2)                                       \
         NAME(char *buf, int pattern, int iters, int warm, float *cycles, unsigned long long *sink) \
     {                                                                                           \
         stall_body<OP, K, DEP>(buf, pattern, iters, warm, cycles, sink);                        \
     }
 
-#define GA_STALL_0_50(N, OP) GA_STALL(ga_stall_##N##_k0, OP, 0, 1) GA_STALL(ga_stall_##N##_k50, OP, 50, 1)
-GA_STALL_0_50(ld32, GA_LD32)
-GA_STALL_0_50(st32, GA_ST32)
-GA_STALL_0_50(ldst32, GA_LDST32)
-GA_STALL_0_50(red32, GA_RED32)
-GA_STALL_0_50(cas32, GA_CAS32)
-GA_STALL_0_50(ld64, GA_LD64)
-GA_STALL_0_50(st64, GA_ST64)
-GA_STALL_0_50(ldst64, GA_LDST64)
-GA_STALL_0_50(red64, GA_RED64)
-GA_STALL_0_50(atom64, GA_ATOM64)
-GA_STALL_0_50(cas64, GA_CAS64)
-GA_STALL_0_50(redf32, GA_REDF32)
-GA_STALL_0_50(atomf32, GA_ATOMF32)
-#define GA_STALL_ALLK(N, OP)                                                                    \
-    GA_STALL(ga_stall_##N##_k0, OP, 0, 1) GA_STALL(ga_stall_##N##_k16, OP, 16, 1)               \
-    GA_STALL(ga_stall_##N##_k32, OP, 32, 1) GA_STALL(ga_stall_##N##_k50, OP, 50, 1)             \
-    GA_STALL(ga_stall_##N##_k64, OP, 64, 1) GA_STALL(ga_stall_##N##_k96, OP, 96, 1)             \
-    GA_STALL(ga_stall_##N##_k128, OP, 128, 1) GA_STALL(ga_stall_##N##_k192, OP, 192, 1)         \
-    GA_STALL(ga_stall_##N##_k256, OP, 256, 1) GA_STALL(ga_stall_##N##_k384, OP, 384, 1)
-GA_STALL_ALLK(atom32, GA_ATOM32)
-GA_STALL_ALLK(none, GA_NONE)
+#define GATOMICS_STALL_0_50(N, OP)                                                              \
+    GATOMICS_STALL(ga_stall_##N##_k0, OP, 0, 1) GATOMICS_STALL(ga_stall_##N##_k50, OP, 50, 1)
+GATOMICS_STALL_0_50(ld32, GB_GATOMICS_LD32)
+GATOMICS_STALL_0_50(st32, GB_GATOMICS_ST32)
+GATOMICS_STALL_0_50(ldst32, GB_GATOMICS_LDST32)
+GATOMICS_STALL_0_50(red32, GB_GATOMICS_RED32)
+GATOMICS_STALL_0_50(cas32, GB_GATOMICS_CAS32)
+GATOMICS_STALL_0_50(ld64, GB_GATOMICS_LD64)
+GATOMICS_STALL_0_50(st64, GB_GATOMICS_ST64)
+GATOMICS_STALL_0_50(ldst64, GB_GATOMICS_LDST64)
+GATOMICS_STALL_0_50(red64, GB_GATOMICS_RED64)
+GATOMICS_STALL_0_50(atom64, GB_GATOMICS_ATOM64)
+GATOMICS_STALL_0_50(cas64, GB_GATOMICS_CAS64)
+GATOMICS_STALL_0_50(redf32, GB_GATOMICS_REDF32)
+GATOMICS_STALL_0_50(atomf32, GB_GATOMICS_ATOMF32)
+#define GATOMICS_STALL_ALLK(N, OP)                                                              \
+    GATOMICS_STALL(ga_stall_##N##_k0, OP, 0, 1) GATOMICS_STALL(ga_stall_##N##_k16, OP, 16, 1)   \
+    GATOMICS_STALL(ga_stall_##N##_k32, OP, 32, 1) GATOMICS_STALL(ga_stall_##N##_k50, OP, 50, 1) \
+    GATOMICS_STALL(ga_stall_##N##_k64, OP, 64, 1) GATOMICS_STALL(ga_stall_##N##_k96, OP, 96, 1) \
+    GATOMICS_STALL(ga_stall_##N##_k128, OP, 128, 1)                                             \
+    GATOMICS_STALL(ga_stall_##N##_k192, OP, 192, 1)                                             \
+    GATOMICS_STALL(ga_stall_##N##_k256, OP, 256, 1)                                             \
+    GATOMICS_STALL(ga_stall_##N##_k384, OP, 384, 1)
+GATOMICS_STALL_ALLK(atom32, GB_GATOMICS_ATOM32)
+GATOMICS_STALL_ALLK(none, GB_GATOMICS_NONE)
 // Controls for the dependency test: the closing clock read before the result is used.
-GA_STALL(ga_nodep_atom32_k0, GA_ATOM32, 0, 0)
-GA_STALL(ga_nodep_ld32_k0, GA_LD32, 0, 0)
+GATOMICS_STALL(ga_nodep_atom32_k0, GB_GATOMICS_ATOM32, 0, 0)
+GATOMICS_STALL(ga_nodep_ld32_k0, GB_GATOMICS_LD32, 0, 0)
 
 extern "C" __global__ void ga_clock_clock(float *out) { clock_body<0>(out); }
 extern "C" __global__ void ga_clock_clock64(float *out) { clock_body<1>(out); }
@@ -275,19 +280,19 @@ extern "C" __global__ void __launch_bounds__(256)
     sink[gtid] = acc + sh[threadIdx.x];
 }
 
-#define GA_RATE(N, OP)                                                                          \
+#define GATOMICS_RATE(N, OP)                                                                    \
     extern "C" __global__ void __launch_bounds__(1024, 2)                                       \
         ga_rate_##N(char *buf, int pattern, int lps, int iters, unsigned long long *sink)       \
     {                                                                                           \
         rate_body<OP>(buf, pattern, lps, iters, sink);                                          \
     }
-GA_RATE(atom32, GA_ATOM32)
-GA_RATE(red32, GA_RED32)
-GA_RATE(cas32, GA_CAS32)
-GA_RATE(atom64, GA_ATOM64)
-GA_RATE(red64, GA_RED64)
-GA_RATE(atomf32, GA_ATOMF32)
-GA_RATE(redf32, GA_REDF32)
+GATOMICS_RATE(atom32, GB_GATOMICS_ATOM32)
+GATOMICS_RATE(red32, GB_GATOMICS_RED32)
+GATOMICS_RATE(cas32, GB_GATOMICS_CAS32)
+GATOMICS_RATE(atom64, GB_GATOMICS_ATOM64)
+GATOMICS_RATE(red64, GB_GATOMICS_RED64)
+GATOMICS_RATE(atomf32, GB_GATOMICS_ATOMF32)
+GATOMICS_RATE(redf32, GB_GATOMICS_REDF32)
 
 extern "C" __global__ void __launch_bounds__(1024, 2)
     ga_interfere_atom32(char *buf, int iters, int hot_iters, unsigned long long *elapsed,
@@ -329,11 +334,11 @@ extern "C" __global__ void __launch_bounds__(1024, 2)
 // ---- host launchers ----
 
 namespace {
-const int k_list[GA_K_COUNT] = GA_K_LIST;
+const int k_list[GB_GATOMICS_K_COUNT] = GB_GATOMICS_K_LIST;
 
 int k_index(int k)
 {
-    for (int i = 0; i < GA_K_COUNT; i++)
+    for (int i = 0; i < GB_GATOMICS_K_COUNT; i++)
         if (k_list[i] == k)
             return i;
     return -1;
@@ -344,28 +349,28 @@ const void *stall_fn(int op, int k, int dep)
     if (!dep) {
         if (k != 0)
             return nullptr;
-        return op == GA_ATOM32 ? (const void *)ga_nodep_atom32_k0
-                               : op == GA_LD32 ? (const void *)ga_nodep_ld32_k0 : nullptr;
+        return op == GB_GATOMICS_ATOM32 ? (const void *)ga_nodep_atom32_k0
+                               : op == GB_GATOMICS_LD32 ? (const void *)ga_nodep_ld32_k0 : nullptr;
     }
-    if (op == GA_ATOM32 || op == GA_NONE) {
-        static const void *const atom[GA_K_COUNT] = {
+    if (op == GB_GATOMICS_ATOM32 || op == GB_GATOMICS_NONE) {
+        static const void *const atom[GB_GATOMICS_K_COUNT] = {
             (const void *)ga_stall_atom32_k0,   (const void *)ga_stall_atom32_k16,
             (const void *)ga_stall_atom32_k32,  (const void *)ga_stall_atom32_k50,
             (const void *)ga_stall_atom32_k64,  (const void *)ga_stall_atom32_k96,
             (const void *)ga_stall_atom32_k128, (const void *)ga_stall_atom32_k192,
             (const void *)ga_stall_atom32_k256, (const void *)ga_stall_atom32_k384};
-        static const void *const none[GA_K_COUNT] = {
+        static const void *const none[GB_GATOMICS_K_COUNT] = {
             (const void *)ga_stall_none_k0,   (const void *)ga_stall_none_k16,
             (const void *)ga_stall_none_k32,  (const void *)ga_stall_none_k50,
             (const void *)ga_stall_none_k64,  (const void *)ga_stall_none_k96,
             (const void *)ga_stall_none_k128, (const void *)ga_stall_none_k192,
             (const void *)ga_stall_none_k256, (const void *)ga_stall_none_k384};
         int i = k_index(k);
-        return i < 0 ? nullptr : (op == GA_ATOM32 ? atom[i] : none[i]);
+        return i < 0 ? nullptr : (op == GB_GATOMICS_ATOM32 ? atom[i] : none[i]);
     }
     if (k != 0 && k != 50)
         return nullptr;
-    static const void *const two[GA_OP_COUNT][2] = {
+    static const void *const two[GB_GATOMICS_OP_COUNT][2] = {
         {(const void *)ga_stall_ld32_k0, (const void *)ga_stall_ld32_k50},
         {(const void *)ga_stall_st32_k0, (const void *)ga_stall_st32_k50},
         {(const void *)ga_stall_ldst32_k0, (const void *)ga_stall_ldst32_k50},
@@ -382,15 +387,15 @@ const void *stall_fn(int op, int k, int dep)
         {(const void *)ga_stall_atomf32_k0, (const void *)ga_stall_atomf32_k50},
         {nullptr, nullptr},
     };
-    if (op < 0 || op >= GA_OP_COUNT)
+    if (op < 0 || op >= GB_GATOMICS_OP_COUNT)
         return nullptr;
     return two[op][k == 50];
 }
 } // namespace
 
-extern "C" int ga_stall_has(int op, int k) { return stall_fn(op, k, 1) != nullptr; }
+extern "C" int gb_gatomics_stall_has(int op, int k) { return stall_fn(op, k, 1) != nullptr; }
 
-extern "C" int ga_launch_stall(const ga_stall_args *a, void *stream)
+extern "C" int gb_gatomics_launch_stall(const gb_gatomics_stall_args *a, void *stream)
 {
     const void *fn = stall_fn(a->op, a->k, a->dep);
     if (!fn)
@@ -403,7 +408,8 @@ extern "C" int ga_launch_stall(const ga_stall_args *a, void *stream)
     return (int)cudaLaunchKernel(fn, dim3(a->grid), dim3(a->block), args, 0, (cudaStream_t)stream);
 }
 
-extern "C" int ga_launch_clock(int which, unsigned grid, unsigned block, float *out, void *stream)
+extern "C" int gb_gatomics_launch_clock(int which, unsigned grid, unsigned block, float *out,
+                                        void *stream)
 {
     const void *fn = which == 0 ? (const void *)ga_clock_clock
                                 : which == 1 ? (const void *)ga_clock_clock64 : (const void *)ga_clock_globaltimer;
@@ -411,8 +417,9 @@ extern "C" int ga_launch_clock(int which, unsigned grid, unsigned block, float *
     return (int)cudaLaunchKernel(fn, dim3(grid), dim3(block), args, 0, (cudaStream_t)stream);
 }
 
-extern "C" int ga_launch_lock(unsigned grid, unsigned offset, int iters, int warm, void *buf, float *cycles,
-                              unsigned long long *sink, void *stream)
+extern "C" int gb_gatomics_launch_lock(unsigned grid, unsigned offset, int iters, int warm,
+                                       void *buf, float *cycles, unsigned long long *sink,
+                                       void *stream)
 {
     char *b = (char *)buf;
     void *args[] = {&b, &offset, &iters, &warm, &cycles, &sink};
@@ -420,18 +427,19 @@ extern "C" int ga_launch_lock(unsigned grid, unsigned offset, int iters, int war
                                  (cudaStream_t)stream);
 }
 
-extern "C" int ga_launch_rate(int op, int pattern, int lanes_per_sector, unsigned grid, unsigned block,
-                              int iters, void *buf, unsigned long long *sink, void *stream)
+extern "C" int gb_gatomics_launch_rate(int op, int pattern, int lanes_per_sector, unsigned grid,
+                                       unsigned block, int iters, void *buf,
+                                       unsigned long long *sink, void *stream)
 {
     const void *fn;
     switch (op) {
-    case GA_ATOM32: fn = (const void *)ga_rate_atom32; break;
-    case GA_RED32: fn = (const void *)ga_rate_red32; break;
-    case GA_CAS32: fn = (const void *)ga_rate_cas32; break;
-    case GA_ATOM64: fn = (const void *)ga_rate_atom64; break;
-    case GA_RED64: fn = (const void *)ga_rate_red64; break;
-    case GA_ATOMF32: fn = (const void *)ga_rate_atomf32; break;
-    case GA_REDF32: fn = (const void *)ga_rate_redf32; break;
+    case GB_GATOMICS_ATOM32: fn = (const void *)ga_rate_atom32; break;
+    case GB_GATOMICS_RED32: fn = (const void *)ga_rate_red32; break;
+    case GB_GATOMICS_CAS32: fn = (const void *)ga_rate_cas32; break;
+    case GB_GATOMICS_ATOM64: fn = (const void *)ga_rate_atom64; break;
+    case GB_GATOMICS_RED64: fn = (const void *)ga_rate_red64; break;
+    case GB_GATOMICS_ATOMF32: fn = (const void *)ga_rate_atomf32; break;
+    case GB_GATOMICS_REDF32: fn = (const void *)ga_rate_redf32; break;
     default: return (int)cudaErrorInvalidValue;
     }
     if (lanes_per_sector < 1 || lanes_per_sector > 8)
@@ -441,8 +449,9 @@ extern "C" int ga_launch_rate(int op, int pattern, int lanes_per_sector, unsigne
     return (int)cudaLaunchKernel(fn, dim3(grid), dim3(block), args, 0, (cudaStream_t)stream);
 }
 
-extern "C" int ga_launch_interfere(unsigned grid, unsigned block, int iters, int hot_iters, void *buf,
-                                   unsigned long long *elapsed, unsigned long long *sink, void *stream)
+extern "C" int gb_gatomics_launch_interfere(unsigned grid, unsigned block, int iters, int hot_iters,
+                                            void *buf, unsigned long long *elapsed,
+                                            unsigned long long *sink, void *stream)
 {
     char *b = (char *)buf;
     void *args[] = {&b, &iters, &hot_iters, &elapsed, &sink};

@@ -21,30 +21,30 @@ typedef struct op_desc {
 } op_desc;
 
 static const op_desc stall_ops[] = {
-    {GA_LD32, "ld.u32", 32},         {GA_ST32, "st.u32", 32},
-    {GA_LDST32, "ldst.u32", 32},     {GA_RED32, "red.add.u32", 32},
-    {GA_ATOM32, "atom.add.u32", 32}, {GA_CAS32, "atom.cas.u32", 32},
-    {GA_LD64, "ld.u64", 64},         {GA_ST64, "st.u64", 64},
-    {GA_LDST64, "ldst.u64", 64},     {GA_RED64, "red.add.u64", 64},
-    {GA_ATOM64, "atom.add.u64", 64}, {GA_CAS64, "atom.cas.u64", 64},
-    {GA_REDF32, "red.add.f32", 32},  {GA_ATOMF32, "atom.add.f32", 32},
+    {GB_GATOMICS_LD32, "ld.u32", 32},         {GB_GATOMICS_ST32, "st.u32", 32},
+    {GB_GATOMICS_LDST32, "ldst.u32", 32},     {GB_GATOMICS_RED32, "red.add.u32", 32},
+    {GB_GATOMICS_ATOM32, "atom.add.u32", 32}, {GB_GATOMICS_CAS32, "atom.cas.u32", 32},
+    {GB_GATOMICS_LD64, "ld.u64", 64},         {GB_GATOMICS_ST64, "st.u64", 64},
+    {GB_GATOMICS_LDST64, "ldst.u64", 64},     {GB_GATOMICS_RED64, "red.add.u64", 64},
+    {GB_GATOMICS_ATOM64, "atom.add.u64", 64}, {GB_GATOMICS_CAS64, "atom.cas.u64", 64},
+    {GB_GATOMICS_REDF32, "red.add.f32", 32},  {GB_GATOMICS_ATOMF32, "atom.add.f32", 32},
 };
 #define N_STALL_OPS (sizeof stall_ops / sizeof stall_ops[0])
 
 static const op_desc rate_ops[] = {
-    {GA_ATOM32, "atom.add.u32", 32}, {GA_RED32, "red.add.u32", 32},
-    {GA_CAS32, "atom.cas.u32", 32},  {GA_ATOM64, "atom.add.u64", 64},
-    {GA_RED64, "red.add.u64", 64},   {GA_ATOMF32, "atom.add.f32", 32},
-    {GA_REDF32, "red.add.f32", 32},
+    {GB_GATOMICS_ATOM32, "atom.add.u32", 32}, {GB_GATOMICS_RED32, "red.add.u32", 32},
+    {GB_GATOMICS_CAS32, "atom.cas.u32", 32},  {GB_GATOMICS_ATOM64, "atom.add.u64", 64},
+    {GB_GATOMICS_RED64, "red.add.u64", 64},   {GB_GATOMICS_ATOMF32, "atom.add.f32", 32},
+    {GB_GATOMICS_REDF32, "red.add.f32", 32},
 };
 #define N_RATE_OPS (sizeof rate_ops / sizeof rate_ops[0])
 
-static const char *const pattern_names[GA_PAT_COUNT] = {"same", "strided", "coalesced", "one",
-                                                        "one32", "few", "distinct"};
+static const char *const pattern_names[GB_GATOMICS_PAT_COUNT] = {
+    "same", "strided", "coalesced", "one", "one32", "few", "distinct"};
 
 /* ---- the GPU side ---------------------------------------------------------- */
 
-typedef struct ga_ctx {
+typedef struct gatomics_ctx {
     int n_sm;
     cudaStream_t stream;
     cudaEvent_t e0, e1;
@@ -55,7 +55,7 @@ typedef struct ga_ctx {
     gm_mdata *md;
     const gb_suite_run *run;
     long done, total;
-} ga_ctx;
+} gatomics_ctx;
 
 static gm_status cuda_check(int rc, const char *what, gm_error *err)
 {
@@ -70,16 +70,16 @@ static gm_status cuda_check(int rc, const char *what, gm_error *err)
             return st_;                                                                            \
     } while (0)
 
-static gm_status add_row(ga_ctx *c, const char *ex, const char *op, int bits, const char *pattern,
-                         int warps, double param, double med, double lo, double hi,
-                         const char *unit, double n, gm_error *err)
+static gm_status add_row(gatomics_ctx *c, const char *ex, const char *op, int bits,
+                         const char *pattern, int warps, double param, double med, double lo,
+                         double hi, const char *unit, double n, gm_error *err)
 {
-    const char *texts[GM_GA_NCOLS] = {ex, op, NULL, pattern, NULL, NULL, NULL, NULL, NULL, unit, NULL};
-    double vals[GM_GA_NCOLS] = {0, 0, bits, 0, warps, param, med, lo, hi, 0, n};
+    const char *texts[GM_GATOMICS_NCOLS] = {ex, op, NULL, pattern, NULL, NULL, NULL, NULL, NULL, unit, NULL};
+    double vals[GM_GATOMICS_NCOLS] = {0, 0, bits, 0, warps, param, med, lo, hi, 0, n};
     return gm_mdata_add_values(c->md, texts, vals, err);
 }
 
-static void tick(ga_ctx *c, const char *what)
+static void tick(gatomics_ctx *c, const char *what)
 {
     c->done++;
     c->run->progress(c->run->io, c->done, c->total, what);
@@ -87,7 +87,7 @@ static void tick(ga_ctx *c, const char *what)
 
 /* Grid and block for `warps` per SM: one block per SM up to 32 warps, two of
  * 1024 threads above (the kernels' launch bounds allow two per SM). */
-static void shape(const ga_ctx *c, int warps, unsigned *grid, unsigned *block)
+static void shape(const gatomics_ctx *c, int warps, unsigned *grid, unsigned *block)
 {
     if (warps <= 32) {
         *grid = (unsigned)c->n_sm;
@@ -127,7 +127,7 @@ static void summarize(double *s, size_t n, double *med, double *lo, double *hi)
     *hi = gm_quantile_sorted(s, n, 0.9);
 }
 
-static gm_status fetch_cycles(ga_ctx *c, size_t n_threads, double *samples, size_t *ns,
+static gm_status fetch_cycles(gatomics_ctx *c, size_t n_threads, double *samples, size_t *ns,
                               gm_error *err)
 {
     TRY(cudaMemcpyAsync(c->h_cycles, c->d_cycles, n_threads * sizeof(float),
@@ -137,7 +137,8 @@ static gm_status fetch_cycles(ga_ctx *c, size_t n_threads, double *samples, size
     return GM_OK;
 }
 
-static gm_status ex_clock(ga_ctx *c, const ga_options *o, double *samples, gm_error *err)
+static gm_status ex_clock(gatomics_ctx *c, const gb_gatomics_options *o, double *samples,
+                          gm_error *err)
 {
     const char *names[3] = {"clock", "clock64", "globaltimer"};
     for (int which = 0; which < 3; which++)
@@ -146,7 +147,8 @@ static gm_status ex_clock(ga_ctx *c, const ga_options *o, double *samples, gm_er
             shape(c, o->warps[wi], &grid, &block);
             size_t ns = 0;
             for (int r = 0; r < o->reps; r++) {
-                TRY(ga_launch_clock(which, grid, block, c->d_cycles, c->stream), "clock kernel");
+                TRY(gb_gatomics_launch_clock(which, grid, block, c->d_cycles, c->stream),
+                    "clock kernel");
                 gm_status st = fetch_cycles(c, (size_t)grid * block, samples, &ns, err);
                 if (st != GM_OK)
                     return st;
@@ -163,18 +165,26 @@ static gm_status ex_clock(ga_ctx *c, const ga_options *o, double *samples, gm_er
     return GM_OK;
 }
 
-static gm_status stall_point(ga_ctx *c, const ga_options *o, int op, int k, int pattern, int warps,
-                             double *samples, double *m, double *lo, double *hi, size_t *ns,
-                             gm_error *err)
+static gm_status stall_point(gatomics_ctx *c, const gb_gatomics_options *o, int op, int k,
+                             int pattern, int warps, double *samples, double *m, double *lo,
+                             double *hi, size_t *ns, gm_error *err)
 {
     unsigned grid, block;
     shape(c, warps, &grid, &block);
-    ga_stall_args a = {.op = op, .k = k, .pattern = pattern, .dep = 1, .grid = grid,
-                       .block = block, .iters = o->iters, .warm = STALL_WARM, .buf = c->buf,
-                       .cycles = c->d_cycles, .sink = c->d_sink};
+    gb_gatomics_stall_args a = {.op = op,
+                                .k = k,
+                                .pattern = pattern,
+                                .dep = 1,
+                                .grid = grid,
+                                .block = block,
+                                .iters = o->iters,
+                                .warm = GB_GATOMICS_STALL_WARM,
+                                .buf = c->buf,
+                                .cycles = c->d_cycles,
+                                .sink = c->d_sink};
     *ns = 0;
     for (int r = 0; r < o->reps; r++) {
-        TRY(ga_launch_stall(&a, c->stream), "stall kernel");
+        TRY(gb_gatomics_launch_stall(&a, c->stream), "stall kernel");
         gm_status st = fetch_cycles(c, (size_t)grid * block, samples, ns, err);
         if (st != GM_OK)
             return st;
@@ -183,9 +193,10 @@ static gm_status stall_point(ga_ctx *c, const ga_options *o, int op, int k, int 
     return GM_OK;
 }
 
-static gm_status ex_stall(ga_ctx *c, const ga_options *o, double *samples, gm_error *err)
+static gm_status ex_stall(gatomics_ctx *c, const gb_gatomics_options *o, double *samples,
+                          gm_error *err)
 {
-    const int pats[3] = {GA_PAT_SAME, GA_PAT_STRIDED, GA_PAT_COALESCED};
+    const int pats[3] = {GB_GATOMICS_PAT_SAME, GB_GATOMICS_PAT_STRIDED, GB_GATOMICS_PAT_COALESCED};
     for (size_t i = 0; i < N_STALL_OPS; i++)
         for (int p = 0; p < 3; p++)
             for (int k = 0; k <= 50; k += 50)
@@ -206,19 +217,20 @@ static gm_status ex_stall(ga_ctx *c, const ga_options *o, double *samples, gm_er
     return GM_OK;
 }
 
-static gm_status ex_hide(ga_ctx *c, const ga_options *o, double *samples, gm_error *err)
+static gm_status ex_hide(gatomics_ctx *c, const gb_gatomics_options *o, double *samples,
+                         gm_error *err)
 {
-    const int ks[GA_K_COUNT] = GA_K_LIST;
+    const int ks[GB_GATOMICS_K_COUNT] = GB_GATOMICS_K_LIST;
     const int warps[2] = {1, 8};
     for (int wi = 0; wi < 2; wi++) {
-        double kv[GA_K_COUNT], with[GA_K_COUNT], without[GA_K_COUNT];
-        for (int ki = 0; ki < GA_K_COUNT; ki++) {
+        double kv[GB_GATOMICS_K_COUNT], with[GB_GATOMICS_K_COUNT], without[GB_GATOMICS_K_COUNT];
+        for (int ki = 0; ki < GB_GATOMICS_K_COUNT; ki++) {
             for (int twin = 0; twin < 2; twin++) {
                 double m, lo, hi;
                 size_t ns;
-                int op = twin ? GA_NONE : GA_ATOM32;
-                gm_status st = stall_point(c, o, op, ks[ki], GA_PAT_STRIDED, warps[wi], samples,
-                                           &m, &lo, &hi, &ns, err);
+                int op = twin ? GB_GATOMICS_NONE : GB_GATOMICS_ATOM32;
+                gm_status st = stall_point(c, o, op, ks[ki], GB_GATOMICS_PAT_STRIDED, warps[wi],
+                                           samples, &m, &lo, &hi, &ns, err);
                 if (st == GM_OK)
                     st = add_row(c, "hide", twin ? "fma" : "atom.add.u32", 32, "strided",
                                  warps[wi], ks[ki], m, lo, hi, "cycle", (double)ns, err);
@@ -230,7 +242,7 @@ static gm_status ex_hide(ga_ctx *c, const ga_options *o, double *samples, gm_err
             tick(c, "points");
         }
         /* Where the atomic stops costing anything beyond the FMAs (2%). */
-        double hp = gm_ga_hide_point(kv, with, without, GA_K_COUNT, 0.02);
+        double hp = gm_gatomics_hide_point(kv, with, without, GB_GATOMICS_K_COUNT, 0.02);
         gm_status st = add_row(c, "hidepoint", "atom.add.u32", 32, "strided", warps[wi], 0.02,
                                hp, hp, hp, "fma", 1, err);
         if (st != GM_OK)
@@ -239,7 +251,8 @@ static gm_status ex_hide(ga_ctx *c, const ga_options *o, double *samples, gm_err
     return GM_OK;
 }
 
-static gm_status ex_lock(ga_ctx *c, const ga_options *o, double *samples, gm_error *err)
+static gm_status ex_lock(gatomics_ctx *c, const gb_gatomics_options *o, double *samples,
+                         gm_error *err)
 {
     const double offs[] = {0, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
     const int n_off = (int)(sizeof offs / sizeof offs[0]);
@@ -251,8 +264,10 @@ static gm_status ex_lock(ga_ctx *c, const ga_options *o, double *samples, gm_err
             size_t ns = 0;
             TRY(cudaMemsetAsync(c->buf, 0, (size_t)grid * 65536u, c->stream), "memset");
             for (int r = 0; r < o->reps; r++) {
-                TRY(ga_launch_lock(grid, (unsigned)offs[i], o->iters, STALL_WARM, c->buf,
-                                   c->d_cycles, c->d_sink, c->stream), "lock kernel");
+                TRY(gb_gatomics_launch_lock(grid, (unsigned)offs[i], o->iters,
+                                            GB_GATOMICS_STALL_WARM, c->buf, c->d_cycles, c->d_sink,
+                                            c->stream),
+                    "lock kernel");
                 gm_status st = fetch_cycles(c, (size_t)grid * 256u, samples, &ns, err);
                 if (st != GM_OK)
                     return st;
@@ -267,7 +282,7 @@ static gm_status ex_lock(ga_ctx *c, const ga_options *o, double *samples, gm_err
             tick(c, "points");
         }
         double w = NAN;
-        gm_status st = gm_ga_lock_width(offs, t, (size_t)n_off, 0.03, &w, err);
+        gm_status st = gm_gatomics_lock_width(offs, t, (size_t)n_off, 0.03, &w, err);
         if (st == GM_OK)
             st = add_row(c, "lockwidth", "atom.add.u32", 32, "offset", 8 * bpsm[b], 0.03, w, w, w,
                          "byte", 1, err);
@@ -278,11 +293,11 @@ static gm_status ex_lock(ga_ctx *c, const ga_options *o, double *samples, gm_err
 }
 
 /* One launch's time in ms. */
-static gm_status time_rate(ga_ctx *c, int op, int pattern, int lps, unsigned grid, unsigned block,
-                           int iters, double *ms, gm_error *err)
+static gm_status time_rate(gatomics_ctx *c, int op, int pattern, int lps, unsigned grid,
+                           unsigned block, int iters, double *ms, gm_error *err)
 {
     TRY(cudaEventRecord(c->e0, c->stream), "event");
-    TRY(ga_launch_rate(op, pattern, lps, grid, block, iters, c->buf, c->d_sink, c->stream),
+    TRY(gb_gatomics_launch_rate(op, pattern, lps, grid, block, iters, c->buf, c->d_sink, c->stream),
         "rate kernel");
     TRY(cudaEventRecord(c->e1, c->stream), "event");
     TRY(cudaEventSynchronize(c->e1), "rate kernel");
@@ -296,15 +311,16 @@ static gm_status time_rate(ga_ctx *c, int op, int pattern, int lps, unsigned gri
  * and the rate from their difference: the launch, the ramp-up and the tail
  * cancel (a single launch of ~0.1 ms read 8% low).  Median of `reps` pairs;
  * lo/hi their extremes. */
-static gm_status rate_point(ga_ctx *c, int op, int pattern, int lps, int warps, int iters, int reps,
-                            double active_per_warp, double *m, double *lo, double *hi,
+static gm_status rate_point(gatomics_ctx *c, int op, int pattern, int lps, int warps, int iters,
+                            int reps, double active_per_warp, double *m, double *lo, double *hi,
                             gm_error *err)
 {
     unsigned grid, block;
     shape(c, warps, &grid, &block);
-    double r[RATE_REPS + 1];
+    double r[GB_GATOMICS_RATE_REPS + 1];
     TRY(cudaMemsetAsync(c->buf, 0, 16ull << 20, c->stream), "memset");
-    TRY(ga_launch_rate(op, pattern, lps, grid, block, 2, c->buf, c->d_sink, c->stream), "warm-up");
+    TRY(gb_gatomics_launch_rate(op, pattern, lps, grid, block, 2, c->buf, c->d_sink, c->stream),
+        "warm-up");
     const double ops_per_iter = (double)grid * (block / 32) * active_per_warp;
     for (int i = 0; i < reps; i++) {
         double t1, t3;
@@ -321,17 +337,17 @@ static gm_status rate_point(ga_ctx *c, int op, int pattern, int lps, int warps, 
     return GM_OK;
 }
 
-static gm_status ex_sector(ga_ctx *c, const ga_options *o, gm_error *err)
+static gm_status ex_sector(gatomics_ctx *c, const gb_gatomics_options *o, gm_error *err)
 {
-    const int ops[2] = {GA_RED32, GA_ATOM32};
+    const int ops[2] = {GB_GATOMICS_RED32, GB_GATOMICS_ATOM32};
     const char *names[2] = {"red.add.u32", "atom.add.u32"};
     (void)o;
-    int reps = c->run->quick ? 1 : RATE_REPS;
+    int reps = c->run->quick ? 1 : GB_GATOMICS_RATE_REPS;
     for (int i = 0; i < 2; i++)
         for (int lps = 1; lps <= 8; lps *= 2) {
             double m, lo, hi;
-            gm_status st = rate_point(c, ops[i], GA_PAT_DISTINCT, lps, 64, 64, reps, 32, &m, &lo,
-                                      &hi, err);
+            gm_status st = rate_point(c, ops[i], GB_GATOMICS_PAT_DISTINCT, lps, 64, 64, reps, 32,
+                                      &m, &lo, &hi, err);
             if (st == GM_OK)
                 st = add_row(c, "sector", names[i], 32, "distinct", 64, lps, m, lo, hi, "Gop/s",
                              reps, err);
@@ -342,21 +358,25 @@ static gm_status ex_sector(ga_ctx *c, const ga_options *o, gm_error *err)
     return GM_OK;
 }
 
-static gm_status ex_l2rate(ga_ctx *c, const ga_options *o, gm_error *err)
+static gm_status ex_l2rate(gatomics_ctx *c, const gb_gatomics_options *o, gm_error *err)
 {
-    int reps = c->run->quick ? 1 : RATE_REPS;
+    int reps = c->run->quick ? 1 : GB_GATOMICS_RATE_REPS;
     (void)o;
-    const int pats[4] = {GA_PAT_ONE, GA_PAT_ONE32, GA_PAT_FEW, GA_PAT_DISTINCT};
+    const int pats[4] = {GB_GATOMICS_PAT_ONE, GB_GATOMICS_PAT_ONE32, GB_GATOMICS_PAT_FEW,
+                         GB_GATOMICS_PAT_DISTINCT};
     const int warps[2] = {16, 64};
     for (size_t i = 0; i < N_RATE_OPS; i++)
         for (int p = 0; p < 4; p++)
             for (int wi = 0; wi < 2; wi++) {
                 /* Iterations: one-address patterns run at ~1 op per L2 cycle,
                  * the spread ones ~80x faster; both ~0.1-0.5 ms. */
-                int iters = pats[p] == GA_PAT_ONE32 ? 4 : pats[p] == GA_PAT_DISTINCT ? 32 : 64;
-                if (pats[p] == GA_PAT_ONE && warps[wi] == 16)
+                int iters = pats[p] == GB_GATOMICS_PAT_ONE32      ? 4
+                            : pats[p] == GB_GATOMICS_PAT_DISTINCT ? 32
+                                                                  : 64;
+                if (pats[p] == GB_GATOMICS_PAT_ONE && warps[wi] == 16)
                     iters = 128;
-                double active = (pats[p] == GA_PAT_ONE || pats[p] == GA_PAT_FEW) ? 1 : 32;
+                double active =
+                    (pats[p] == GB_GATOMICS_PAT_ONE || pats[p] == GB_GATOMICS_PAT_FEW) ? 1 : 32;
                 double m, lo, hi;
                 gm_status st = rate_point(c, rate_ops[i].op, pats[p], 1, warps[wi], iters, reps,
                                           active, &m, &lo, &hi, err);
@@ -366,7 +386,8 @@ static gm_status ex_l2rate(ga_ctx *c, const ga_options *o, gm_error *err)
                 if (st == GM_OK)
                     st = add_row(c, "l2rate", rate_ops[i].name, rate_ops[i].bits,
                                  pattern_names[pats[p]], warps[wi], 0, m, lo, hi,
-                                 pats[p] == GA_PAT_ONE32 ? "Gop/s" : "Gsector/s", reps, err);
+                                 pats[p] == GB_GATOMICS_PAT_ONE32 ? "Gop/s" : "Gsector/s", reps,
+                                 err);
                 if (st != GM_OK)
                     return st;
                 tick(c, "points");
@@ -374,7 +395,8 @@ static gm_status ex_l2rate(ga_ctx *c, const ga_options *o, gm_error *err)
     return GM_OK;
 }
 
-static gm_status ex_interfere(ga_ctx *c, const ga_options *o, double *samples, gm_error *err)
+static gm_status ex_interfere(gatomics_ctx *c, const gb_gatomics_options *o, double *samples,
+                              gm_error *err)
 {
     (void)o;
     unsigned grid = 2u * (unsigned)c->n_sm, block = 1024;
@@ -382,11 +404,12 @@ static gm_status ex_interfere(ga_ctx *c, const ga_options *o, double *samples, g
     double res[2];
     for (int with = 0; with < 2; with++) {
         size_t ns = 0;
-        int reps = c->run->quick ? 1 : RATE_REPS;
+        int reps = c->run->quick ? 1 : GB_GATOMICS_RATE_REPS;
         for (int r = 0; r < reps; r++) {
             TRY(cudaMemsetAsync(c->buf, 0, 72ull << 20, c->stream), "memset");
-            TRY(ga_launch_interfere(grid, block, iters, with ? hot : 0, c->buf, c->d_elapsed,
-                                    c->d_sink, c->stream), "interfere kernel");
+            TRY(gb_gatomics_launch_interfere(grid, block, iters, with ? hot : 0, c->buf,
+                                             c->d_elapsed, c->d_sink, c->stream),
+                "interfere kernel");
             TRY(cudaMemcpyAsync(c->h_elapsed, c->d_elapsed, (size_t)c->n_sm * 8,
                                 cudaMemcpyDeviceToHost, c->stream), "copy back");
             TRY(cudaStreamSynchronize(c->stream), "interfere kernel");
@@ -416,7 +439,7 @@ static int experiment_present(const gm_mdata *md, const char *ex)
     return 0;
 }
 
-static long points_of(int ex, const ga_options *o)
+static long points_of(int ex, const gb_gatomics_options *o)
 {
     switch (ex) {
     case EX_CLOCK: return 3L * o->n_warps;
@@ -425,17 +448,17 @@ static long points_of(int ex, const ga_options *o)
     case EX_SECTOR: return 8;
     case EX_L2RATE: return (long)N_RATE_OPS * 8;
     case EX_INTERFERE: return 2;
-    default: return 2L * GA_K_COUNT;
+    default: return 2L * GB_GATOMICS_K_COUNT;
     }
 }
 
-gm_status ga_measure(const gb_suite_run *run, gm_error *err)
+gm_status gb_gatomics_measure(const gb_suite_run *run, gm_error *err)
 {
-    ga_options o;
-    gm_status st = ga_parse_options(run, &o, err);
+    gb_gatomics_options o;
+    gm_status st = gb_gatomics_parse_options(run, &o, err);
     if (st != GM_OK)
         return st;
-    ga_ctx c = {.run = run};
+    gatomics_ctx c = {.run = run};
     double *samples = NULL;
     if (run->resume) {
         FILE *f = fopen(run->out_path, "r");
@@ -450,11 +473,11 @@ gm_status ga_measure(const gb_suite_run *run, gm_error *err)
         snprintf(meta.method, sizeof meta.method,
                  "stall/clock/lock/hide: clock64 per thread, median and 10/90%% over warps; "
                  "rates: CUDA events, two launch sizes (docs/global-atomics.md)");
-    if (!c.md && !(c.md = gm_mdata_new(&meta, GM_GA_NCOLS, gm_ga_columns)))
+    if (!c.md && !(c.md = gm_mdata_new(&meta, GM_GATOMICS_NCOLS, gm_gatomics_columns)))
         return gm_fail(err, GM_ERR_NOMEM, "gatomics: machine data");
     int todo[EX_COUNT];
     for (int e = 0; e < EX_COUNT; e++) {
-        todo[e] = o.ex[e] && !experiment_present(c.md, ga_ex_names[e]);
+        todo[e] = o.ex[e] && !experiment_present(c.md, gb_gatomics_ex_names[e]);
         if (todo[e])
             c.total += points_of(e, &o);
     }
@@ -466,11 +489,11 @@ gm_status ga_measure(const gb_suite_run *run, gm_error *err)
                          "SM count", err)) != GM_OK)
         goto done;
     c.n_sm = n_sm;
-    c.max_threads = (size_t)n_sm * MAX_THREADS_PER_SM;
+    c.max_threads = (size_t)n_sm * GB_GATOMICS_MAX_THREADS_PER_SM;
     if ((st = cuda_check(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking), "stream", err)) ||
         (st = cuda_check(cudaEventCreate(&c.e0), "event", err)) ||
         (st = cuda_check(cudaEventCreate(&c.e1), "event", err)) ||
-        (st = cuda_check(cudaMalloc((void **)&c.buf, BUF_BYTES), "buffer", err)) ||
+        (st = cuda_check(cudaMalloc((void **)&c.buf, GB_GATOMICS_BUF_BYTES), "buffer", err)) ||
         (st = cuda_check(cudaMalloc((void **)&c.d_cycles, c.max_threads * 4), "buffer", err)) ||
         (st = cuda_check(cudaMalloc((void **)&c.d_sink, c.max_threads * 8), "buffer", err)) ||
         (st = cuda_check(cudaMalloc((void **)&c.d_elapsed, (size_t)n_sm * 8), "buffer", err)) ||
@@ -488,7 +511,7 @@ gm_status ga_measure(const gb_suite_run *run, gm_error *err)
             continue;
         if (run->stop(run->io)) {
             st = gm_fail(err, GM_ERR_INTERRUPTED, "gatomics: stopped before '%s'",
-                         ga_ex_names[e]);
+                         gb_gatomics_ex_names[e]);
             break;
         }
         size_t rows_before = c.md->n_rows;

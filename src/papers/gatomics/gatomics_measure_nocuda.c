@@ -3,7 +3,7 @@
  * cannot. */
 #include "gatomics_suite.h"
 
-gm_status ga_measure(const gb_suite_run *run, gm_error *err)
+gm_status gb_gatomics_measure(const gb_suite_run *run, gm_error *err)
 {
     (void)run;
     return gm_fail(err, GM_ERR_UNSUPPORTED, "gatomics: gpuq was built without CUDA");

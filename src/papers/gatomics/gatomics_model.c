@@ -8,35 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const gm_ga_columns[] = {"experiment", "op", "bits", "pattern", "warps", "param",
+const char *const gm_gatomics_columns[] = {"experiment", "op", "bits", "pattern", "warps", "param",
                                      "median", "lo", "hi", "unit", "n"};
 
-static const char *const form_names[GM_GA_FORM_COUNT] = {"rate", "rate-f32", "server",
+static const char *const form_names[GM_GATOMICS_FORM_COUNT] = {"rate", "rate-f32", "server",
                                                           "direct"};
 
-gm_status gm_ga_form_by_name(const char *name, gm_ga_form *out, gm_error *err)
+gm_status gm_gatomics_form_by_name(const char *name, gm_gatomics_form *out, gm_error *err)
 {
     if (!out)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_ga_form_by_name: NULL output");
+        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_gatomics_form_by_name: NULL output");
     if (!name) {
-        *out = GM_GA_FORM_RATE;
+        *out = GM_GATOMICS_FORM_RATE;
         return GM_OK;
     }
-    for (int f = 0; f < GM_GA_FORM_COUNT; f++)
+    for (int f = 0; f < GM_GATOMICS_FORM_COUNT; f++)
         if (strcmp(name, form_names[f]) == 0) {
-            *out = (gm_ga_form)f;
+            *out = (gm_gatomics_form)f;
             return GM_OK;
         }
     return gm_fail(err, GM_ERR_RANGE, "global-atomics variant '%s' unknown (rate, rate-f32, server, direct)",
                    name);
 }
 
-const char *gm_ga_form_name(gm_ga_form f)
+const char *gm_gatomics_form_name(gm_gatomics_form f)
 {
-    return (f >= 0 && f < GM_GA_FORM_COUNT) ? form_names[f] : "?";
+    return (f >= 0 && f < GM_GATOMICS_FORM_COUNT) ? form_names[f] : "?";
 }
 
-double gm_ga_k_eff(double active_sum, double active_max)
+double gm_gatomics_k_eff(double active_sum, double active_max)
 {
     if (!(active_max > 0))
         return 1.0;
@@ -44,13 +44,13 @@ double gm_ga_k_eff(double active_sum, double active_max)
     return k < 1.0 ? 1.0 : k; /* sum >= max always; guards rounding in exported values */
 }
 
-gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_input *in,
-                      gm_ga_result *out, gm_error *err)
+gm_status gm_gatomics_apply(const gm_gatomics_rates *rates, gm_gatomics_form form,
+                            const gm_gatomics_input *in, gm_gatomics_result *out, gm_error *err)
 {
-    if (!in || !out || (form != GM_GA_FORM_DIRECT && !rates))
-        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_ga_apply: NULL argument");
-    if (form < 0 || form >= GM_GA_FORM_COUNT)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_ga_apply: form %d unknown", (int)form);
+    if (!in || !out || (form != GM_GATOMICS_FORM_DIRECT && !rates))
+        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_gatomics_apply: NULL argument");
+    if (form < 0 || form >= GM_GATOMICS_FORM_COUNT)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_gatomics_apply: form %d unknown", (int)form);
     memset(out, 0, sizeof *out);
     out->B = out->B_slice = out->B_all = NAN;
     out->U_direct = NAN;
@@ -58,7 +58,7 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
 
     double N = 0;
     int have_n = 1;
-    for (int c = 0; c < GM_GA_CLASSES; c++) {
+    for (int c = 0; c < GM_GATOMICS_CLASSES; c++) {
         if (isnan(in->sectors[c]))
             have_n = 0;
         else if (in->sectors[c] < 0)
@@ -79,49 +79,52 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
         out->U_direct = 0;
         out->X = 0;
         out->k_eff = NAN;
-        out->notes |= GM_GA_NOTE_NO_ATOMICS;
+        out->notes |= GM_GATOMICS_NOTE_NO_ATOMICS;
         return GM_OK;
     }
-    if (form == GM_GA_FORM_DIRECT) {
+    if (form == GM_GATOMICS_FORM_DIRECT) {
         out->U = out->U_direct;
         if (isnan(out->U))
-            out->notes |= GM_GA_NOTE_MISSING;
+            out->notes |= GM_GATOMICS_NOTE_MISSING;
         if (have_n && in->duration_s > 0)
             out->X = N / in->duration_s;
         return GM_OK;
     }
     if (!have_n || isnan(in->active_sum) || isnan(in->active_max) || isnan(in->duration_s)) {
         out->U = NAN;
-        out->notes |= GM_GA_NOTE_MISSING;
+        out->notes |= GM_GATOMICS_NOTE_MISSING;
         return GM_OK;
     }
     if (!(in->duration_s > 0))
         return gm_fail(err, GM_ERR_RANGE, "duration %g s with %g atomic sectors", in->duration_s, N);
     if (!(in->active_max > 0))
-        out->notes |= GM_GA_NOTE_NO_ACTIVITY;
-    out->k_eff = gm_ga_k_eff(in->active_sum, in->active_max);
+        out->notes |= GM_GATOMICS_NOTE_NO_ACTIVITY;
+    out->k_eff = gm_gatomics_k_eff(in->active_sum, in->active_max);
     out->X = N / in->duration_s;
 
     double b_slice = 0, b_all = 0;
-    for (int c = 0; c < GM_GA_CLASSES; c++) {
+    for (int c = 0; c < GM_GATOMICS_CLASSES; c++) {
         double n = in->sectors[c];
         if (n == 0)
             continue;
         double r1 = rates->one[c], rp = rates->peak[c];
         if (!(r1 > 0) || !isfinite(r1) || !(rp > 0) || !isfinite(rp))
             return gm_fail(err, GM_ERR_RANGE, "%s rates R_one %g, R_peak %g: need finite > 0",
-                           c == GM_GA_ATOM ? "ATOM" : c == GM_GA_RED ? "RED" : "CAS", r1, rp);
+                           c == GM_GATOMICS_ATOM  ? "ATOM"
+                           : c == GM_GATOMICS_RED ? "RED"
+                                                  : "CAS",
+                           r1, rp);
         b_slice += n / (out->k_eff * r1);
         b_all += n / rp;
     }
     out->B_slice = b_slice;
     out->B_all = b_all;
-    if (form == GM_GA_FORM_SERVER) {
+    if (form == GM_GATOMICS_FORM_SERVER) {
         out->B = b_slice;
     } else {
         out->B = b_slice > b_all ? b_slice : b_all;
         if (b_all >= b_slice)
-            out->notes |= GM_GA_NOTE_ALL_BOUND;
+            out->notes |= GM_GATOMICS_NOTE_ALL_BOUND;
     }
     out->U = out->B / in->duration_s;
     return GM_OK;
@@ -137,11 +140,12 @@ static const gm_mdata_rule gatomics_rules[] = {
     {NULL, "n", GM_Q_REAL, 1},
 };
 
-gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops_in[GM_GA_CLASSES],
-                                 gm_ga_rates *out, gm_error *err)
+gm_status gm_gatomics_rates_from_mdata(const gm_mdata *md,
+                                       const char *const ops_in[GM_GATOMICS_CLASSES],
+                                       gm_gatomics_rates *out, gm_error *err)
 {
     if (!md || !out)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_ga_rates_from_mdata: NULL argument");
+        return gm_fail(err, GM_ERR_INVALID_ARG, "gm_gatomics_rates_from_mdata: NULL argument");
     const char *need[] = {"experiment", "op", "pattern", "warps", "median", "unit"};
     int col[6];
     for (int i = 0; i < 6; i++) {
@@ -153,9 +157,9 @@ gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops_in[GM
                                    sizeof gatomics_rules / sizeof gatomics_rules[0], err);
     if (cst != GM_OK)
         return cst;
-    const char *defaults[GM_GA_CLASSES] = {"atom.add.u32", "red.add.u32", "atom.cas.u32"};
+    const char *defaults[GM_GATOMICS_CLASSES] = {"atom.add.u32", "red.add.u32", "atom.cas.u32"};
     const char *pats[2] = {"one", "distinct"};
-    for (int c = 0; c < GM_GA_CLASSES; c++) {
+    for (int c = 0; c < GM_GATOMICS_CLASSES; c++) {
         const char *op = ops_in && ops_in[c] ? ops_in[c] : defaults[c];
         for (int p = 0; p < 2; p++) {
             double best_w = -1, v = NAN;
@@ -189,15 +193,16 @@ gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops_in[GM
     return GM_OK;
 }
 
-gm_status gm_ga_rates_for_form(const gm_mdata *md, gm_ga_form form, gm_ga_rates *out,
-                               gm_error *err)
+gm_status gm_gatomics_rates_for_form(const gm_mdata *md, gm_gatomics_form form,
+                                     gm_gatomics_rates *out, gm_error *err)
 {
-    const char *f32[GM_GA_CLASSES] = {"atom.add.f32", "red.add.f32", "atom.cas.u32"};
-    return gm_ga_rates_from_mdata(md, form == GM_GA_FORM_RATE_F32 ? f32 : NULL, out, err);
+    const char *f32[GM_GATOMICS_CLASSES] = {"atom.add.f32", "red.add.f32", "atom.cas.u32"};
+    return gm_gatomics_rates_from_mdata(md, form == GM_GATOMICS_FORM_RATE_F32 ? f32 : NULL, out,
+                                        err);
 }
 
-gm_status gm_ga_lock_width(const double *offset, const double *t, size_t n, double tol,
-                           double *width, gm_error *err)
+gm_status gm_gatomics_lock_width(const double *offset, const double *t, size_t n, double tol,
+                                 double *width, gm_error *err)
 {
     if (!offset || !t || !width || n < 2 || !(tol >= 0))
         return gm_fail(err, GM_ERR_RANGE, "lock width: need >= 2 offsets and tol >= 0");
@@ -224,8 +229,8 @@ gm_status gm_ga_lock_width(const double *offset, const double *t, size_t n, doub
     return GM_OK;
 }
 
-double gm_ga_hide_point(const double *k, const double *t_with, const double *t_without,
-                        size_t n, double tol)
+double gm_gatomics_hide_point(const double *k, const double *t_with, const double *t_without,
+                              size_t n, double tol)
 {
     size_t from = n;
     for (size_t i = n; i-- > 0;) {

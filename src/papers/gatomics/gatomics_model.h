@@ -38,8 +38,8 @@
  * T is the kernel's duration (gpu__time_duration).  N = 0 gives U = 0
  * exactly, whatever else is missing.
  */
-#ifndef GPUQ_ROBERTSON_H
-#define GPUQ_ROBERTSON_H
+#ifndef GPUQ_GATOMICS_MODEL_H
+#define GPUQ_GATOMICS_MODEL_H
 
 #include <stddef.h>
 #include "gpuq/mdata.h"
@@ -49,50 +49,50 @@
 extern "C" {
 #endif
 
-typedef enum gm_ga_class {
-    GM_GA_ATOM = 0, /* ATOMG other than CAS: the result goes back to the SM */
-    GM_GA_RED,      /* RED: fire and forget */
-    GM_GA_CAS,      /* ATOMG.CAS: its own rates (the L2 counts its sectors apart) */
-    GM_GA_CLASSES
-} gm_ga_class;
+typedef enum gm_gatomics_class {
+    GM_GATOMICS_ATOM = 0, /* ATOMG other than CAS: the result goes back to the SM */
+    GM_GATOMICS_RED,      /* RED: fire and forget */
+    GM_GATOMICS_CAS,      /* ATOMG.CAS: its own rates (the L2 counts its sectors apart) */
+    GM_GATOMICS_CLASSES
+} gm_gatomics_class;
 
-typedef enum gm_ga_form {
-    GM_GA_FORM_RATE = 0, /* B = max(B_slice, B_all) (default) */
-    GM_GA_FORM_RATE_F32, /* the same with the f32-add rates: for kernels whose ATOM/RED are
-                            float adds (index_add_, scatter_add_); the counters cannot tell */
-    GM_GA_FORM_SERVER,   /* B = B_slice: one server per slice, paper 000's form */
-    GM_GA_FORM_DIRECT,   /* U = A_max / C: the hardware's activity counter */
-    GM_GA_FORM_COUNT
-} gm_ga_form;
+typedef enum gm_gatomics_form {
+    GM_GATOMICS_FORM_RATE = 0, /* B = max(B_slice, B_all) (default) */
+    GM_GATOMICS_FORM_RATE_F32, /* the same with the f32-add rates: for kernels whose ATOM/RED are
+                                  float adds (index_add_, scatter_add_); the counters cannot tell */
+    GM_GATOMICS_FORM_SERVER,   /* B = B_slice: one server per slice, paper 000's form */
+    GM_GATOMICS_FORM_DIRECT,   /* U = A_max / C: the hardware's activity counter */
+    GM_GATOMICS_FORM_COUNT
+} gm_gatomics_form;
 
 /* "rate", "rate-f32", "server", "direct"; GM_ERR_RANGE for anything else. */
-gm_status gm_ga_form_by_name(const char *name, gm_ga_form *out, gm_error *err);
-const char *gm_ga_form_name(gm_ga_form f);
+gm_status gm_gatomics_form_by_name(const char *name, gm_gatomics_form *out, gm_error *err);
+const char *gm_gatomics_form_name(gm_gatomics_form f);
 
 /* What the suite measured, in sectors per second. */
-typedef struct gm_ga_rates {
-    double one[GM_GA_CLASSES];
-    double peak[GM_GA_CLASSES];
-} gm_ga_rates;
+typedef struct gm_gatomics_rates {
+    double one[GM_GATOMICS_CLASSES];
+    double peak[GM_GATOMICS_CLASSES];
+} gm_gatomics_rates;
 
 /* One launch's counters (NaN: not collected). */
-typedef struct gm_ga_input {
-    double sectors[GM_GA_CLASSES]; /* N_atom (CAS excluded), N_red, N_cas */
-    double active_sum, active_max; /* A_sum, A_max, L2 cycles */
-    double l2_cycles;              /* C: lts__cycles_elapsed.avg */
-    double duration_s;             /* T */
-} gm_ga_input;
+typedef struct gm_gatomics_input {
+    double sectors[GM_GATOMICS_CLASSES]; /* N_atom (CAS excluded), N_red, N_cas */
+    double active_sum, active_max;       /* A_sum, A_max, L2 cycles */
+    double l2_cycles;                    /* C: lts__cycles_elapsed.avg */
+    double duration_s;                   /* T */
+} gm_gatomics_input;
 
 /* Verdict thresholds on U, the shared-atomic unit's (papers/atomics/atomics_model.h). */
-#define GM_GA_U_BOTTLENECK 0.80
-#define GM_GA_U_SIGNIFICANT 0.50
+#define GM_GATOMICS_U_BOTTLENECK 0.80
+#define GM_GATOMICS_U_SIGNIFICANT 0.50
 
-#define GM_GA_NOTE_NO_ATOMICS   0x1u /* N = 0: U = 0 */
-#define GM_GA_NOTE_MISSING      0x2u /* a counter the form needs is missing: U = NaN */
-#define GM_GA_NOTE_NO_ACTIVITY  0x4u /* N > 0 but A_max = 0: k_eff taken as 1 */
-#define GM_GA_NOTE_ALL_BOUND    0x8u /* B_all >= B_slice: the units together bind */
+#define GM_GATOMICS_NOTE_NO_ATOMICS   0x1u /* N = 0: U = 0 */
+#define GM_GATOMICS_NOTE_MISSING      0x2u /* a counter the form needs is missing: U = NaN */
+#define GM_GATOMICS_NOTE_NO_ACTIVITY  0x4u /* N > 0 but A_max = 0: k_eff taken as 1 */
+#define GM_GATOMICS_NOTE_ALL_BOUND    0x8u /* B_all >= B_slice: the units together bind */
 
-typedef struct gm_ga_result {
+typedef struct gm_gatomics_result {
     double N;         /* sectors, both classes */
     double X;         /* N / T, sectors per second */
     double k_eff;     /* A_sum / A_max */
@@ -102,16 +102,16 @@ typedef struct gm_ga_result {
     double U;         /* the form's utilization */
     double U_direct;  /* A_max / C beside it (NaN when missing) */
     unsigned notes;
-} gm_ga_result;
+} gm_gatomics_result;
 
 /* k_eff = A_sum / A_max; 1 when A_max = 0 (no activity seen: one slice). */
-double gm_ga_k_eff(double active_sum, double active_max);
+double gm_gatomics_k_eff(double active_sum, double active_max);
 
 /* The busy time and U of one launch under `form`.  Rates must be finite and
  * > 0 for the classes with N_c > 0 (rate, server); T > 0 when N > 0.
- * Missing counters (NaN) give U = NaN and GM_GA_NOTE_MISSING, not an error. */
-gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_input *in,
-                      gm_ga_result *out, gm_error *err);
+ * Missing counters (NaN) give U = NaN and GM_GATOMICS_NOTE_MISSING, not an error. */
+gm_status gm_gatomics_apply(const gm_gatomics_rates *rates, gm_gatomics_form form,
+                            const gm_gatomics_input *in, gm_gatomics_result *out, gm_error *err);
 
 /* The suite's file (docs/global-atomics.md): columns experiment, op, bits,
  * pattern, warps, param, median, lo, hi, unit, n.  Reads the rates of the
@@ -119,15 +119,16 @@ gm_status gm_ga_apply(const gm_ga_rates *rates, gm_ga_form form, const gm_ga_inp
  * "atom.add.u32", "red.add.u32", "atom.cas.u32"), pattern "one" -> R_one,
  * "distinct" -> R_peak; the largest warps value of each.  GM_ERR_MISSING
  * naming the row when one is absent. */
-gm_status gm_ga_rates_from_mdata(const gm_mdata *md, const char *const ops[GM_GA_CLASSES],
-                                 gm_ga_rates *out, gm_error *err);
+gm_status gm_gatomics_rates_from_mdata(const gm_mdata *md,
+                                       const char *const ops[GM_GATOMICS_CLASSES],
+                                       gm_gatomics_rates *out, gm_error *err);
 /* The rates a form reads: the f32-add ops for rate-f32 (CAS stays u32). */
-gm_status gm_ga_rates_for_form(const gm_mdata *md, gm_ga_form form, gm_ga_rates *out,
-                               gm_error *err);
+gm_status gm_gatomics_rates_for_form(const gm_mdata *md, gm_gatomics_form form,
+                                     gm_gatomics_rates *out, gm_error *err);
 
 /* The columns of gatomics.csv, in order (for the suite's writer). */
-extern const char *const gm_ga_columns[];
-#define GM_GA_NCOLS 11
+extern const char *const gm_gatomics_columns[];
+#define GM_GATOMICS_NCOLS 11
 
 /* ---- helpers the suite uses to turn samples into its rows ---- */
 /* (median and quantiles: src/core/stats.h) */
@@ -139,15 +140,15 @@ extern const char *const gm_ga_columns[];
  * every time is within tol (relative) of the floor; 0 when t[0] itself is
  * (no collision penalty at any offset: no lock width visible).
  * GM_ERR_RANGE for n < 2, unsorted offsets or no offset >= 256. */
-gm_status gm_ga_lock_width(const double *offset, const double *t, size_t n, double tol,
-                           double *width, gm_error *err);
+gm_status gm_gatomics_lock_width(const double *offset, const double *t, size_t n, double tol,
+                                 double *width, gm_error *err);
 
 /* "How many instructions are needed to hide atomic latency?": t_with[i] and
  * t_without[i] are times per iteration with k[i] dependent FMAs between
  * accesses, with and without the atomic.  Returns the smallest k from which
  * every t_with is within tol of t_without; NaN when none is. */
-double gm_ga_hide_point(const double *k, const double *t_with, const double *t_without,
-                        size_t n, double tol);
+double gm_gatomics_hide_point(const double *k, const double *t_with, const double *t_without,
+                              size_t n, double tol);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@
  *              thread?" and "Memory access patterns with delays")
  *   lock       the paper's offset sweep (8 lanes per warp, 4 KB apart, offset
  *              0..4096 bytes), 8 and 32 warps per SM, and the lock width read
- *              off it (gm_ga_lock_width)
+ *              off it (gm_gatomics_lock_width)
  *   sector     throughput against threads per 32-byte sector (1, 2, 4, 8):
  *              what the L2 atomic unit takes as one job
  *   l2rate     throughput of the L2 atomic units: one address (one lane per
@@ -28,10 +28,10 @@
 
 #include "gatomics_suite.h"
 
-const char *const ga_ex_names[EX_COUNT] = {"clock", "stall", "lock", "sector",
+const char *const gb_gatomics_ex_names[EX_COUNT] = {"clock", "stall", "lock", "sector",
                                            "l2rate", "interfere", "hide"};
 
-static const gb_suite_key ga_keys[] = {
+static const gb_suite_key gatomics_keys[] = {
     {"experiments", "comma-separated subset of clock,stall,lock,sector,l2rate,interfere,hide "
                     "(default all)", NULL},
     {"reps", "launches per point, median kept (default 3, 1..21)", NULL},
@@ -47,7 +47,7 @@ static const gb_suite_key ga_keys[] = {
  * "RED.E.ADD|REDG.E.ADD".  That each closing clock read waits for the result (the order of
  * LDG/ATOMG, STS or MEMBAR and SR_CLOCKLO) is checked on the operands by
  * tests/papers/gatomics/check_gatomics_sass.sh. */
-static const gb_sass_expect ga_sass[] = {
+static const gb_sass_expect gatomics_sass[] = {
     {"ga_stall_ld32_k", "LDG.E.STRONG", 1},
     {"ga_stall_st32_k", "STG.E", 1},
     {"ga_stall_st32_k", "MEMBAR", 1},
@@ -83,13 +83,13 @@ static const gb_sass_expect ga_sass[] = {
 
 /* ---- settings ------------------------------------------------------------ */
 
-gm_status ga_parse_options(const gb_suite_run *run, ga_options *o, gm_error *err)
+gm_status gb_gatomics_parse_options(const gb_suite_run *run, gb_gatomics_options *o, gm_error *err)
 {
     memset(o, 0, sizeof *o);
     for (int i = 0; i < EX_COUNT; i++)
         o->ex[i] = 1;
-    o->reps = DEFAULT_REPS;
-    o->iters = STALL_ITERS;
+    o->reps = GB_GATOMICS_DEFAULT_REPS;
+    o->iters = GB_GATOMICS_STALL_ITERS;
     const int dw[] = {1, 2, 4, 8, 16, 32, 64};
     o->n_warps = 7;
     memcpy(o->warps, dw, sizeof dw);
@@ -122,7 +122,7 @@ gm_status ga_parse_options(const gb_suite_run *run, ga_options *o, gm_error *err
                 if (is_ex) {
                     int found = 0;
                     for (int i = 0; i < EX_COUNT; i++)
-                        if (strcmp(t, ga_ex_names[i]) == 0)
+                        if (strcmp(t, gb_gatomics_ex_names[i]) == 0)
                             o->ex[i] = found = 1;
                     if (!found)
                         return gm_fail(err, GM_ERR_PARSE, "gatomics.experiments: unknown '%s'", t);
@@ -144,10 +144,10 @@ gm_status ga_parse_options(const gb_suite_run *run, ga_options *o, gm_error *err
     return GM_OK;
 }
 
-static gm_status ga_check(const gb_suite_run *run, gm_error *err)
+static gm_status gatomics_check(const gb_suite_run *run, gm_error *err)
 {
-    ga_options o;
-    return ga_parse_options(run, &o, err);
+    gb_gatomics_options o;
+    return gb_gatomics_parse_options(run, &o, err);
 }
 
 const gb_suite gb_suite_gatomics = {
@@ -158,8 +158,8 @@ const gb_suite gb_suite_gatomics = {
              "and 50 FMAs; offset 0..4096 B; 1..8 lanes per sector; FMAs 0..384",
     .file = "gatomics.csv",
     .expected_s = 2.0, /* H100: 1.4 s (docs/global-atomics.md) */
-    .sass = ga_sass,
-    .run = ga_measure,
-    .keys = ga_keys,
-    .check = ga_check,
+    .sass = gatomics_sass,
+    .run = gb_gatomics_measure,
+    .keys = gatomics_keys,
+    .check = gatomics_check,
 };

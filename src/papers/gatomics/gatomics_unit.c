@@ -20,7 +20,7 @@
 
 enum { M_ATOM, M_RED, M_CAS, M_ASUM, M_AMAX, M_L2CYC, M_DUR, M_COUNT };
 
-static const char *const ga_metrics[] = {
+static const char *const gatomics_metrics[] = {
     "lts__t_sectors_srcunit_tex_op_atom.sum",
     "lts__t_sectors_srcunit_tex_op_red.sum",
     "lts__t_sectors_srcunit_tex_op_atom_dot_cas.sum",
@@ -31,48 +31,49 @@ static const char *const ga_metrics[] = {
     NULL,
 };
 
-static const char *const ga_suites[] = {"gatomics", NULL};
+static const char *const gatomics_suites[] = {"gatomics", NULL};
 
-typedef struct ga_state {
-    gm_ga_form form;
-    gm_ga_rates rates;
+typedef struct gatomics_state {
+    gm_gatomics_form form;
+    gm_gatomics_rates rates;
     int have_rates;
     int row[M_COUNT];
     char source[160];
-} ga_state;
+} gatomics_state;
 
-typedef struct ga_result {
-    gm_ga_result r;
-    gm_ga_input in;
+typedef struct gatomics_result {
+    gm_gatomics_result r;
+    gm_gatomics_input in;
     int missing;           /* index+1 of the first missing metric, 0 none */
     char binding[24], notes[96], verdict[192];
-} ga_result;
+} gatomics_result;
 
-static gm_status ga_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
+static gm_status gatomics_prepare(const gm_machine *m, const char *variant, void **state,
+                                  gm_error *err)
 {
     if (!state)
         return gm_fail(err, GM_ERR_INVALID_ARG, "gatomics: no state");
-    ga_state *s = calloc(1, sizeof *s);
+    gatomics_state *s = calloc(1, sizeof *s);
     if (!s)
         return gm_fail(err, GM_ERR_NOMEM, "gatomics: out of memory");
     gm_error why;
-    if (gm_ga_form_by_name(variant, &s->form, &why) != GM_OK) {
+    if (gm_gatomics_form_by_name(variant, &s->form, &why) != GM_OK) {
         free(s);
         return gm_fail(err, GM_ERR_INVALID_ARG, "unknown model variant 'gatomics:%s' (known: "
                        "rate, rate-f32, server, direct)", variant);
     }
     for (int i = 0; i < M_COUNT; i++)
-        s->row[i] = gm_metric_find(ga_metrics[i]);
+        s->row[i] = gm_metric_find(gatomics_metrics[i]);
     const gm_mdata *md = m ? gm_machine_suite(m, "gatomics") : NULL;
     if (md) {
-        gm_status st = gm_ga_rates_for_form(md, s->form, &s->rates, err);
+        gm_status st = gm_gatomics_rates_for_form(md, s->form, &s->rates, err);
         if (st != GM_OK) {
             free(s);
             return st;
         }
         s->have_rates = 1;
         snprintf(s->source, sizeof s->source, "%.60s, %.40s", md->meta.gpu_name, md->meta.date);
-    } else if (s->form != GM_GA_FORM_DIRECT) {
+    } else if (s->form != GM_GATOMICS_FORM_DIRECT) {
         free(s);
         return gm_fail(err, GM_ERR_MISSING, "gatomics: no machine data (gpuq calibrate --suite "
                        "gatomics)");
@@ -81,25 +82,25 @@ static gm_status ga_prepare(const gm_machine *m, const char *variant, void **sta
     return GM_OK;
 }
 
-static void ga_release(void *state) { free(state); }
+static void gatomics_release(void *state) { free(state); }
 
-static double metric(const ga_state *s, const gm_launch_counters *k, int i)
+static double metric(const gatomics_state *s, const gm_launch_counters *k, int i)
 {
     return s->row[i] < 0 ? NAN : k->metric[s->row[i]];
 }
 
-static gm_status ga_apply(const void *state, const gm_counters_meta *meta,
-                          const gm_launch_counters *k, void *result, gm_error *err)
+static gm_status gatomics_apply(const void *state, const gm_counters_meta *meta,
+                                const gm_launch_counters *k, void *result, gm_error *err)
 {
     (void)meta;
-    const ga_state *s = state;
-    ga_result *gr = result;
+    const gatomics_state *s = state;
+    gatomics_result *gr = result;
     if (!s || !k || !gr)
         return gm_fail(err, GM_ERR_INVALID_ARG, "gatomics: no state, launch or result");
     memset(gr, 0, sizeof *gr);
     /* The L2 counts CAS sectors inside the atom ones (atom = dot_alu + dot_cas). */
     double cas = metric(s, k, M_CAS);
-    gm_ga_input in = {{metric(s, k, M_ATOM) - cas, metric(s, k, M_RED), cas},
+    gm_gatomics_input in = {{metric(s, k, M_ATOM) - cas, metric(s, k, M_RED), cas},
                       metric(s, k, M_ASUM), metric(s, k, M_AMAX), metric(s, k, M_L2CYC),
                       metric(s, k, M_DUR) * 1e-9};
     for (int i = 0; i < M_COUNT && !gr->missing; i++)
@@ -107,49 +108,53 @@ static gm_status ga_apply(const void *state, const gm_counters_meta *meta,
             gr->missing = i + 1;
     gr->in = in;
     gm_error why = {{0}};
-    gm_status st = gm_ga_apply(s->have_rates ? &s->rates : NULL, s->form, &in, &gr->r, &why);
+    gm_status st = gm_gatomics_apply(s->have_rates ? &s->rates : NULL, s->form, &in, &gr->r, &why);
     if (st != GM_OK) {
         memset(&gr->r, 0, sizeof gr->r);
         gr->r.U = gr->r.U_direct = gr->r.B = NAN;
         snprintf(gr->verdict, sizeof gr->verdict, "global atomics not modelled: %.150s", why.msg);
         return GM_OK;
     }
-    const gm_ga_result *r = &gr->r;
+    const gm_gatomics_result *r = &gr->r;
     snprintf(gr->binding, sizeof gr->binding, "%s",
-             (r->notes & GM_GA_NOTE_NO_ATOMICS) || isnan(r->U) || s->form == GM_GA_FORM_DIRECT
+             (r->notes & GM_GATOMICS_NOTE_NO_ATOMICS) || isnan(r->U) ||
+                     s->form == GM_GATOMICS_FORM_DIRECT
                  ? "-"
-                 : (r->notes & GM_GA_NOTE_ALL_BOUND) ? "all units" : "one slice");
+             : (r->notes & GM_GATOMICS_NOTE_ALL_BOUND) ? "all units"
+                                                       : "one slice");
     snprintf(gr->notes, sizeof gr->notes, "%s%s%s%s",
-             r->notes & GM_GA_NOTE_NO_ATOMICS ? "no_atomics|" : "",
-             r->notes & GM_GA_NOTE_MISSING ? "missing_counter|" : "",
-             r->notes & GM_GA_NOTE_NO_ACTIVITY ? "no_activity|" : "",
-             r->notes & GM_GA_NOTE_ALL_BOUND ? "all_bound|" : "");
+             r->notes & GM_GATOMICS_NOTE_NO_ATOMICS ? "no_atomics|" : "",
+             r->notes & GM_GATOMICS_NOTE_MISSING ? "missing_counter|" : "",
+             r->notes & GM_GATOMICS_NOTE_NO_ACTIVITY ? "no_activity|" : "",
+             r->notes & GM_GATOMICS_NOTE_ALL_BOUND ? "all_bound|" : "");
     size_t nl = strlen(gr->notes);
     if (nl)
         gr->notes[nl - 1] = '\0';
     double U = r->U;
-    if (r->notes & GM_GA_NOTE_NO_ATOMICS)
+    if (r->notes & GM_GATOMICS_NOTE_NO_ATOMICS)
         snprintf(gr->verdict, sizeof gr->verdict, "no global atomics reached L2 (U = 0)");
     else if (isnan(U))
         snprintf(gr->verdict, sizeof gr->verdict, "global atomics not modelled: counter %s missing",
-                 gr->missing ? ga_metrics[gr->missing - 1] : "?");
+                 gr->missing ? gatomics_metrics[gr->missing - 1] : "?");
     else
         snprintf(gr->verdict, sizeof gr->verdict, "L2 atomic units %s (U = %.0f%%%s)",
-                 U >= GM_GA_U_BOTTLENECK ? "are the bottleneck"
-                 : U >= GM_GA_U_SIGNIFICANT ? "are a significant load" : "are not the bottleneck",
+                 U >= GM_GATOMICS_U_BOTTLENECK    ? "are the bottleneck"
+                 : U >= GM_GATOMICS_U_SIGNIFICANT ? "are a significant load"
+                                                  : "are not the bottleneck",
                  100 * U,
-                 s->form == GM_GA_FORM_DIRECT ? ""
-                 : (r->notes & GM_GA_NOTE_ALL_BOUND) ? ", all slices' shared peak"
-                 : r->k_eff < 2 ? ", one hot slice: few addresses" : ", busiest slice");
+                 s->form == GM_GATOMICS_FORM_DIRECT        ? ""
+                 : (r->notes & GM_GATOMICS_NOTE_ALL_BOUND) ? ", all slices' shared peak"
+                 : r->k_eff < 2                            ? ", one hot slice: few addresses"
+                                                           : ", busiest slice");
     return GM_OK;
 }
 
-static size_t ga_fields(const void *state, const void *result, gm_field *out, size_t max)
+static size_t gatomics_fields(const void *state, const void *result, gm_field *out, size_t max)
 {
-    const ga_state *s = state;
-    const ga_result *gr = result;
-    const gm_ga_result *r = &gr->r;
-    unsigned dash = (r->notes & GM_GA_NOTE_NO_ATOMICS) ? GM_FIELD_TEXT_DASH : 0;
+    const gatomics_state *s = state;
+    const gatomics_result *gr = result;
+    const gm_gatomics_result *r = &gr->r;
+    unsigned dash = (r->notes & GM_GATOMICS_NOTE_NO_ATOMICS) ? GM_FIELD_TEXT_DASH : 0;
     size_t n = 0;
 #define NUM(nm, v, w, h, fl) \
     if (n < max) out[n++] = (gm_field){nm, GM_FIELD_NUM, (v), NULL, (w), (h), (fl)}
@@ -166,17 +171,18 @@ static size_t ga_fields(const void *state, const void *result, gm_field *out, si
     TXT("binding", gr->binding, 10, "binds", 0);
     NUM("B_slice_us", r->B_slice * 1e6, 0, NULL, 0);
     NUM("B_all_us", r->B_all * 1e6, 0, NULL, 0);
-    NUM("sectors_atom", gr->in.sectors[GM_GA_ATOM], 0, NULL, 0);
-    NUM("sectors_red", gr->in.sectors[GM_GA_RED], 0, NULL, 0);
-    NUM("sectors_cas", gr->in.sectors[GM_GA_CAS], 0, NULL, 0);
+    NUM("sectors_atom", gr->in.sectors[GM_GATOMICS_ATOM], 0, NULL, 0);
+    NUM("sectors_red", gr->in.sectors[GM_GATOMICS_RED], 0, NULL, 0);
+    NUM("sectors_cas", gr->in.sectors[GM_GATOMICS_CAS], 0, NULL, 0);
     NUM("duration_us", gr->in.duration_s * 1e6, 0, NULL, 0);
-    NUM("R_one_atom_Gsps", s->have_rates ? s->rates.one[GM_GA_ATOM] / 1e9 : NAN, 0, NULL, 0);
-    NUM("R_one_red_Gsps", s->have_rates ? s->rates.one[GM_GA_RED] / 1e9 : NAN, 0, NULL, 0);
-    NUM("R_peak_atom_Gsps", s->have_rates ? s->rates.peak[GM_GA_ATOM] / 1e9 : NAN, 0, NULL, 0);
-    NUM("R_peak_red_Gsps", s->have_rates ? s->rates.peak[GM_GA_RED] / 1e9 : NAN, 0, NULL, 0);
-    NUM("R_one_cas_Gsps", s->have_rates ? s->rates.one[GM_GA_CAS] / 1e9 : NAN, 0, NULL, 0);
-    NUM("R_peak_cas_Gsps", s->have_rates ? s->rates.peak[GM_GA_CAS] / 1e9 : NAN, 0, NULL, 0);
-    TXT("model", gm_ga_form_name(s->form), 0, NULL, 0);
+    NUM("R_one_atom_Gsps", s->have_rates ? s->rates.one[GM_GATOMICS_ATOM] / 1e9 : NAN, 0, NULL, 0);
+    NUM("R_one_red_Gsps", s->have_rates ? s->rates.one[GM_GATOMICS_RED] / 1e9 : NAN, 0, NULL, 0);
+    NUM("R_peak_atom_Gsps", s->have_rates ? s->rates.peak[GM_GATOMICS_ATOM] / 1e9 : NAN, 0, NULL,
+        0);
+    NUM("R_peak_red_Gsps", s->have_rates ? s->rates.peak[GM_GATOMICS_RED] / 1e9 : NAN, 0, NULL, 0);
+    NUM("R_one_cas_Gsps", s->have_rates ? s->rates.one[GM_GATOMICS_CAS] / 1e9 : NAN, 0, NULL, 0);
+    NUM("R_peak_cas_Gsps", s->have_rates ? s->rates.peak[GM_GATOMICS_CAS] / 1e9 : NAN, 0, NULL, 0);
+    TXT("model", gm_gatomics_form_name(s->form), 0, NULL, 0);
     TXT("notes", gr->notes, 0, NULL, 0);
     TXT("verdict", gr->verdict, 0, NULL, 0);
 #undef NUM
@@ -185,34 +191,36 @@ static size_t ga_fields(const void *state, const void *result, gm_field *out, si
     return n;
 }
 
-static void ga_verdict(const void *state, const void *result, gm_unit_verdict *out)
+static void gatomics_verdict(const void *state, const void *result, gm_unit_verdict *out)
 {
     (void)state;
-    const ga_result *gr = result;
-    out->severity = (gr->r.notes & GM_GA_NOTE_NO_ATOMICS) ? 0.0 : gr->r.U;
+    const gatomics_result *gr = result;
+    out->severity = (gr->r.notes & GM_GATOMICS_NOTE_NO_ATOMICS) ? 0.0 : gr->r.U;
     gm_copy_text(out->text, sizeof out->text, gr->verdict);
 }
 
-static void ga_text_notes(FILE *out, const void *state, unsigned notes)
+static void gatomics_text_notes(FILE *out, const void *state, unsigned notes)
 {
     (void)notes;
-    const ga_state *s = state;
+    const gatomics_state *s = state;
     if (s->have_rates)
-        fprintf(out, "  machine data: gatomics (%s): ATOM %.2f / %.1f, RED %.2f / %.1f, CAS %.2f / "
-                     "%.1f Gsector/s (one address / all distinct)\n",
-                s->source, s->rates.one[GM_GA_ATOM] / 1e9, s->rates.peak[GM_GA_ATOM] / 1e9,
-                s->rates.one[GM_GA_RED] / 1e9, s->rates.peak[GM_GA_RED] / 1e9,
-                s->rates.one[GM_GA_CAS] / 1e9, s->rates.peak[GM_GA_CAS] / 1e9);
+        fprintf(out,
+                "  machine data: gatomics (%s): ATOM %.2f / %.1f, RED %.2f / %.1f, CAS %.2f / "
+                "%.1f Gsector/s (one address / all distinct)\n",
+                s->source, s->rates.one[GM_GATOMICS_ATOM] / 1e9,
+                s->rates.peak[GM_GATOMICS_ATOM] / 1e9, s->rates.one[GM_GATOMICS_RED] / 1e9,
+                s->rates.peak[GM_GATOMICS_RED] / 1e9, s->rates.one[GM_GATOMICS_CAS] / 1e9,
+                s->rates.peak[GM_GATOMICS_CAS] / 1e9);
     switch (s->form) {
-    case GM_GA_FORM_RATE:
-    case GM_GA_FORM_RATE_F32:
-        if (s->form == GM_GA_FORM_RATE_F32)
+    case GM_GATOMICS_FORM_RATE:
+    case GM_GATOMICS_FORM_RATE_F32:
+        if (s->form == GM_GATOMICS_FORM_RATE_F32)
             fprintf(out, "  - rate-f32: ATOM and RED read as f32 adds (2.4x slower per address than "
                          "integer adds on Hopper); use it for float scatters\n");
         fprintf(out, "  model: rate: B = max(sum N_c / (k_eff R_one_c), sum N_c / R_peak_c), "
                      "U = B / duration; k_eff = atomic-input cycles sum / max over L2 slices\n");
         break;
-    case GM_GA_FORM_SERVER:
+    case GM_GATOMICS_FORM_SERVER:
         fprintf(out, "  model: server (paper 000's single server per slice): B = sum N_c / "
                      "(k_eff R_one_c), no shared peak; reads low when atomics spread over slices\n");
         break;
@@ -229,16 +237,16 @@ const gm_unit gm_unit_gatomics = {
     .name = "gatomics",
     .title = "global atomics",
     .paper = "Robertson, CUDA atomics (paper 002), with paper 000's utilization",
-    .metrics = ga_metrics,
-    .suites = ga_suites,
+    .metrics = gatomics_metrics,
+    .suites = gatomics_suites,
     .variants = "rate,rate-f32,server,direct",
-    .result_size = sizeof(ga_result),
-    .prepare = ga_prepare,
-    .release = ga_release,
-    .apply = ga_apply,
+    .result_size = sizeof(gatomics_result),
+    .prepare = gatomics_prepare,
+    .release = gatomics_release,
+    .apply = gatomics_apply,
     .free_result = NULL,
-    .fields = ga_fields,
-    .verdict = ga_verdict,
-    .text_notes = ga_text_notes,
+    .fields = gatomics_fields,
+    .verdict = gatomics_verdict,
+    .text_notes = gatomics_text_notes,
     .json_extra = NULL,
 };

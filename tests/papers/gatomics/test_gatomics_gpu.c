@@ -39,10 +39,10 @@ static int failures;
 static double stall_median(int op, int dep, int n_sm, void *buf, float *d_cycles,
                            unsigned long long *d_sink)
 {
-    ga_stall_args a = {.op = op, .k = 0, .pattern = GA_PAT_STRIDED, .dep = dep,
+    gb_gatomics_stall_args a = {.op = op, .k = 0, .pattern = GB_GATOMICS_PAT_STRIDED, .dep = dep,
                        .grid = (unsigned)n_sm, .block = 32, .iters = 16, .warm = 4,
                        .buf = buf, .cycles = d_cycles, .sink = d_sink};
-    if (ga_launch_stall(&a, NULL) != 0 || cudaDeviceSynchronize() != cudaSuccess)
+    if (gb_gatomics_launch_stall(&a, NULL) != 0 || cudaDeviceSynchronize() != cudaSuccess)
         return NAN;
     size_t n = (size_t)n_sm * 32;
     float *h = malloc(n * sizeof *h);
@@ -67,7 +67,7 @@ static void dependency_test(void)
     cudaMalloc((void **)&d_cycles, (size_t)n_sm * 32 * sizeof(float));
     cudaMalloc((void **)&d_sink, (size_t)n_sm * 32 * 8);
     cudaMemset(buf, 0, (size_t)n_sm * 32 * 128);
-    const int ops[2] = {GA_ATOM32, GA_LD32};
+    const int ops[2] = {GB_GATOMICS_ATOM32, GB_GATOMICS_LD32};
     const char *names[2] = {"atom.add.u32", "ld.u32"};
     for (int i = 0; i < 2; i++) {
         double dep = stall_median(ops[i], 1, n_sm, buf, d_cycles, d_sink);
@@ -149,14 +149,16 @@ static void quick_suite_test(void)
     printf("quick: clock64 pair %.1f cycles, strided atom %.1f cycles\n", clk, atom);
     CHECK(clk > 0 && clk < 50, "clock64 pair %.1f cycles", clk);
     CHECK(atom > 5 * clk, "strided atom %.1f not above 5x the clock pair %.1f", atom, clk);
-    gm_ga_rates rates;
-    st = gm_ga_rates_from_mdata(md, NULL, &rates, &err);
+    gm_gatomics_rates rates;
+    st = gm_gatomics_rates_from_mdata(md, NULL, &rates, &err);
     CHECK(st == GM_OK, "rates: %s", err.msg);
     if (st == GM_OK) {
         printf("quick: ATOM %.2f / %.2f Gsector/s, RED %.2f / %.2f (one / distinct)\n",
                rates.one[0] / 1e9, rates.peak[0] / 1e9, rates.one[1] / 1e9, rates.peak[1] / 1e9);
-        CHECK(rates.peak[GM_GA_ATOM] > 4 * rates.one[GM_GA_ATOM], "ATOM distinct not above one");
-        CHECK(rates.peak[GM_GA_RED] > 4 * rates.one[GM_GA_RED], "RED distinct not above one");
+        CHECK(rates.peak[GM_GATOMICS_ATOM] > 4 * rates.one[GM_GATOMICS_ATOM],
+              "ATOM distinct not above one");
+        CHECK(rates.peak[GM_GATOMICS_RED] > 4 * rates.one[GM_GATOMICS_RED],
+              "RED distinct not above one");
     }
     gm_mdata_free(md);
     remove(path);

@@ -20,8 +20,8 @@
 static gm_mdata *rates_md(void)
 {
     gm_mdata_meta m = th_meta("gatomics", TH_H100, 132, "2026-11-25T21:00:00Z");
-    gm_mdata *md = gm_mdata_new(&m, GM_GA_NCOLS, gm_ga_columns);
-    const char *rows[][GM_GA_NCOLS] = {
+    gm_mdata *md = gm_mdata_new(&m, GM_GATOMICS_NCOLS, gm_gatomics_columns);
+    const char *rows[][GM_GATOMICS_NCOLS] = {
         {"l2rate", "atom.add.u32", "32", "one", "64", "0", "1", "1", "1", "Gsector/s", "5"},
         {"l2rate", "atom.add.u32", "32", "distinct", "64", "0", "60", "60", "60", "Gsector/s", "5"},
         {"l2rate", "red.add.u32", "32", "one", "64", "0", "2", "2", "2", "Gsector/s", "5"},
