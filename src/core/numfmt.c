@@ -2,7 +2,7 @@
  * million-launch report formats some 40 million numbers, and printf's
  * general conversion (and, for the CSV and JSON, strtod to check that a
  * number reads back) took most of the time.  A double is m x 2^e with
- * m < 2^53, so v x 10^k (k <= 19) is an integer m x 10^k below 2^117
+ * m < 2^53, so v x 10^k (k <= 21) is an integer m x 10^k below 2^123
  * shifted right, whose remainder gives printf's rounding exactly: to
  * nearest, ties to even, on the exact binary value; and whether a decimal
  * reads back as v is whether it lies within half an ulp of it, an integer
@@ -36,6 +36,12 @@ static const uint64_t p10[20] = {1ull,
                                  1000000000000000000ull,
                                  10000000000000000000ull};
 
+/* 10^k for k <= 38 (u128). */
+static u128 pow10_128(int k)
+{
+    return k < 20 ? (u128)p10[k] : (u128)p10[19] * pow10_128(k - 19);
+}
+
 /* m and e of a finite, non-zero |v| = m x 2^e, m < 2^53. */
 static void split_double(double v, uint64_t *m, int *e)
 {
@@ -45,11 +51,11 @@ static void split_double(double v, uint64_t *m, int *e)
     *e = ex - 53;
 }
 
-/* round(m x 10^k x 2^e) to nearest, ties to even (k <= 19), and its floor;
+/* round(m x 10^k x 2^e) to nearest, ties to even (k <= 21), and its floor;
  * 0 when the shift is beyond 127 bits (the value is then far below 0.5). */
 static u128 scaled_round(uint64_t m, int e, int k, u128 *floor_out)
 {
-    u128 x = (u128)m * p10[k];
+    u128 x = (u128)m * pow10_128(k);
     if (e >= 0) {
         /* the callers' values keep m x 10^k x 2^e below 2^127 */
         *floor_out = x << e;
@@ -169,18 +175,18 @@ static int exact_exponent(uint64_t m, int e, double a, int lo, int hi, int *E_ou
 int gm_numfmt_shortest_g(char *buf, double v)
 {
     double a = fabs(v);
-    if (!(a >= 1e-3 && a < 1e15))
+    if (!(a >= 1e-5 && a < 1e15))
         return 0;
     uint64_t m;
     int e, E;
     split_double(v, &m, &e);
-    if (e >= 0 || !exact_exponent(m, e, a, -3, 14, &E))
+    if (e >= 0 || !exact_exponent(m, e, a, -5, 14, &E))
         return 0;
-    int s = -e; /* <= 62 from 1e-3 up */
-    u128 X = (u128)m * p10[0];
+    /* s <= 69 from 1e-5 up and k <= 21: m x 10^k < 2^123, D x 2^s < 2^126 */
+    int s = -e;
     for (int p = 15; p <= 17; p++) {
-        int k = p - 1 - E; /* 0 .. 19 */
-        X = (u128)m * p10[k];
+        int k = p - 1 - E; /* 0 .. 21 */
+        u128 X = (u128)m * pow10_128(k), tk = pow10_128(k);
         u128 fl, D = scaled_round(m, e, k, &fl);
         /* reads back as v: within half an ulp (a quarter below a power of
          * two, whose lower neighbour is nearer); on the edge, ties go to
@@ -189,7 +195,7 @@ int gm_numfmt_shortest_g(char *buf, double v)
         int below = Ds < X;
         u128 gap = below ? X - Ds : Ds - X;
         u128 twice = gap * ((below && m == ((uint64_t)1 << 52)) ? 4 : 2);
-        if (twice > (u128)p10[k] || (twice == (u128)p10[k] && (m & 1)))
+        if (twice > tk || (twice == tk && (m & 1)))
             continue;
         int Xe = E;
         if (D == (u128)p10[p - 1] * 10) { /* rounded up to the next power of ten */

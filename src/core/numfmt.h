@@ -15,7 +15,7 @@ void gm_numfmt_g4(char *buf, double v);
 
 /* The first of printf's "%.15g", "%.16g", "%.17g" of v that reads back as
  * v (gm_csv_format_double's rule), into buf of at least 32 bytes, for
- * 1e-3 <= |v| < 1e15: 1 when written, 0 for any other v. */
+ * 1e-5 <= |v| < 1e15: 1 when written, 0 for any other v. */
 int gm_numfmt_shortest_g(char *buf, double v);
 
 #endif

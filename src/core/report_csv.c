@@ -4,6 +4,7 @@
  * name), the code pass's result (gpuq/code_pass.h), then every section's fields as
  * "<unit>.<field>", and the verdict line: verdict_section, verdict.
  * Numbers read back exactly; an empty cell is a value not available. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,19 +12,6 @@
 
 #include "report_rank.h"
 
-static void csv_num(FILE *out, double v)
-{
-    char buf[40];
-    gm_csv_format_double(buf, sizeof buf, v);
-    fputc(',', out);
-    fputs(buf, out);
-}
-
-static void csv_text(FILE *out, const char *text)
-{
-    fputc(',', out);
-    gm_csv_write_field(out, text ? text : "");
-}
 
 /* The heading: the names are the same for every result, so the first
  * row's give them (an empty result's when there is no row). */
@@ -60,32 +48,142 @@ static void write_heading(FILE *out, const gm_report *rep, const report_rows *ro
     fputs(",verdict_section,verdict\n", out);
 }
 
-static void write_row(FILE *out, const gm_report *rep, const report_rows *rows, size_t i)
+/* A row is put together in a buffer and written at once (some 200 cells a
+ * row), byte for byte as fprintf, csv_num and csv_text write them. */
+typedef struct rowbuf {
+    char *b;
+    size_t n, cap;
+    int failed; /* out of memory: the report fails */
+} rowbuf;
+
+static int rb_room(rowbuf *r, size_t more)
+{
+    if (r->n + more <= r->cap)
+        return 1;
+    size_t cap = r->cap ? r->cap : 8192;
+    while (cap < r->n + more)
+        cap *= 2;
+    char *g = realloc(r->b, cap);
+    if (!g) {
+        r->failed = 1;
+        return 0;
+    }
+    r->b = g;
+    r->cap = cap;
+    return 1;
+}
+
+static void rb_put(rowbuf *r, const char *s, size_t n)
+{
+    if (rb_room(r, n)) {
+        memcpy(r->b + r->n, s, n);
+        r->n += n;
+    }
+}
+
+static void rb_char(rowbuf *r, char c)
+{
+    rb_put(r, &c, 1);
+}
+
+/* "%lld" (and %d, %ld, %u, %zu, PRIu64 of what fits) */
+static void rb_int(rowbuf *r, long long v)
+{
+    char d[24];
+    size_t n = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        d[sizeof d - 1 - n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        d[sizeof d - 1 - n++] = '-';
+    rb_put(r, d + sizeof d - n, n);
+}
+
+static void rb_uint(rowbuf *r, unsigned long long u)
+{
+    char d[24];
+    size_t n = 0;
+    do {
+        d[sizeof d - 1 - n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    rb_put(r, d + sizeof d - n, n);
+}
+
+static void rb_num(rowbuf *r, double v)
+{
+    char buf[40];
+    gm_csv_format_double(buf, sizeof buf, v);
+    rb_char(r, ',');
+    rb_put(r, buf, strlen(buf));
+}
+
+/* ",FIELD" quoted as gm_csv_write_field quotes it */
+static void rb_text(rowbuf *r, const char *text)
+{
+    const char *t = text ? text : "";
+    size_t len = strlen(t);
+    rb_char(r, ',');
+    int quote = strpbrk(t, ",\"\r\n") != NULL ||
+                (len > 0 && (isspace((unsigned char)t[0]) || isspace((unsigned char)t[len - 1])));
+    if (!quote) {
+        rb_put(r, t, len);
+        return;
+    }
+    rb_char(r, '"');
+    for (const char *p = t; *p; p++) {
+        if (*p == '"')
+            rb_char(r, '"');
+        rb_char(r, *p);
+    }
+    rb_char(r, '"');
+}
+
+static void write_row(rowbuf *r, const gm_report *rep, const report_rows *rows, size_t i)
 {
     const gm_launch_counters *k = rows->launches[i];
-    fprintf(out, "%" PRIu64, k->launch_id);
+    rb_uint(r, k->launch_id);
     if (rows->multi_file) {
         const gm_report_file *f = &rep->files[rows->file_of[i]];
         long pid = report_file_meta(rep, rows->file_of[i])->pid;
-        csv_text(out, f->path ? f->path : "");
+        rb_text(r, f->path ? f->path : "");
+        rb_char(r, ',');
         if (pid > 0)
-            fprintf(out, ",%ld", pid);
-        else
-            fputc(',', out);
+            rb_int(r, pid);
     }
     for (int b = 0; b < GM_NAME_BASE_COUNT; b++)
-        csv_text(out, rows->names[b][i]);
-    if (rep->summary)
-        fprintf(out, ",%zu,%d", rows->launch_count[i], rows->config_varies[i]);
-    fprintf(out, ",%d,%u,%u,%u,%u,%u,%u,%d,%d", k->device, k->grid[0], k->grid[1], k->grid[2],
-            k->block[0], k->block[1], k->block[2], k->regs_per_thread, k->shared_bytes);
+        rb_text(r, rows->names[b][i]);
+    if (rep->summary) {
+        rb_char(r, ',');
+        rb_uint(r, rows->launch_count[i]);
+        rb_char(r, ',');
+        rb_int(r, rows->config_varies[i]);
+    }
+    rb_char(r, ',');
+    rb_int(r, k->device);
+    for (int d = 0; d < 3; d++) {
+        rb_char(r, ',');
+        rb_uint(r, k->grid[d]);
+    }
+    for (int d = 0; d < 3; d++) {
+        rb_char(r, ',');
+        rb_uint(r, k->block[d]);
+    }
+    rb_char(r, ',');
+    rb_int(r, k->regs_per_thread);
+    rb_char(r, ',');
+    rb_int(r, k->shared_bytes);
     for (size_t m = 0; m < rows->n_metric_rows; m++)
-        csv_num(out, k->metric[rows->metric_rows[m]]);
+        rb_num(r, k->metric[rows->metric_rows[m]]);
     const gm_code_pass *pass = gm_units_file_pass();
-    if (pass)
-        fprintf(out, ",%d", k->pass.valid ? 1 : 0);
+    if (pass) {
+        rb_char(r, ',');
+        rb_int(r, k->pass.valid ? 1 : 0);
+    }
     for (size_t v = 0; v < gm_code_pass_values(pass); v++)
-        csv_num(out, k->pass.valid ? k->pass.value[v] : NAN);
+        rb_num(r, k->pass.valid ? k->pass.value[v] : NAN);
     for (size_t s = 0; s < rep->n_sections; s++) {
         const gm_report_section *sec = &rep->sections[s];
         gm_field f[GM_UNIT_MAX_FIELDS];
@@ -95,22 +193,29 @@ static void write_row(FILE *out, const gm_report *rep, const report_rows *rows, 
             if (f[j].flags & GM_FIELD_TEXT_ONLY)
                 continue;
             if (f[j].kind == GM_FIELD_TEXT)
-                csv_text(out, f[j].text);
+                rb_text(r, f[j].text);
             else
-                csv_num(out, f[j].num);
+                rb_num(r, f[j].num);
         }
     }
     int s = rows->verdict_section[i];
     const gm_unit_verdict *v = s >= 0 ? report_verdict(rep, rows, (size_t)s, i) : NULL;
-    csv_text(out, s >= 0 ? rep->sections[s].unit->name : "");
-    csv_text(out, v ? v->text : "");
-    fputc('\n', out);
+    rb_text(r, s >= 0 ? rep->sections[s].unit->name : "");
+    rb_text(r, v ? v->text : "");
+    rb_char(r, '\n');
 }
 
-static void write_rows(void *ctx, const report_rows *rows, FILE *const *outs)
+static int write_rows(void *ctx, const report_rows *rows, FILE *const *outs)
 {
-    for (size_t i = 0; i < rows->count; i++)
-        write_row(outs[0], ctx, rows, i);
+    rowbuf r = {NULL, 0, 0, 0};
+    for (size_t i = 0; i < rows->count && !r.failed; i++) {
+        r.n = 0;
+        write_row(&r, ctx, rows, i);
+        if (!r.failed && r.n && fwrite(r.b, 1, r.n, outs[0]) != r.n)
+            break; /* the stream's error ends the report */
+    }
+    free(r.b);
+    return r.failed ? -1 : 0;
 }
 
 gm_status report_write_csv(FILE *out, const report_ctx *c, gm_error *err)

@@ -92,7 +92,7 @@ void report_rows_slice(const gm_report *rep, const report_rows *r, size_t lo, si
  * on the second thread and appended to outs after the first, so the bytes
  * are those fn writes for all rows at once. */
 #define REPORT_MAX_OUTS (GM_REPORT_MAX_SECTIONS + 1)
-typedef void (*report_write_fn)(void *ctx, const report_rows *rows, FILE *const *outs);
+typedef int (*report_write_fn)(void *ctx, const report_rows *rows, FILE *const *outs); /* -1: out of memory */
 gm_status report_write_in_halves(const gm_report *rep, const report_rows *rows,
                                  FILE *const *outs, size_t n_out, report_write_fn fn, void *ctx,
                                  gm_error *err);

@@ -212,12 +212,13 @@ static void write_launch(FILE *out, const gm_report *rep, const report_rows *row
 }
 
 /* Rows, each after ",\n" but the report's first (rows->first counts them). */
-static void write_launches(void *ctx, const report_rows *rows, FILE *const *outs)
+static int write_launches(void *ctx, const report_rows *rows, FILE *const *outs)
 {
     for (size_t i = 0; i < rows->count; i++) {
         fputs(rows->first + i ? ",\n" : "\n", outs[0]);
         write_launch(outs[0], ctx, rows, i);
     }
+    return 0;
 }
 
 gm_status report_write_json(FILE *out, const report_ctx *c, gm_error *err)

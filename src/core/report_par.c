@@ -105,22 +105,25 @@ static void write_half(void *arg, size_t lo, size_t hi)
     report_rows half;
     report_rows_slice(j->rep, j->rows, lo, hi, &half);
     if (lo == 0) {
-        j->fn(j->ctx, &half, j->outs);
+        if (j->fn(j->ctx, &half, j->outs) != 0)
+            __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
         return;
     }
     for (size_t i = 0; i < j->n_out; i++) {
         if (!(j->mem[i] = open_memstream(&j->text[i], &j->len[i]))) {
             for (size_t k = 0; k < i; k++)
                 fclose(j->mem[k]);
-            j->failed = 1;
+            __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
             return;
         }
         __fsetlocking(j->mem[i], FSETLOCKING_BYCALLER); /* this thread's alone */
     }
-    j->fn(j->ctx, &half, j->mem);
+    int rc = j->fn(j->ctx, &half, j->mem);
     for (size_t i = 0; i < j->n_out; i++)
         if (fclose(j->mem[i]) != 0)
-            j->failed = 1;
+            rc = -1;
+    if (rc != 0)
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
 }
 
 gm_status report_write_in_halves(const gm_report *rep, const report_rows *rows,

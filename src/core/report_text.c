@@ -184,8 +184,8 @@ static void write_heading(FILE *out, const gm_report *rep, int multi_file, const
 }
 
 /* Section s's rows of one chunk (after the heading when it is the first). */
-static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows, size_t s,
-                       int first_chunk)
+static int write_rows(FILE *out, const gm_report *rep, const report_rows *rows, size_t s,
+                      int first_chunk)
 {
     const gm_report_section *sec = &rep->sections[s];
     const gm_unit *u = sec->unit;
@@ -197,7 +197,7 @@ static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows,
     }
     line *l = malloc(sizeof *l);
     if (!l)
-        return; /* out of memory: the spool's error ends the report */
+        return -1; /* out of memory: the report fails */
     l->out = out;
     l->n = 0;
     for (size_t i = 0; i < rows->count; i++) {
@@ -241,13 +241,14 @@ static void write_rows(FILE *out, const gm_report *rep, const report_rows *rows,
     }
     l_flush(l);
     free(l);
+    return 0;
 }
 
-static void write_verdicts(FILE *out, const gm_report *rep, const report_rows *rows)
+static int write_verdicts(FILE *out, const gm_report *rep, const report_rows *rows)
 {
     line *l = malloc(sizeof *l);
     if (!l)
-        return; /* out of memory: the spool's error ends the report */
+        return -1; /* out of memory: the report fails */
     l->out = out;
     l->n = 0;
     for (size_t i = 0; i < rows->count; i++) {
@@ -272,6 +273,7 @@ static void write_verdicts(FILE *out, const gm_report *rep, const report_rows *r
     }
     l_flush(l);
     free(l);
+    return 0;
 }
 
 /* One chunk's rows (or a half of them): every section's into its spool,
@@ -281,12 +283,13 @@ typedef struct chunk_job {
     size_t heading_at; /* the row before which the headings go; SIZE_MAX none */
 } chunk_job;
 
-static void write_chunk(void *ctx, const report_rows *rows, FILE *const *outs)
+static int write_chunk(void *ctx, const report_rows *rows, FILE *const *outs)
 {
     const chunk_job *j = ctx;
-    for (size_t s = 0; s < j->rep->n_sections; s++)
-        write_rows(outs[s], j->rep, rows, s, rows->first == j->heading_at);
-    write_verdicts(outs[j->rep->n_sections], j->rep, rows);
+    int rc = 0;
+    for (size_t s = 0; s < j->rep->n_sections && rc == 0; s++)
+        rc = write_rows(outs[s], j->rep, rows, s, rows->first == j->heading_at);
+    return rc ? rc : write_verdicts(outs[j->rep->n_sections], j->rep, rows);
 }
 
 /* The sections' rows and the verdicts come a chunk at a time but are

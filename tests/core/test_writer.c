@@ -169,7 +169,7 @@ static void test_csv_numbers_read_back(void **state)
             same_csv(-v);
         }
     }
-    for (int ex = -4; ex <= 16; ex++) {
+    for (int ex = -7; ex <= 16; ex++) {
         double p = pow(10, ex);
         for (int d = -3; d <= 3; d++) {
             double v = p;

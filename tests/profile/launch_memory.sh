@@ -3,9 +3,11 @@
 # profiled program's peak resident memory (collector included) may not grow
 # by more than GROWTH_KB between a fifth of its launches and all of them.
 #   launch_memory.sh GPUQ LAUNCH_LOOP WORKDIR
-# Two runs: 1,000,000 launches with the first 2,000 profiled (-c: the
-# collector still sees every launch), and 20,000 launches all profiled
-# (each a counters row).  gpuq's own peak (it loads the rows) is checked
+# Three runs: 1,000,000 launches with the first 2,000 profiled (-c: the
+# collector still sees every launch), 20,000 launches all profiled (each a
+# counters row), and 20,000 CUDA graphs of 64 kernel nodes each
+# instantiated, launched and destroyed (the collector's graph records go
+# with their graphs; one plain launch is the run's row).  gpuq's own peak (it loads the rows) is checked
 # against 200 MB: GNU time's maximum RSS is that of gpuq and of the
 # program it waited for, whichever was larger (wait4 counts waited
 # descendants), so gpuq's own is bounded by that maximum only when it
@@ -22,10 +24,10 @@ rm -rf "$work" && mkdir -p "$work" || exit 2
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-check() { # NAME LAUNCHES PROFILED (-c value; 0 all)
-    name=$1 n=$2 c=$3
+check() { # NAME LAUNCHES PROFILED (-c value; 0 all) [graphs]
+    name=$1 n=$2 c=$3 mode=${4:-}
     /usr/bin/time -v -o "$work/$name.time" "$gpuq" profile --no-opcode-split --section waves \
-        -c "$c" --keep-counters "$work/$name.csv" -o "$work/$name.txt" -- "$loop" "$n" \
+        -c "$c" --keep-counters "$work/$name.csv" -o "$work/$name.txt" -- "$loop" "$n" $mode \
         >"$work/$name.out" 2>"$work/$name.err"
     rc=$?
     cat "$work/$name.err"
@@ -41,10 +43,12 @@ check() { # NAME LAUNCHES PROFILED (-c value; 0 all)
     [ -n "$rss" ] && [ $((rss - last)) -le 204800 ] ||
         fail "$name: gpuq's max RSS $rss kB exceeds the program's $last kB by more than 200 MB"
     want=$([ "$c" -eq 0 ] && echo "$n" || echo "$c")
+    [ "$mode" = graphs ] && want=1
     rows=$(grep -c '^[0-9]' "$work/$name.csv")
     [ "$rows" -eq "$want" ] || fail "$name: $rows counters rows, want $want"
 }
 check filtered 1000000 2000
 check profiled 20000 0
+check graphs 20000 0 graphs
 echo "launch_memory: $fails failure(s)"
 [ $fails -eq 0 ]
