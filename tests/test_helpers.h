@@ -18,6 +18,15 @@
 
 #define TH_H100 "NVIDIA H100 80GB HBM3"
 
+/* One metric of a launch by its row's name; a name that is no row fails. */
+static inline void th_set_metric(gm_launch_counters *k, const char *name, double v)
+{
+    int row = gm_metric_find(name);
+    if (row < 0)
+        fail_msg("%s is not a metric row", name);
+    k->metric[row] = v;
+}
+
 /* A machine-data header of suite on a Hopper GPU (cc 9.0) named gpu with
  * sm_count SMs, dated date; every other field zero, for the test to set. */
 static inline gm_mdata_meta th_meta(const char *suite, const char *gpu, int sm_count,

@@ -53,13 +53,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void set(gm_launch_counters *k, const char *name, double v)
-{
-    int row = gm_metric_find(name);
-    assert_true(row >= 0);
-    k->metric[row] = v;
-}
-
 /* test_bottleneck_model.c's base launch: paper form 2000 ns (instructions),
  * Hopper form 2600 ns (shared memory, bank conflicts). */
 static void launch(gm_launch_counters *k)
@@ -67,22 +60,22 @@ static void launch(gm_launch_counters *k)
     gm_launch_counters_init(k);
     k->grid[0] = 64, k->grid[1] = k->grid[2] = 1;
     k->block[0] = 256, k->block[1] = k->block[2] = 1;
-    set(k, "smsp__inst_executed.sum", 12000);
-    set(k, "smsp__inst_executed_pipe_fma.sum", 8000);
-    set(k, "smsp__inst_executed_pipe_alu.sum", 4000);
-    set(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 3200);
-    set(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 2400); /* 800 ideal */
-    set(k, "smsp__inst_executed_op_global_ld.sum", 2048);
-    set(k, "smsp__inst_executed_op_global_st.sum", 0);
-    set(k, "smsp__sass_sectors_mem_global.sum", 8192);
-    set(k, "smsp__sass_sectors_mem_global_ideal.sum", 8192);
-    set(k, "dram__bytes_read.sum", 1e6);
-    set(k, "dram__bytes_write.sum", 0);
-    set(k, "lts__t_sectors_op_read.sum", 1e6 / 32);
-    set(k, "lts__t_sectors_op_write.sum", 0);
-    set(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 25); /* 16 of 64 */
-    set(k, "gpu__time_duration.sum", 2500);
-    set(k, "sm__cycles_elapsed.avg", 2500); /* 1 GHz */
+    th_set_metric(k, "smsp__inst_executed.sum", 12000);
+    th_set_metric(k, "smsp__inst_executed_pipe_fma.sum", 8000);
+    th_set_metric(k, "smsp__inst_executed_pipe_alu.sum", 4000);
+    th_set_metric(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 3200);
+    th_set_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 2400); /* 800 ideal */
+    th_set_metric(k, "smsp__inst_executed_op_global_ld.sum", 2048);
+    th_set_metric(k, "smsp__inst_executed_op_global_st.sum", 0);
+    th_set_metric(k, "smsp__sass_sectors_mem_global.sum", 8192);
+    th_set_metric(k, "smsp__sass_sectors_mem_global_ideal.sum", 8192);
+    th_set_metric(k, "dram__bytes_read.sum", 1e6);
+    th_set_metric(k, "dram__bytes_write.sum", 0);
+    th_set_metric(k, "lts__t_sectors_op_read.sum", 1e6 / 32);
+    th_set_metric(k, "lts__t_sectors_op_write.sum", 0);
+    th_set_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 25); /* 16 of 64 */
+    th_set_metric(k, "gpu__time_duration.sum", 2500);
+    th_set_metric(k, "sm__cycles_elapsed.avg", 2500); /* 1 GHz */
 }
 
 static double field(const gm_field *f, size_t n, const char *name, const char **text)

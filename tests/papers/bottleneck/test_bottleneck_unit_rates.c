@@ -80,14 +80,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void set(gm_launch_counters *k, const char *name, double v)
-{
-    int row = gm_metric_find(name);
-    if (row < 0)
-        fail_msg("%s is not a metric row", name);
-    k->metric[row] = v;
-}
-
 /* A wgmma GEMM of 64 blocks of 256 threads, 2500 ns at 1 GHz: 4.6e6 bf16
  * FLOPs (1150 ns at 2000 FLOP/clk/SM on 2 SMs), the tensor pipe busy 2300
  * cycles on the busiest SM; every other tensor counter of the default set 0. */
@@ -96,29 +88,29 @@ static void launch(gm_launch_counters *k)
     gm_launch_counters_init(k);
     k->grid[0] = 64, k->grid[1] = k->grid[2] = 1;
     k->block[0] = 256, k->block[1] = k->block[2] = 1;
-    set(k, "smsp__inst_executed.sum", 12000);
-    set(k, "smsp__inst_executed_pipe_fma.sum", 8000);
-    set(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 800);
-    set(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 0);
-    set(k, "smsp__inst_executed_op_global_ld.sum", 2048);
-    set(k, "smsp__inst_executed_op_global_st.sum", 0);
-    set(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 8192);
-    set(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0);
-    set(k, "dram__bytes_read.sum", 1e5);
-    set(k, "dram__bytes_write.sum", 0);
-    set(k, "lts__t_sectors_op_read.sum", 1e5 / 32);
-    set(k, "lts__t_sectors_op_write.sum", 0);
-    set(k, "lts__t_sectors.sum", 1e5 / 32);
-    set(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 25);
-    set(k, "gpu__time_duration.sum", 2500);
-    set(k, "sm__cycles_elapsed.avg", 2500);
-    set(k, "sm__pipe_tensor_cycles_active.max", 4 * 2300); /* 4 sub-partitions: 2300 cycles */
-    set(k, "sm__pipe_tensor_cycles_active.sum", 4 * 4400);
-    set(k, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", 4.6e6);
-    set(k, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", 0);
-    set(k, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", 0);
-    set(k, "sm__ops_path_tensor_op_igmma_src_int8.sum", 0);
-    set(k, "sm__ops_path_tensor_src_fp8.sum", 0);
+    th_set_metric(k, "smsp__inst_executed.sum", 12000);
+    th_set_metric(k, "smsp__inst_executed_pipe_fma.sum", 8000);
+    th_set_metric(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 800);
+    th_set_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 0);
+    th_set_metric(k, "smsp__inst_executed_op_global_ld.sum", 2048);
+    th_set_metric(k, "smsp__inst_executed_op_global_st.sum", 0);
+    th_set_metric(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 8192);
+    th_set_metric(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0);
+    th_set_metric(k, "dram__bytes_read.sum", 1e5);
+    th_set_metric(k, "dram__bytes_write.sum", 0);
+    th_set_metric(k, "lts__t_sectors_op_read.sum", 1e5 / 32);
+    th_set_metric(k, "lts__t_sectors_op_write.sum", 0);
+    th_set_metric(k, "lts__t_sectors.sum", 1e5 / 32);
+    th_set_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 25);
+    th_set_metric(k, "gpu__time_duration.sum", 2500);
+    th_set_metric(k, "sm__cycles_elapsed.avg", 2500);
+    th_set_metric(k, "sm__pipe_tensor_cycles_active.max", 4 * 2300); /* 4 sub-partitions: 2300 cycles */
+    th_set_metric(k, "sm__pipe_tensor_cycles_active.sum", 4 * 4400);
+    th_set_metric(k, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", 4.6e6);
+    th_set_metric(k, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", 0);
+    th_set_metric(k, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", 0);
+    th_set_metric(k, "sm__ops_path_tensor_op_igmma_src_int8.sum", 0);
+    th_set_metric(k, "sm__ops_path_tensor_src_fp8.sum", 0);
 }
 
 /* mma.sync's FLOP counters, collected when named: all zero here. */
@@ -126,7 +118,7 @@ static void opt_in(gm_launch_counters *k)
 {
     for (int i = 0; i < GM_TU_N_TENSOR; i++)
         if (!isfinite(k->metric[gm_metric_find(gm_bu_tensor_row_metric(i))]))
-            set(k, gm_bu_tensor_row_metric(i), 0);
+            th_set_metric(k, gm_bu_tensor_row_metric(i), 0);
 }
 
 typedef struct out {
@@ -205,7 +197,7 @@ static void tensor_flops(void **state)
      * 500 ns more */
     launch(&k);
     opt_in(&k);
-    set(&k, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", 1e6);
+    th_set_metric(&k, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", 1e6);
     run(&mach, NULL, &k, &o);
     near(num(&o, "tensor_us"), 1.65);
     done(&o, &k);
@@ -213,8 +205,8 @@ static void tensor_flops(void **state)
      * rates (4000): 8e6 FLOPs are 1000 ns, not 4000 */
     launch(&k);
     opt_in(&k);
-    set(&k, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", 0);
-    set(&k, "sm__ops_path_tensor_src_fp8.sum", 8e6);
+    th_set_metric(&k, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", 0);
+    th_set_metric(&k, "sm__ops_path_tensor_src_fp8.sum", 8e6);
     run(&mach, NULL, &k, &o);
     near(num(&o, "tensor_us"), 1.0);
     done(&o, &k);
@@ -237,7 +229,7 @@ static void tensor_default_set(void **state)
     assert_string_equal(text(&o, "bottleneck"), "tensor");
     done(&o, &k);
     launch(&k);
-    set(&k, "sm__pipe_tensor_cycles_active.max", 4 * 1000);
+    th_set_metric(&k, "sm__pipe_tensor_cycles_active.max", 4 * 1000);
     run(&mach, NULL, &k, &o);
     near(num(&o, "tensor_us"), 1.15);
     assert_string_equal(text(&o, "tensor_from"), "flops");
@@ -252,7 +244,7 @@ static void tensor_unrated(void **state)
     gm_launch_counters k;
     launch(&k);
     opt_in(&k);
-    set(&k, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", 1e6);
+    th_set_metric(&k, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", 1e6);
     out o;
     run(&mach, NULL, &k, &o);
     near(num(&o, "tensor_us"), 2.3);
@@ -282,11 +274,11 @@ static void memories(void **state)
     /* 1e6 bytes read and 5e5 written in L2, 5e5 more of other ops (atomics):
      * (1e6 + 5e5) / 4000 + 5e5 / 2000 = 625 ns; DRAM 6e6 / 2000 + 1e6 / 1250
      * = 3800 ns: longer than the kernel, a model error naming dram */
-    set(&k, "lts__t_sectors_op_read.sum", 1e6 / 32);
-    set(&k, "lts__t_sectors_op_write.sum", 5e5 / 32);
-    set(&k, "lts__t_sectors.sum", 2e6 / 32);
-    set(&k, "dram__bytes_read.sum", 6e6);
-    set(&k, "dram__bytes_write.sum", 1e6);
+    th_set_metric(&k, "lts__t_sectors_op_read.sum", 1e6 / 32);
+    th_set_metric(&k, "lts__t_sectors_op_write.sum", 5e5 / 32);
+    th_set_metric(&k, "lts__t_sectors.sum", 2e6 / 32);
+    th_set_metric(&k, "dram__bytes_read.sum", 6e6);
+    th_set_metric(&k, "dram__bytes_write.sum", 1e6);
     out o;
     run(&mach, NULL, &k, &o);
     near(num(&o, "l2_us"), 0.625);
@@ -296,11 +288,11 @@ static void memories(void **state)
     assert_string_equal(text(&o, "bottleneck"), "misfit");
     done(&o, &k);
     launch(&k);
-    set(&k, "lts__t_sectors_op_read.sum", 1e6 / 32);
-    set(&k, "lts__t_sectors_op_write.sum", 5e5 / 32);
-    set(&k, "lts__t_sectors.sum", 2e6 / 32);
-    set(&k, "dram__bytes_read.sum", 6e6);
-    set(&k, "dram__bytes_write.sum", 1e6);
+    th_set_metric(&k, "lts__t_sectors_op_read.sum", 1e6 / 32);
+    th_set_metric(&k, "lts__t_sectors_op_write.sum", 5e5 / 32);
+    th_set_metric(&k, "lts__t_sectors.sum", 2e6 / 32);
+    th_set_metric(&k, "dram__bytes_read.sum", 6e6);
+    th_set_metric(&k, "dram__bytes_write.sum", 1e6);
     run(&bare, NULL, &k, &o);
     near(num(&o, "l2_us"), 1.5 / 2 + 0.5 / 2); /* 1.5e6 / 2000 + 5e5 / 2000 */
     assert_string_equal(text(&o, "l2_from"), "throughput");
@@ -311,7 +303,7 @@ static void memories(void **state)
      * for several SMs): the L2's own sectors count, 1e5 bytes read of the
      * fixture, not the 2e6 of 62500 L1 sectors */
     launch(&k);
-    set(&k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 62500);
+    th_set_metric(&k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 62500);
     run(&mach, NULL, &k, &o);
     near(num(&o, "l2_us"), 0.025); /* 1e5 / 4000 */
     done(&o, &k);
@@ -346,11 +338,11 @@ static void memories_best_of_suites(void **state)
     m.files[1].md = md;
     gm_launch_counters k;
     launch(&k);
-    set(&k, "lts__t_sectors_op_read.sum", 3e6 / 32);
-    set(&k, "lts__t_sectors_op_write.sum", 1e6 / 32);
-    set(&k, "lts__t_sectors.sum", 4e6 / 32);
-    set(&k, "dram__bytes_read.sum", 1e6);
-    set(&k, "dram__bytes_write.sum", 5e5);
+    th_set_metric(&k, "lts__t_sectors_op_read.sum", 3e6 / 32);
+    th_set_metric(&k, "lts__t_sectors_op_write.sum", 1e6 / 32);
+    th_set_metric(&k, "lts__t_sectors.sum", 4e6 / 32);
+    th_set_metric(&k, "dram__bytes_read.sum", 1e6);
+    th_set_metric(&k, "dram__bytes_write.sum", 5e5);
     out o;
     run(&m, NULL, &k, &o);
     near(num(&o, "l2_us"), 3e6 / 3000 / 1e3 + 1e6 / 2000 / 1e3); /* 1.5 us */
@@ -370,9 +362,9 @@ static void tma_and_issue(void **state)
     (void)state;
     gm_launch_counters k;
     launch(&k);
-    set(&k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", 3e6);
-    set(&k, "sm__pipe_tma_cycles_active.max", 400);
-    set(&k, "sm__inst_issued.sum", 12000);
+    th_set_metric(&k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", 3e6);
+    th_set_metric(&k, "sm__pipe_tma_cycles_active.max", 400);
+    th_set_metric(&k, "sm__inst_issued.sum", 12000);
     out o;
     run(&mach, NULL, &k, &o);
     near(num(&o, "tma_us"), 1.0);
@@ -381,8 +373,8 @@ static void tma_and_issue(void **state)
     assert_string_equal(text(&o, "issue_slots_from"), "throughput");
     done(&o, &k);
     launch(&k);
-    set(&k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", 3e6);
-    set(&k, "sm__pipe_tma_cycles_active.max", 400);
+    th_set_metric(&k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", 3e6);
+    th_set_metric(&k, "sm__pipe_tma_cycles_active.max", 400);
     run(&bare, NULL, &k, &o);
     near(num(&o, "tma_us"), 0.4);
     assert_string_equal(text(&o, "tma_from"), "busy");
@@ -401,7 +393,7 @@ static void measured_issue_rate(void **state)
     th_machine_with(&m, "throughput", md);
     gm_launch_counters k;
     launch(&k);
-    set(&k, "sm__inst_issued.sum", 12000);
+    th_set_metric(&k, "sm__inst_issued.sum", 12000);
     out o;
     run(&m, NULL, &k, &o);
     near(num(&o, "issue_slots_us"), 12000 / (3.2 * 2) / 1e3);

@@ -37,14 +37,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void set(gm_launch_counters *k, const char *name, double v)
-{
-    int row = gm_metric_find(name);
-    if (row < 0)
-        fail_msg("%s is not a metric row", name);
-    k->metric[row] = v;
-}
-
 /* test_bottleneck_unit.c's launch: 64 blocks of 256 threads, 16 warps per
  * SM, 2500 ns at 1 GHz.  Hopper form: instruction 1500 ns (issue: 12000 /
  * (4 x 2)), shared 1600 ns (3200 wavefronts / (1 x 2)), global 1000 ns
@@ -54,22 +46,22 @@ static void launch(gm_launch_counters *k)
     gm_launch_counters_init(k);
     k->grid[0] = 64, k->grid[1] = k->grid[2] = 1;
     k->block[0] = 256, k->block[1] = k->block[2] = 1;
-    set(k, "smsp__inst_executed.sum", 12000);
-    set(k, "smsp__inst_executed_pipe_fma.sum", 8000);
-    set(k, "smsp__inst_executed_pipe_alu.sum", 4000);
-    set(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 3200);
-    set(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 0);
-    set(k, "smsp__inst_executed_op_global_ld.sum", 2048);
-    set(k, "smsp__inst_executed_op_global_st.sum", 0);
-    set(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 8192);
-    set(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0);
-    set(k, "dram__bytes_read.sum", 1e6);
-    set(k, "dram__bytes_write.sum", 0);
-    set(k, "lts__t_sectors_op_read.sum", 1e6 / 32);
-    set(k, "lts__t_sectors_op_write.sum", 0);
-    set(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 25);
-    set(k, "gpu__time_duration.sum", 2500);
-    set(k, "sm__cycles_elapsed.avg", 2500);
+    th_set_metric(k, "smsp__inst_executed.sum", 12000);
+    th_set_metric(k, "smsp__inst_executed_pipe_fma.sum", 8000);
+    th_set_metric(k, "smsp__inst_executed_pipe_alu.sum", 4000);
+    th_set_metric(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 3200);
+    th_set_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 0);
+    th_set_metric(k, "smsp__inst_executed_op_global_ld.sum", 2048);
+    th_set_metric(k, "smsp__inst_executed_op_global_st.sum", 0);
+    th_set_metric(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 8192);
+    th_set_metric(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0);
+    th_set_metric(k, "dram__bytes_read.sum", 1e6);
+    th_set_metric(k, "dram__bytes_write.sum", 0);
+    th_set_metric(k, "lts__t_sectors_op_read.sum", 1e6 / 32);
+    th_set_metric(k, "lts__t_sectors_op_write.sum", 0);
+    th_set_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 25);
+    th_set_metric(k, "gpu__time_duration.sum", 2500);
+    th_set_metric(k, "sm__cycles_elapsed.avg", 2500);
 }
 
 /* The opt-in set of a wgmma GEMM: tensor busy 2300 of 2500 cycles on the
@@ -78,12 +70,12 @@ static void launch(gm_launch_counters *k)
  * (300 ns), 12000 instructions issued (1500 ns on 4 x 2 schedulers). */
 static void hopper_set(gm_launch_counters *k)
 {
-    set(k, "sm__pipe_tensor_cycles_active.max", 4 * 2300); /* 4 sub-partitions */
-    set(k, "sm__pipe_tensor_cycles_active.sum", 4 * 4400);
-    set(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum", 2400);
-    set(k, "lts__t_sectors.sum", 62500);
-    set(k, "sm__pipe_tma_cycles_active.sum", 600);
-    set(k, "sm__inst_issued.sum", 12000);
+    th_set_metric(k, "sm__pipe_tensor_cycles_active.max", 4 * 2300); /* 4 sub-partitions */
+    th_set_metric(k, "sm__pipe_tensor_cycles_active.sum", 4 * 4400);
+    th_set_metric(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum", 2400);
+    th_set_metric(k, "lts__t_sectors.sum", 62500);
+    th_set_metric(k, "sm__pipe_tma_cycles_active.sum", 600);
+    th_set_metric(k, "sm__inst_issued.sum", 12000);
 }
 
 typedef struct out {
@@ -204,8 +196,8 @@ static void memory_misfit(void **state)
     gm_launch_counters k;
     launch(&k);
     hopper_set(&k);
-    set(&k, "sm__pipe_tensor_cycles_active.max", 100);
-    set(&k, "dram__bytes_read.sum", 4e6);
+    th_set_metric(&k, "sm__pipe_tensor_cycles_active.max", 100);
+    th_set_metric(&k, "dram__bytes_read.sum", 4e6);
     out o;
     run(NULL, &k, &o);
     assert_string_equal(text(&o, "bottleneck"), "misfit");
@@ -215,8 +207,8 @@ static void memory_misfit(void **state)
     /* 2.2e6 bytes: DRAM 2200 ns fits and, at 88%, is the bottleneck */
     launch(&k);
     hopper_set(&k);
-    set(&k, "sm__pipe_tensor_cycles_active.max", 100);
-    set(&k, "dram__bytes_read.sum", 2.2e6);
+    th_set_metric(&k, "sm__pipe_tensor_cycles_active.max", 100);
+    th_set_metric(&k, "dram__bytes_read.sum", 2.2e6);
     run(NULL, &k, &o);
     assert_string_equal(text(&o, "bottleneck"), "dram");
     near(num(&o, "dram_use"), 0.88);
@@ -241,12 +233,12 @@ static void unit_times(void **state)
         assert_non_null(c[i].name);
         assert_true(isnan(c[i].ns));
     }
-    set(&k, "sm__pipe_tensor_cycles_active.sum", 3000);
-    set(&k, "dram__bytes_read.sum", 1e6);
-    set(&k, "dram__bytes_write.sum", 5e5);
+    th_set_metric(&k, "sm__pipe_tensor_cycles_active.sum", 3000);
+    th_set_metric(&k, "dram__bytes_read.sum", 1e6);
+    th_set_metric(&k, "dram__bytes_write.sum", 5e5);
     assert_int_equal(gm_bu_times(&m, NULL, &k, 1.5, 2, c), 1); /* dram needs lts__t_sectors */
     near(c[0].ns, 3000 / 4.0 / 2 / 1.5); /* 4 sub-partitions per SM */
-    set(&k, "lts__t_sectors.sum", 0);
+    th_set_metric(&k, "lts__t_sectors.sum", 0);
     assert_int_equal(gm_bu_times(&m, NULL, &k, 1.5, 2, c), 3);
     near(c[3].ns, 1e6 / 1000 + 5e5 / 1000);
     assert_string_equal(c[3].name, "dram");

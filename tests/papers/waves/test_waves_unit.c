@@ -255,13 +255,6 @@ static void fit_by_construction(void **state)
     gm_mdata_free(md);
 }
 
-static void set(gm_launch_counters *k, const char *name, double v)
-{
-    int row = gm_metric_find(name);
-    assert_true(row >= 0);
-    k->metric[row] = v;
-}
-
 /* With throughput data and the bottleneck's counters the what-ifs use the
  * kernel's own cost of a wave.  132 blocks of 4 warps (32 registers: N_slot
  * 16), a dependent FFMA chain of 10,000 per warp, 41 us at 1 GHz.  The test
@@ -285,10 +278,10 @@ static void kernel_wave_cost(void **state)
     gm_field f[GM_UNIT_MAX_FIELDS];
     gm_launch_counters k;
     launch(&k, 132, 128, 32, 0, 41e3);
-    set(&k, "smsp__inst_executed.sum", 132 * 4 * 1e4);
-    set(&k, "smsp__inst_executed_pipe_fma.sum", 132 * 4 * 1e4);
-    set(&k, "sm__cycles_elapsed.avg", 41e3);
-    set(&k, "sm__warps_active.avg.pct_of_peak_sustained_active", 100.0 * 4 / 64);
+    th_set_metric(&k, "smsp__inst_executed.sum", 132 * 4 * 1e4);
+    th_set_metric(&k, "smsp__inst_executed_pipe_fma.sum", 132 * 4 * 1e4);
+    th_set_metric(&k, "sm__cycles_elapsed.avg", 41e3);
+    th_set_metric(&k, "sm__warps_active.avg.pct_of_peak_sustained_active", 100.0 * 4 / 64);
     assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
     size_t n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
     NEAR(field(f, n, "N_slot")->num, 16);
@@ -299,16 +292,16 @@ static void kernel_wave_cost(void **state)
     /* 4224 blocks: g = 32, two full waves of 64 warps per SM, each 64 x
      * 10,000 / 4 cycles = 160 us at the unit's rate */
     launch(&k, 132 * 32, 128, 32, 0, 2 * 160e3);
-    set(&k, "smsp__inst_executed.sum", 132 * 32 * 4 * 1e4);
-    set(&k, "smsp__inst_executed_pipe_fma.sum", 132 * 32 * 4 * 1e4);
-    set(&k, "sm__cycles_elapsed.avg", 2 * 160e3);
-    set(&k, "sm__warps_active.avg.pct_of_peak_sustained_active", 100.0);
+    th_set_metric(&k, "smsp__inst_executed.sum", 132 * 32 * 4 * 1e4);
+    th_set_metric(&k, "smsp__inst_executed_pipe_fma.sum", 132 * 32 * 4 * 1e4);
+    th_set_metric(&k, "sm__cycles_elapsed.avg", 2 * 160e3);
+    th_set_metric(&k, "sm__warps_active.avg.pct_of_peak_sustained_active", 100.0);
     /* the warps' own latency from their states: wait 3 + selected 1 cycle
      * per FFMA, 40 us; alpha 1: twice the grid 640 us, half 160 us (one
      * wave), the same threads in blocks of 2 warps (N_slot 32, the same
      * waves) 320 us */
-    set(&k, "smsp__warps_issue_stalled_wait.sum", 132 * 32 * 4 * 3e4);
-    set(&k, "smsp__warps_issue_stalled_selected.sum", 132 * 32 * 4 * 1e4);
+    th_set_metric(&k, "smsp__warps_issue_stalled_wait.sum", 132 * 32 * 4 * 3e4);
+    th_set_metric(&k, "smsp__warps_issue_stalled_selected.sum", 132 * 32 * 4 * 1e4);
     assert_int_equal(u->apply(st, NULL, &k, res, NULL), GM_OK);
     n = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
     assert_string_equal(field(f, n, "tgb_from")->text, "components");
