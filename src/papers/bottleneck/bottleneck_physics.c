@@ -299,9 +299,17 @@ static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates
         return get(k, u->need) / ((isfinite(x) ? x : 4) * sms) / ghz;
     }
     case BU_TMA: {
+        /* The suite's TMA rows copy without multicast, and on the H200 they
+         * run at the L2's rate (tma_l2_ld 33.4 B/clk/SM, LSU loads 32.8): a
+         * rate of bytes the L2 read once each.  A kernel whose TMA delivered
+         * more bytes than the L2 read at all multicasts (one read, several
+         * SMs of a cluster): that rate says nothing of TMA's own limit there
+         * (it put cuDNN's implicit GEMMs at 1.4x their measured time), so
+         * such a kernel's TMA time is its busy cycles where collected. */
         double rate = units_rate(r, 1, -1, 0), bytes =
             get(k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum");
-        if (isfinite(rate) && isfinite(bytes)) {
+        double l2_read = 32 * get(k, "lts__t_sectors_op_read.sum");
+        if (isfinite(rate) && isfinite(bytes) && !(bytes > l2_read)) {
             *from = "units";
             return bytes / rate;
         }

@@ -355,13 +355,15 @@ static void memories_best_of_suites(void **state)
 }
 
 /* TMA: its load bytes over the best TMA rate (3000 GB/s) where the units
- * file has one, busy cycles without it; issue slots over the throughput
- * suite's best issue rate. */
+ * file has one and the L2 read every byte TMA delivered, busy cycles
+ * without it or where TMA delivered more than the L2 read (multicast);
+ * issue slots over the throughput suite's best issue rate. */
 static void tma_and_issue(void **state)
 {
     (void)state;
     gm_launch_counters k;
     launch(&k);
+    th_set_metric(&k, "lts__t_sectors_op_read.sum", 3e6 / 32);
     th_set_metric(&k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", 3e6);
     th_set_metric(&k, "sm__pipe_tma_cycles_active.max", 400);
     th_set_metric(&k, "sm__inst_issued.sum", 12000);
@@ -376,6 +378,15 @@ static void tma_and_issue(void **state)
     th_set_metric(&k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", 3e6);
     th_set_metric(&k, "sm__pipe_tma_cycles_active.max", 400);
     run(&bare, NULL, &k, &o);
+    near(num(&o, "tma_us"), 0.4);
+    assert_string_equal(text(&o, "tma_from"), "busy");
+    done(&o, &k);
+    /* multicast: 3e6 bytes delivered from 1.5e6 read by the L2 */
+    launch(&k);
+    th_set_metric(&k, "lts__t_sectors_op_read.sum", 1.5e6 / 32);
+    th_set_metric(&k, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", 3e6);
+    th_set_metric(&k, "sm__pipe_tma_cycles_active.max", 400);
+    run(&mach, NULL, &k, &o);
     near(num(&o, "tma_us"), 0.4);
     assert_string_equal(text(&o, "tma_from"), "busy");
     done(&o, &k);
