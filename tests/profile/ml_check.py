@@ -20,8 +20,9 @@ jax: tests/profile/jax_train.py, a jit-compiled JAX training step.  JAX
      XLA_PYTHON_CLIENT_PREALLOCATE=false, which the line advises: every
      launch measured.
 compile: tests/profile/torch_compile_train.py, an MLP under torch.compile
-     (Inductor's Triton kernels, compiled while the program runs), then the
-     same with mode="reduce-overhead" (the steps in CUDA graphs).  gpuq
+     (Inductor's Triton kernels, compiled while the program runs), then its
+     forward compiled with mode="reduce-overhead" (inference steps in CUDA
+     graphs).  gpuq
      profile must exit 0 with the program's output as plain and every
      profiled launch with its counters; in the graph mode each CUDA graph
      whose kernel nodes were not profiled is named on stderr with why

@@ -1,8 +1,11 @@
 """A torch.compile'd model as PyTorch users write it: a small MLP, compiled
 (TorchInductor: Triton kernels generated and compiled at run time), trained
 for a few AdamW steps on random data.  --mode reduce-overhead makes
-Inductor capture the steps into CUDA graphs.  Prints the last loss, which
-depends on every step."""
+Inductor capture the compiled code into CUDA graphs; there the trained
+model's compiled forward runs a few steps under torch.no_grad (CUDA graphs
+of a training step would have their outputs overwritten by the next replay
+while autograd still holds them), each step marked as torch.compile asks.
+Prints the last loss, which depends on every step."""
 import argparse
 
 import torch
@@ -17,22 +20,22 @@ model = torch.nn.Sequential(torch.nn.Linear(512, 1024), torch.nn.GELU(),
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 x = torch.randn(256, 512, device="cuda")
 y = torch.randn(256, 512, device="cuda")
-
-
-@torch.compile(mode=a.mode)
-def step_loss(inp, target):
-    return torch.nn.functional.mse_loss(model(inp), target)
-
-
 loss = None
-for _ in range(a.steps):
-    if a.mode == "reduce-overhead":
-        # a replay of the step's CUDA graphs overwrites the last step's
-        # outputs: torch.compile asks for this mark before each step
-        torch.compiler.cudagraph_mark_step_begin()
-    out = step_loss(x, y)
-    out.backward()
-    opt.step()
-    opt.zero_grad(set_to_none=False)
-    loss = out.item()
+if a.mode == "default":
+    @torch.compile
+    def step_loss(inp, target):
+        return torch.nn.functional.mse_loss(model(inp), target)
+
+    for _ in range(a.steps):
+        out = step_loss(x, y)
+        out.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        loss = out.item()
+else:
+    forward = torch.compile(model, mode="reduce-overhead")
+    with torch.no_grad():
+        for i in range(a.steps):
+            torch.compiler.cudagraph_mark_step_begin()
+            loss = torch.nn.functional.mse_loss(forward(x + i), y).item()
 print("loss %.6f" % loss)
