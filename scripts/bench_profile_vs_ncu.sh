@@ -91,7 +91,8 @@ echo "rounds:    $runs after a warm-up round; wall time median (min-max)"
 echo "launches:  gpuq $launches rows; ncu $ncu_launches profiled"
 echo "metrics:   every section $(echo "$m_all" | tr ',' '\n' | wc -l), atomics $(echo "$m_atom" | tr ',' '\n' | wc -l)"
 echo "passes:    $(grep -ho 'need [0-9]* passes' "$work/gpuq.stderr" | head -1) (every section); $(grep -ho 'need [0-9]* passes' "$work/gpuq_atomics.stderr" | head -1) (atomics)"
-echo "output:    ${same:+DIFFERENT from the plain run's:$same}${same:-as the plain run's under gpuq}"
+if [ -n "$same" ]; then echo "output:    DIFFERENT from the plain run's under:$same"
+else echo "output:    as the plain run's under both gpuq variants"; fi
 p=$(median "${ms[plain]}")
 printf '\n%-14s %10s %14s %10s\n' variant "median s" "(min-max) s" "added s"
 for v in "${names[@]}"; do
