@@ -147,7 +147,7 @@ static void without_units(void **state)
                                         "fma_pipe_us", "alu_pipe_us", "issue_slots_us"};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         assert_true(isnan(num(&o, units[i])));
-    assert_string_equal(o.v.text, "shared memory is the bottleneck (2.6 us of 2.5 measured)");
+    assert_string_equal(o.v.text, "shared memory is the bottleneck (1.6 us of 2.5 measured)");
     done(&o, &k);
 }
 
