@@ -117,6 +117,9 @@ static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
     const gm_gd_params *p = &s->data.form[s->form];
     double n = k->summed > 1 ? k->summed : 1;
     gm_bn_wave wave;
+    gm_gd_busy_memo memo;
+    memo.ctx = NULL;
+    memo.n = 0; /* this launch's wave costs, shared by its fit and its what-ifs */
     gm_error e;
     int max_warps = meta && meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : p->N2;
     int kernel = s->have_tp &&
@@ -135,6 +138,7 @@ static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
         .latency_ns = gm_bnv_warp_latency_ns(stall, r->G * r->b * n, ghz),
         .fixed_share = gm_bnv_fixed_latency_share(stall),
         .max_warps = max_warps,
+        .memo = &memo,
     };
     long G = (long)r->G;
     int b = (int)r->b;
