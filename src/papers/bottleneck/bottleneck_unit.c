@@ -83,7 +83,7 @@ static const char *const bn_metrics[] = {
 
 /* Launches whose results are kept (core/memo.h): a million-launch file of a
  * few kernels repeats them, and a launch is half a dozen predictions of the
- * model and its verdict's text.  About 5 KB each (the launch as key). */
+ * model and its verdict's text.  About 4.2 KB each (the launch as key). */
 #define BN_MEMO_LAUNCHES 256
 
 typedef struct bn_state {

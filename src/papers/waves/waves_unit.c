@@ -37,7 +37,7 @@ static const char *const wv_suites[] = {"sched", NULL};
 static const char *const wv_optional[] = {"throughput", NULL};
 /* Launches whose results are kept (core/memo.h): a million-launch file of a
  * few kernels repeats them, and a launch's what-ifs are a score of the
- * throughput model's predictions.  About 1.9 KB each (the launch as key). */
+ * throughput model's predictions.  About 1.8 KB each (the launch as key). */
 #define WV_MEMO_LAUNCHES 256
 
 typedef struct wv_state {
