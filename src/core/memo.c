@@ -58,32 +58,37 @@ void gm_memo_free(gm_memo *m)
     free(m);
 }
 
-/* Four independent multiply-xor lanes over the key's 8-byte words, so that
- * a key of a kilobyte and more (a launch's metrics) hashes in a few hundred
- * cycles; not for an adversary, only to spread the sets (equal hashes are
- * compared whole). */
+/* Eight independent multiply-xor lanes over the key's 8-byte words, so
+ * that a key of a kilobyte and more (a launch's metrics) hashes in a couple
+ * of hundred cycles; each step is a bijection of its lane, so keys that
+ * differ in one word differ in that lane; the lanes folded and mixed
+ * (MurmurHash3's finalizer).  Not for an adversary, only to spread the
+ * sets: equal hashes are compared whole. */
 static uint64_t hash_of(const void *key, size_t n)
 {
     const unsigned char *p = key;
-    const uint64_t k = 0x9e3779b97f4a7c15u;
-    uint64_t h[4] = {n, k, 2 * k, 3 * k}, w;
+    const uint64_t mul = 0xff51afd7ed558ccdu;
+    uint64_t h[8], w, x = n;
+    for (int j = 0; j < 8; j++)
+        h[j] = 0x9e3779b97f4a7c15u * (uint64_t)(j + 1);
     size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int j = 0; j < 4; j++) {
-            memcpy(&w, p + i + 8 * j, 8);
-            h[j] = (h[j] ^ w) * 0xff51afd7ed558ccdu;
-            h[j] ^= h[j] >> 32;
+    for (; i + 64 <= n; i += 64)
+        for (int j = 0; j < 8; j++) {
+            memcpy(&w, p + i + 8 * (size_t)j, 8);
+            h[j] = (h[j] ^ w) * mul;
         }
-    for (int j = 0; i < n; i += 8, j = (j + 1) % 4) {
+    for (int j = 0; i < n; i += 8, j++) {
         w = 0;
         memcpy(&w, p + i, n - i < 8 ? n - i : 8);
-        h[j] = (h[j] ^ w) * 0xff51afd7ed558ccdu;
-        h[j] ^= h[j] >> 32;
+        h[j] = (h[j] ^ w) * mul;
     }
-    uint64_t x = h[0] ^ (h[1] * 0xc4ceb9fe1a85ec53u) ^ (h[2] >> 17) ^ (h[3] * k);
+    for (int j = 0; j < 8; j++)
+        x = (x ^ h[j] ^ (h[j] >> 29)) * 0xc4ceb9fe1a85ec53u;
+    x ^= x >> 33;
+    x *= mul;
     x ^= x >> 33;
     x *= 0xc4ceb9fe1a85ec53u;
-    return x ^ (x >> 29);
+    return x ^ (x >> 33);
 }
 
 static entry *slot(const gm_memo *m, size_t set, int way)
