@@ -2,6 +2,7 @@
 #include "core/memo.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,10 +173,15 @@ void gm_memo_stats_of(gm_memo *m, gm_memo_stats *st)
     pthread_mutex_unlock(&m->lock);
 }
 
+size_t gm_memo_launch_key_size(void)
+{
+    return offsetof(gm_memo_launch_key, metric) + (size_t)GM_METRIC_COUNT * sizeof(double);
+}
+
 int gm_memo_launch_key_fill(gm_memo_launch_key *key, const gm_counters_meta *meta,
                             const gm_launch_counters *k)
 {
-    memset(key, 0, sizeof *key);
+    memset(key, 0, gm_memo_launch_key_size());
     if (!k || k->n_sm > 0)
         return 0;
     memcpy(key->metric, k->metric, (size_t)GM_METRIC_COUNT * sizeof k->metric[0]);

@@ -51,17 +51,23 @@ void gm_memo_stats_of(gm_memo *m, gm_memo_stats *st);
  * per SM.  A unit whose apply reads the names or the per-SM values cannot
  * be keyed so. */
 typedef struct gm_memo_launch_key {
-    double metric[GM_METRIC_MAX];
-    double pass[GM_PASS_VALUES_MAX];
     unsigned grid[3], block[3];
     int regs_per_thread, shared_bytes;
     unsigned summed;
     int pass_valid;
     int sm_count, max_warps_per_sm; /* meta's; 0 without meta */
+    double pass[GM_PASS_VALUES_MAX];
+    double metric[GM_METRIC_MAX];   /* last: the key ends at the table's last row */
 } gm_memo_launch_key;
 
-/* Fills key (padding and the table's unused rows zeroed); 0 where the
- * launch has per-SM values, which the key does not hold: not to be cached. */
+/* The key's bytes that count (gm_memo_create's key_size): up to the metric
+ * table's last row in use (about half of GM_METRIC_MAX), so that a key is
+ * hashed and compared in half the time. */
+size_t gm_memo_launch_key_size(void);
+
+/* Fills the key's first gm_memo_launch_key_size() bytes (padding zeroed);
+ * 0 where the launch has per-SM values, which the key does not hold: not to
+ * be cached. */
 int gm_memo_launch_key_fill(gm_memo_launch_key *key, const gm_counters_meta *meta,
                             const gm_launch_counters *k);
 

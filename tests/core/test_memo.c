@@ -159,7 +159,7 @@ static int same_key(const gm_counters_meta *ma, const gm_launch_counters *a,
     gm_memo_launch_key ka, kb;
     assert_int_equal(gm_memo_launch_key_fill(&ka, ma, a), 1);
     assert_int_equal(gm_memo_launch_key_fill(&kb, mb, b), 1);
-    return memcmp(&ka, &kb, sizeof ka) == 0;
+    return memcmp(&ka, &kb, gm_memo_launch_key_size()) == 0;
 }
 
 /* Every input of a launch is in its key; its id and names are not. */
@@ -184,6 +184,9 @@ static void launch_key(void **state)
     assert_false(same_key(&meta, &a, &meta, &b));
     launch(&b);
     b.metric[GM_METRIC_COUNT - 1] = 0; /* the table's last row */
+    assert_false(same_key(&meta, &a, &meta, &b));
+    launch(&b);
+    b.metric[0] = 0; /* and its first */
     assert_false(same_key(&meta, &a, &meta, &b));
     launch(&b);
     b.grid[2] = 2;
@@ -213,6 +216,10 @@ static void launch_key(void **state)
     other = meta;
     other.sm_count = 114;
     assert_false(same_key(&meta, &a, &other, &b));
+    /* the key's size: every row of the table, and no more */
+    assert_int_equal(gm_memo_launch_key_size(),
+                     offsetof(gm_memo_launch_key, metric) + GM_METRIC_COUNT * sizeof(double));
+    assert_true(gm_memo_launch_key_size() <= sizeof(gm_memo_launch_key));
     /* per-SM values are not in a key: such a launch is not to be cached */
     double per_sm[2] = {1, 2};
     b.n_sm = 2;

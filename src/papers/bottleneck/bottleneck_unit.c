@@ -83,7 +83,7 @@ static const char *const bn_metrics[] = {
 
 /* Launches whose results are kept (core/memo.h): a million-launch file of a
  * few kernels repeats them, and a launch is half a dozen predictions of the
- * model and its verdict's text.  About 4.2 KB each (the launch as key). */
+ * model and its verdict's text.  About 3.6 KB each (the launch as key). */
 #define BN_MEMO_LAUNCHES 256
 
 typedef struct bn_state {
@@ -163,7 +163,7 @@ static gm_status bn_prepare(const gm_machine *m, const char *variant, void **sta
         return gst;
     }
     gm_error e3; /* without the memory for it, every launch is computed */
-    if (gm_memo_create(sizeof(gm_memo_launch_key), sizeof(bn_result), BN_MEMO_LAUNCHES, &s->memo,
+    if (gm_memo_create(gm_memo_launch_key_size(), sizeof(bn_result), BN_MEMO_LAUNCHES, &s->memo,
                        &e3) != GM_OK)
         s->memo = NULL;
     *state = s;

@@ -37,7 +37,7 @@ static const char *const wv_suites[] = {"sched", NULL};
 static const char *const wv_optional[] = {"throughput", NULL};
 /* Launches whose results are kept (core/memo.h): a million-launch file of a
  * few kernels repeats them, and a launch's what-ifs are a score of the
- * throughput model's predictions.  About 1.8 KB each (the launch as key). */
+ * throughput model's predictions.  About 1.1 KB each (the launch as key). */
 #define WV_MEMO_LAUNCHES 256
 
 typedef struct wv_state {
@@ -100,7 +100,7 @@ static gm_status wv_prepare(const gm_machine *m, const char *variant, void **sta
     for (int i = 0; i < GM_BNV_STALLS; i++)
         s->row_stall[i] = gm_bnv_stall_metric(i) ? gm_metric_find(gm_bnv_stall_metric(i)) : -1;
     /* without the memory for it, every launch is computed */
-    if (gm_memo_create(sizeof(gm_memo_launch_key), sizeof(wv_result), WV_MEMO_LAUNCHES, &s->memo,
+    if (gm_memo_create(gm_memo_launch_key_size(), sizeof(wv_result), WV_MEMO_LAUNCHES, &s->memo,
                        &e2) != GM_OK)
         s->memo = NULL;
     *state = s;
