@@ -182,19 +182,22 @@ static void bn_release(void *state)
 
 /* The table row of each name this unit reads, found once per name:
  * gm_bn_launch_from_counters runs for every launch, and looking each name
- * up there took a third of gpuq model's time on a million launches.  The
+ * up there took a third of gpuq model's time on a million launches; the
+ * Hopper units' times (bottleneck_physics.c) read theirs so too.  The
  * names are string constants, so their addresses key the cache; a miss
  * looks the name up and keeps it (readers take no lock: a slot's row is
  * written before its name is published). */
-#define BN_CACHE_SLOTS 64
+#define BN_CACHE_SLOTS 256
 static struct {
     const char *name;
     int row;
 } bn_cache[BN_CACHE_SLOTS];
 static pthread_mutex_t bn_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int metric_row(const char *name)
+int gm_bn_metric_row(const char *name)
 {
+    if (!name)
+        return -1;
     size_t h = (size_t)((uintptr_t)name >> 3) % BN_CACHE_SLOTS;
     for (size_t i = 0; i < BN_CACHE_SLOTS; i++) {
         size_t j = (h + i) % BN_CACHE_SLOTS;
@@ -222,7 +225,7 @@ static int metric_row(const char *name)
 
 static double counter(const gm_launch_counters *k, const char *name)
 {
-    int row = metric_row(name);
+    int row = gm_bn_metric_row(name);
     return row >= 0 ? k->metric[row] : NAN;
 }
 
