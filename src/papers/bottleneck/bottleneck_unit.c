@@ -82,7 +82,7 @@ static const char *const bn_metrics[] = {
 };
 
 /* Launches whose results are kept (core/memo.h): a million-launch file of a
- * few kernels repeats them, and a launch is half a dozen predictions of the
+ * few kernels repeats them, and a launch is five or six predictions of the
  * model and its verdict's text.  About 3.6 KB each (the launch as key). */
 #define BN_MEMO_LAUNCHES 256
 

@@ -36,8 +36,9 @@ static const char *const wv_suites[] = {"sched", NULL};
 /* the kernel's own cost of a wave for the launch-shape what-ifs (waves_shape.h) */
 static const char *const wv_optional[] = {"throughput", NULL};
 /* Launches whose results are kept (core/memo.h): a million-launch file of a
- * few kernels repeats them, and a launch's what-ifs are a score of the
- * throughput model's predictions.  About 1.1 KB each (the launch as key). */
+ * few kernels repeats them, and a launch's what-ifs ask the throughput
+ * model for up to a score of wave costs (four for a hist_add launch).
+ * About 1.1 KB each (the launch as key). */
 #define WV_MEMO_LAUNCHES 256
 
 typedef struct wv_state {
