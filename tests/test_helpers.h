@@ -184,4 +184,28 @@ static inline gm_mdata *th_sched_h100(const gm_mdata_meta *meta)
     return md;
 }
 
+/* 1 when two results of unit u (state st) give the same fields, bit for
+ * bit (numbers by their bytes, NaN included; texts by their characters),
+ * and the same verdict: what a result kept across launches (core/memo.h)
+ * must be to one computed. */
+static inline int th_same_result(const gm_unit *u, const void *st, const void *a, const void *b)
+{
+    gm_field fa[GM_UNIT_MAX_FIELDS], fb[GM_UNIT_MAX_FIELDS];
+    size_t na = u->fields(st, a, fa, GM_UNIT_MAX_FIELDS);
+    size_t nb = u->fields(st, b, fb, GM_UNIT_MAX_FIELDS);
+    if (na != nb || na == 0)
+        return 0;
+    for (size_t i = 0; i < na; i++) {
+        if (strcmp(fa[i].name, fb[i].name) != 0 || fa[i].kind != fb[i].kind ||
+            memcmp(&fa[i].num, &fb[i].num, sizeof fa[i].num) != 0 || !fa[i].text != !fb[i].text ||
+            (fa[i].text && strcmp(fa[i].text, fb[i].text) != 0))
+            return 0;
+    }
+    gm_unit_verdict va, vb;
+    u->verdict(st, a, &va);
+    u->verdict(st, b, &vb);
+    return memcmp(&va.severity, &vb.severity, sizeof va.severity) == 0 &&
+           strcmp(va.text, vb.text) == 0;
+}
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpuq/metrics.h"
+#include "bottleneck_unit.h"
 #include "bottleneck_unit_rows.h"
 
 /* The rows' names and counters (bottleneck_unit_rows.h). */
@@ -113,7 +114,7 @@ const char *gm_bu_tensor_row_metric(int row)
 
 static double get(const gm_launch_counters *k, const char *name)
 {
-    int row = name ? gm_metric_find(name) : -1;
+    int row = name ? gm_bn_metric_row(name) : -1;
     return row >= 0 ? k->metric[row] : NAN;
 }
 

@@ -16,6 +16,7 @@
 
 #include "papers/waves/waves_model.h"
 #include "papers/waves/waves_data.h"
+#include "core/memo.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
 #include "bottleneck_unit.h"
@@ -80,12 +81,18 @@ static const char *const bn_metrics[] = {
     NULL,
 };
 
+/* Launches whose results are kept (core/memo.h): a million-launch file of a
+ * few kernels repeats them, and a launch is five or six predictions of the
+ * model and its verdict's text.  About 3.6 KB each (the launch as key). */
+#define BN_MEMO_LAUNCHES 256
+
 typedef struct bn_state {
     gm_zo_machine mach;
     gm_bu_rates rates; /* the suite "units" (have == 0 without it) */
     gm_zo_form form;
     int have_sched;     /* sched data with state-buffer parameters was found */
     gm_gd_params sched; /* its hopper form (the one docs/diag.md shows the data needs) */
+    gm_memo *memo;      /* results of launches seen (NULL: none kept) */
 } bn_state;
 
 typedef struct bn_result {
@@ -155,6 +162,10 @@ static gm_status bn_prepare(const gm_machine *m, const char *variant, void **sta
         free(s);
         return gst;
     }
+    gm_error e3; /* without the memory for it, every launch is computed */
+    if (gm_memo_create(gm_memo_launch_key_size(), sizeof(bn_result), BN_MEMO_LAUNCHES, &s->memo,
+                       &e3) != GM_OK)
+        s->memo = NULL;
     *state = s;
     return GM_OK;
 }
@@ -162,26 +173,31 @@ static gm_status bn_prepare(const gm_machine *m, const char *variant, void **sta
 static void bn_release(void *state)
 {
     bn_state *s = state;
-    if (s)
+    if (s) {
         gm_zo_machine_free(&s->mach);
+        gm_memo_free(s->memo);
+    }
     free(s);
 }
 
 /* The table row of each name this unit reads, found once per name:
  * gm_bn_launch_from_counters runs for every launch, and looking each name
- * up there took a third of gpuq model's time on a million launches.  The
+ * up there took a third of gpuq model's time on a million launches; the
+ * Hopper units' times (bottleneck_physics.c) read theirs so too.  The
  * names are string constants, so their addresses key the cache; a miss
  * looks the name up and keeps it (readers take no lock: a slot's row is
  * written before its name is published). */
-#define BN_CACHE_SLOTS 64
+#define BN_CACHE_SLOTS 256
 static struct {
     const char *name;
     int row;
 } bn_cache[BN_CACHE_SLOTS];
 static pthread_mutex_t bn_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int metric_row(const char *name)
+int gm_bn_metric_row(const char *name)
 {
+    if (!name)
+        return -1;
     size_t h = (size_t)((uintptr_t)name >> 3) % BN_CACHE_SLOTS;
     for (size_t i = 0; i < BN_CACHE_SLOTS; i++) {
         size_t j = (h + i) % BN_CACHE_SLOTS;
@@ -209,7 +225,7 @@ static int metric_row(const char *name)
 
 static double counter(const gm_launch_counters *k, const char *name)
 {
-    int row = metric_row(name);
+    int row = gm_bn_metric_row(name);
     return row >= 0 ? k->metric[row] : NAN;
 }
 
@@ -465,13 +481,10 @@ static void bn_decide(const bn_state *s, const gm_launch_counters *k, const gm_z
     br->tied_ns = br->v.tied >= 0 ? in.comp_ns[br->v.tied] : NAN;
 }
 
-static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
-                          const gm_launch_counters *k, void *result, gm_error *err)
+/* One launch's result (bn_apply computes it or finds it in the memo). */
+static void bn_compute(const bn_state *s, const gm_counters_meta *meta,
+                       const gm_launch_counters *k, bn_result *br)
 {
-    const bn_state *s = state;
-    bn_result *br = result;
-    if (!s || !k || !br || !meta)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: no state, launch or result");
     memset(br, 0, sizeof *br);
     gm_bu_times(&s->mach, NULL, NULL, NAN, NAN, br->bu); /* the units' names, times NaN */
     gm_zo_launch l;
@@ -482,14 +495,14 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     gm_error e2;
     if (!isfinite(l.inst_total) || !(l.blocks > 0)) {
         snprintf(br->why, sizeof br->why, "not modelled: instruction counters missing");
-        return GM_OK;
+        return;
     }
     double more = reachable_warps(s, k, max_warps, sm, br);
     gm_zo_memo memo = {0}; /* every prediction of this launch shares its global points */
     if (gm_zo_predict_memo(&s->mach, s->form, sm, &l, &memo, &br->r, &e2) != GM_OK ||
         gm_zo_whatif_all_memo(&s->mach, s->form, sm, &l, more, &memo, &br->w, &e2) != GM_OK) {
         snprintf(br->why, sizeof br->why, "not modelled: %s", e2.msg);
-        return GM_OK;
+        return;
     }
     if (isfinite(br->occ_warps)) {
         gm_zo_launch c = l;
@@ -537,7 +550,25 @@ static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
     if (br->tied && used + 1 < sizeof br->verdict)
         snprintf(br->verdict + used, sizeof br->verdict - used, "; %s tied (%.1f us)", br->tied,
                  br->tied_ns / 1e3);
-    (void)err;
+}
+
+static gm_status bn_apply(const void *state, const gm_counters_meta *meta,
+                          const gm_launch_counters *k, void *result, gm_error *err)
+{
+    const bn_state *s = state;
+    bn_result *br = result;
+    if (!s || !k || !br || !meta)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck: no state, launch or result");
+    /* the result depends on the launch's counters, shape and resources and
+     * the header's SM count and warps per SM, all in the key (its texts
+     * point into the tables, not into the result): one seen is the same */
+    gm_memo_launch_key key;
+    int keyed = s->memo && gm_memo_launch_key_fill(&key, meta, k);
+    if (keyed && gm_memo_get(s->memo, &key, br))
+        return GM_OK;
+    bn_compute(s, meta, k, br);
+    if (keyed)
+        gm_memo_put(s->memo, &key, br);
     return GM_OK;
 }
 

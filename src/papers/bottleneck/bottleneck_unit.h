@@ -13,6 +13,10 @@
 extern "C" {
 #endif
 
+/* gm_metric_find of a name that is a string constant (its address keys a
+ * cache of 256 names: the unit's and the Hopper units' metrics; NULL: -1). */
+int gm_bn_metric_row(const char *name);
+
 /* Fills l from k's counters (NaN where a counter is missing).
  * ideal_from_lsu: where the bank-conflict counter is missing, take the
  * shared instructions (LSU pipe less global ones) as conflict-free

@@ -71,12 +71,33 @@ static void waves_of(const gm_gd_shape *s, long G, int b, int N, shape_waves *w)
     }
 }
 
+/* fn(ctx, c, sms) through the launch's memo (gm_gd_busy_memo) */
+static double busy_at(const gm_gd_shape *s, gm_gd_busy_fn fn, int sm, double c, double sms)
+{
+    gm_gd_busy_memo *m = s->memo;
+    if (!m)
+        return fn(s->ctx, c, sms);
+    if (m->ctx != s->ctx)
+        m->ctx = s->ctx, m->n = 0;
+    for (int i = 0; i < m->n; i++)
+        if (m->e[i].sm == sm && m->e[i].c == c && m->e[i].sms == sms)
+            return m->e[i].ns;
+    double ns = fn(s->ctx, c, sms);
+    if (m->n < GM_GD_BUSY_MEMO) {
+        m->e[m->n].sm = sm;
+        m->e[m->n].c = c;
+        m->e[m->n].sms = sms;
+        m->e[m->n++].ns = ns;
+    }
+    return ns;
+}
+
 /* W(c) of one wave: the kernel's own, or the suite's fu(c). */
 static double wave_busy(const gm_gd_shape *s, double c, double sms)
 {
     if (s->from == GM_GD_SHAPE_FU || !s->busy)
         return s->fu ? gm_gd_fu_at(s->fu, c) : NAN;
-    return s->busy(s->ctx, c, sms);
+    return busy_at(s, s->busy, 0, c, sms);
 }
 
 /* The per-SM units' part of W(c) (the whole of it without sm_busy); NaN
@@ -85,7 +106,7 @@ static double wave_sm_busy(const gm_gd_shape *s, double c, double sms)
 {
     if (s->from == GM_GD_SHAPE_FU || !s->busy)
         return NAN;
-    return (s->sm_busy ? s->sm_busy : s->busy)(s->ctx, c, sms);
+    return s->sm_busy ? busy_at(s, s->sm_busy, 1, c, sms) : busy_at(s, s->busy, 0, c, sms);
 }
 
 /* Every wave kind's costs at alpha = 1; 0 where one cannot be had. */

@@ -99,6 +99,24 @@ typedef enum gm_gd_shape_from {
 /* "latency (measured)", "components", "ffma fu(c)", "-". */
 const char *gm_gd_shape_from_name(gm_gd_shape_from f);
 
+/* The wave costs W(c) and W_sm(c) had for one launch, kept across its fit
+ * and its what-ifs (Eq. 3.2 at the launch's own shape and four others asks
+ * for the same c and SMs several times: a block alone, the full waves of
+ * the same b); each is a prediction of the throughput model, most of the
+ * what-ifs' time.  Empty it (n = 0) for each launch: a ctx is one
+ * launch's, and one seen with another ctx is emptied first.  A cost is
+ * taken from it only where (which function, c, SMs) are equal, so the
+ * times are those without it. */
+#define GM_GD_BUSY_MEMO 32
+typedef struct gm_gd_busy_memo {
+    const void *ctx;
+    int n;
+    struct {
+        int sm;        /* 1: sm_busy's */
+        double c, sms, ns;
+    } e[GM_GD_BUSY_MEMO];
+} gm_gd_busy_memo;
+
 typedef struct gm_gd_shape {
     /* inputs */
     gm_gd_busy_fn busy;         /* NULL: fu below */
@@ -111,6 +129,7 @@ typedef struct gm_gd_shape {
     double latency_ns;          /* the warps' own latency; NaN unknown */
     double fixed_share;         /* its share in fixed-latency states (NaN unknown: no K) */
     int max_warps;              /* warps per SM at most (the unit's best rate; 0: 64) */
+    gm_gd_busy_memo *memo;      /* NULL: every cost computed where asked */
     /* fitted */
     gm_gd_shape_from from;
     double fixed, L, alpha;     /* ns, ns, scale */

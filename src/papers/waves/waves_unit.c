@@ -28,12 +28,18 @@
 #include "papers/bottleneck/bottleneck_verdict.h"
 #include "gpuq/metrics.h"
 #include "gpuq/unit.h"
+#include "core/memo.h"
 #include "core/writer.h"
 
 static const char *const wv_metrics[] = {"gpu__time_duration.sum", NULL};
 static const char *const wv_suites[] = {"sched", NULL};
 /* the kernel's own cost of a wave for the launch-shape what-ifs (waves_shape.h) */
 static const char *const wv_optional[] = {"throughput", NULL};
+/* Launches whose results are kept (core/memo.h): a million-launch file of a
+ * few kernels repeats them, and a launch's what-ifs ask the throughput
+ * model for up to a score of wave costs (four for a hist_add launch).
+ * About 1.1 KB each (the launch as key). */
+#define WV_MEMO_LAUNCHES 256
 
 typedef struct wv_state {
     gm_gd_form form;
@@ -45,6 +51,8 @@ typedef struct wv_state {
     char source[160];
     int have_tp;             /* throughput data: the kernel's own wave cost */
     gm_zo_machine tp;
+    int row_elapsed, row_stall[GM_BNV_STALLS]; /* the warp states' and the clock's rows */
+    gm_memo *memo;           /* results of launches seen (NULL: none kept) */
 } wv_state;
 
 typedef struct wv_result {
@@ -89,6 +97,13 @@ static gm_status wv_prepare(const gm_machine *m, const char *variant, void **sta
     gm_error e2;
     s->have_tp = tp && gm_zo_machine_from_mdata(tp, &s->tp, &e2) == GM_OK;
     snprintf(s->source, sizeof s->source, "%.60s, %.40s", md->meta.gpu_name, md->meta.date);
+    s->row_elapsed = gm_metric_find("sm__cycles_elapsed.avg");
+    for (int i = 0; i < GM_BNV_STALLS; i++)
+        s->row_stall[i] = gm_bnv_stall_metric(i) ? gm_metric_find(gm_bnv_stall_metric(i)) : -1;
+    /* without the memory for it, every launch is computed */
+    if (gm_memo_create(gm_memo_launch_key_size(), sizeof(wv_result), WV_MEMO_LAUNCHES, &s->memo,
+                       &e2) != GM_OK)
+        s->memo = NULL;
     *state = s;
     return GM_OK;
 }
@@ -98,12 +113,13 @@ static void wv_release(void *state)
     wv_state *s = state;
     if (s && s->have_tp)
         gm_zo_machine_free(&s->tp);
+    if (s)
+        gm_memo_free(s->memo);
     free(state);
 }
 
-static double counter(const gm_launch_counters *k, const char *name)
+static double counter(const gm_launch_counters *k, int row)
 {
-    int row = name ? gm_metric_find(name) : -1;
     return row >= 0 ? k->metric[row] : NAN;
 }
 
@@ -117,14 +133,17 @@ static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
     const gm_gd_params *p = &s->data.form[s->form];
     double n = k->summed > 1 ? k->summed : 1;
     gm_bn_wave wave;
+    gm_gd_busy_memo memo;
+    memo.ctx = NULL;
+    memo.n = 0; /* this launch's wave costs, shared by its fit and its what-ifs */
     gm_error e;
     int max_warps = meta && meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : p->N2;
     int kernel = s->have_tp &&
                  gm_bn_wave_init(&s->tp, GM_ZO_HOPPER, k, max_warps, p->n_mp, &wave, &e) == GM_OK;
     double stall[GM_BNV_STALLS];
     for (int i = 0; i < GM_BNV_STALLS; i++)
-        stall[i] = counter(k, gm_bnv_stall_metric(i));
-    double ghz = counter(k, "sm__cycles_elapsed.avg") / counter(k, wv_metrics[0]);
+        stall[i] = counter(k, s->row_stall[i]);
+    double ghz = counter(k, s->row_elapsed) / counter(k, s->row_dur);
     gm_gd_shape sh = {
         .busy = kernel ? gm_bn_wave_busy_ns : NULL,
         .sm_busy = kernel ? gm_bn_wave_sm_busy_ns : NULL,
@@ -135,6 +154,7 @@ static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
         .latency_ns = gm_bnv_warp_latency_ns(stall, r->G * r->b * n, ghz),
         .fixed_share = gm_bnv_fixed_latency_share(stall),
         .max_warps = max_warps,
+        .memo = &memo,
     };
     long G = (long)r->G;
     int b = (int)r->b;
@@ -180,13 +200,10 @@ static double scaled(const wv_state *s, double T, long G0, int b0, int N0, long 
     return t0 > 0 ? T * t1 / t0 : NAN;
 }
 
-static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
-                          const gm_launch_counters *k, void *result, gm_error *err)
+/* One launch's result (wv_apply computes it or finds it in the memo). */
+static void wv_compute(const wv_state *s, const gm_counters_meta *meta,
+                       const gm_launch_counters *k, wv_result *r)
 {
-    const wv_state *s = state;
-    wv_result *r = result;
-    if (!s || !k || !r)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state, launch or result");
     memset(r, 0, sizeof *r);
     const gm_gd_params *p = &s->data.form[s->form];
     double threads = (double)k->block[0] * (k->block[1] ? k->block[1] : 1) *
@@ -208,7 +225,7 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
                  : k->regs_per_thread < 0 ? "register count is unknown"
                                           : "shared-memory size is unknown");
         snprintf(r->limiter, sizeof r->limiter, "-");
-        return GM_OK;
+        return;
     }
     unsigned lim = 0;
     int N = gm_gd_nslot(p, b, k->shared_bytes, k->regs_per_thread, &lim);
@@ -216,7 +233,7 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
     gm_gd_limiter_text(lim, r->limiter, sizeof r->limiter);
     if (N <= 0) {
         snprintf(r->verdict, sizeof r->verdict, "one block does not fit on an SM (N_slot = 0)");
-        return GM_OK;
+        return;
     }
     double per_wave = (double)p->n_mp * N;
     r->occ = (double)N * b / p->N2;
@@ -245,6 +262,24 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
         snprintf(r->verdict, sizeof r->verdict,
                  "%.2f waves of %.0f blocks (N_slot %d, %s); the last wave %.0f%% full", r->waves,
                  per_wave, N, r->limiter, 100 * r->tail);
+}
+
+static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
+                          const gm_launch_counters *k, void *result, gm_error *err)
+{
+    const wv_state *s = state;
+    wv_result *r = result;
+    if (!s || !k || !r)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state, launch or result");
+    /* the result depends on the launch's counters, shape and resources and
+     * the header's warps per SM, all in the key: one seen is the same */
+    gm_memo_launch_key key;
+    int keyed = s->memo && gm_memo_launch_key_fill(&key, meta, k);
+    if (keyed && gm_memo_get(s->memo, &key, r))
+        return GM_OK;
+    wv_compute(s, meta, k, r);
+    if (keyed)
+        gm_memo_put(s->memo, &key, r);
     return GM_OK;
 }
 

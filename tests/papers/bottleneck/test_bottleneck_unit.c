@@ -289,6 +289,74 @@ static void more_warps_fallback(void **state)
     done(st, &k, res);
 }
 
+/* The unit keeps the results of launches it has seen (core/memo.h): a
+ * launch seen again gets the result it got, and one that differs in any
+ * one input (a count, the time, the grid, registers, the header's SM count)
+ * gets its own, the one a state that has seen nothing computes, also once
+ * a thousand other launches have pushed the first out. */
+static void memo_as_computed(void **state)
+{
+    (void)state;
+    const gm_unit *u = &gm_unit_bottleneck;
+    void *st = NULL;
+    gm_error err;
+    assert_int_equal(u->prepare(&mach_sched, NULL, &st, &err), GM_OK);
+    void *r1 = calloc(1, u->result_size), *again = calloc(1, u->result_size);
+    void *other = calloc(1, u->result_size), *fresh = calloc(1, u->result_size);
+    gm_field f[GM_UNIT_MAX_FIELDS];
+    gm_launch_counters k;
+    launch(&k);
+    k.regs_per_thread = 32;
+    k.shared_bytes = 0;
+    apply(st, &k, r1, f);
+    apply(st, &k, again, f);
+    assert_true(th_same_result(u, st, r1, again));
+    for (int change = 0; change < 5; change++) {
+        launch(&k);
+        k.regs_per_thread = 32;
+        k.shared_bytes = 0;
+        gm_counters_meta meta;
+        memset(&meta, 0, sizeof meta);
+        meta.sm_count = 2;
+        meta.max_warps_per_sm = 64;
+        if (change == 0)
+            th_set_metric(&k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 4000);
+        else if (change == 1)
+            th_set_metric(&k, "gpu__time_duration.sum", 2600);
+        else if (change == 2)
+            k.grid[0] = 1;
+        else if (change == 3)
+            k.regs_per_thread = 255;
+        else
+            meta.sm_count = 1;
+        assert_int_equal(u->apply(st, &meta, &k, other, &err), GM_OK);
+        if (th_same_result(u, st, r1, other))
+            fail_msg("change %d: the same result", change);
+        void *st2 = NULL;
+        assert_int_equal(u->prepare(&mach_sched, NULL, &st2, &err), GM_OK);
+        assert_int_equal(u->apply(st2, &meta, &k, fresh, &err), GM_OK);
+        assert_true(th_same_result(u, st, other, fresh));
+        assert_int_equal(u->apply(st, &meta, &k, again, &err), GM_OK);
+        assert_true(th_same_result(u, st, fresh, again));
+        u->release(st2);
+    }
+    for (int i = 0; i < 1000; i++) {
+        launch(&k);
+        th_set_metric(&k, "gpu__time_duration.sum", 2500 + i + 1);
+        apply(st, &k, other, f);
+    }
+    launch(&k);
+    k.regs_per_thread = 32;
+    k.shared_bytes = 0;
+    apply(st, &k, again, f);
+    assert_true(th_same_result(u, st, r1, again));
+    free(r1);
+    free(again);
+    free(other);
+    free(fresh);
+    done(st, &k, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +367,7 @@ int main(void)
         cmocka_unit_test(more_warps_shared),
         cmocka_unit_test(more_warps_warps),
         cmocka_unit_test(more_warps_fallback),
+        cmocka_unit_test(memo_as_computed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -252,6 +252,74 @@ static void gpu_wide_unit_shared_evenly(void **state)
     near(gm_gd_shape_time(&s, 3168, 1, 32), 60e3);
 }
 
+/* Wave costs that count their calls (in *calls): c x ns per warp and a
+ * term in sqrt(c), so that no cost is a multiple of another; the per-SM
+ * part another such, so that the two differ. */
+typedef struct counted {
+    double ns_per_warp;
+    int *calls;
+} counted;
+
+static double counted_busy(const void *ctx, double c, double sms)
+{
+    const counted *k = ctx;
+    (*k->calls)++;
+    return c * k->ns_per_warp + 1e3 * sqrt(c) + sms;
+}
+
+static double counted_sm_busy(const void *ctx, double c, double sms)
+{
+    const counted *k = ctx;
+    (void)sms;
+    (*k->calls)++;
+    return 0.9 * c * k->ns_per_warp + 2e3 * sqrt(c);
+}
+
+/* The launch's memo of wave costs (gm_gd_busy_memo): the fit and the times
+ * of seven shapes are the same bits with it as without, with fewer calls
+ * of the cost; a memo left from another ctx is not used. */
+static void busy_memo(void **state)
+{
+    (void)state;
+    static const long G[] = {2 * 1584, 792, 792, 3168, 1584, 100, 7};
+    static const int b[] = {1, 1, 2, 1, 1, 4, 32};
+    double t_plain[sizeof G / sizeof G[0]], t_memo[sizeof G / sizeof G[0]];
+    int plain_calls = 0, memo_calls = 0;
+    counted plain = {2.5e3, &plain_calls}, memoed = {2.5e3, &memo_calls}, stale = {1, NULL};
+    gm_gd_busy_memo memo = {.ctx = &stale, .n = 1};
+    memo.e[0].sm = 0;
+    memo.e[0].c = 32;
+    memo.e[0].sms = 132;
+    memo.e[0].ns = 1; /* wrong for this ctx: must not be taken */
+    gm_gd_shape s = {.busy = counted_busy, .sm_busy = counted_sm_busy, .ctx = &plain,
+                     .n_mp = 132, .latency_ns = 40e3, .fixed_share = 1, .fixed_ns = 3e3};
+    gm_gd_shape m = s;
+    m.ctx = &memoed;
+    m.memo = &memo;
+    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 400e3, NULL), GM_OK);
+    assert_int_equal(gm_gd_shape_fit(&m, 1584, 1, 32, 400e3, NULL), GM_OK);
+    assert_memory_equal(&s.L, &m.L, sizeof s.L);
+    assert_memory_equal(&s.alpha, &m.alpha, sizeof s.alpha);
+    assert_memory_equal(&s.K, &m.K, sizeof s.K);
+    assert_int_equal(s.from, m.from);
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        t_plain[i] = gm_gd_shape_time(&s, G[i], b[i], nslot(b[i]));
+        t_memo[i] = gm_gd_shape_time(&m, G[i], b[i], nslot(b[i]));
+        assert_true(isfinite(t_plain[i]));
+    }
+    assert_memory_equal(t_plain, t_memo, sizeof t_plain);
+    assert_ptr_equal(memo.ctx, &memoed);
+    assert_true(memo.n > 0 && memo.n <= GM_GD_BUSY_MEMO);
+    assert_true(memo_calls < plain_calls);
+    assert_int_equal(memo_calls, memo.n); /* each distinct cost once */
+    /* the same shapes again: every cost from the memo */
+    int before = memo_calls;
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++)
+        assert_memory_equal(&t_memo[i], &(double){gm_gd_shape_time(&m, G[i], b[i], nslot(b[i]))},
+                            sizeof(double));
+    assert_int_equal(memo_calls, before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +330,7 @@ int main(void)
         cmocka_unit_test(generations),
         cmocka_unit_test(oldest_first),
         cmocka_unit_test(gpu_wide_unit_shared_evenly),
+        cmocka_unit_test(busy_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -315,10 +315,101 @@ static void kernel_wave_cost(void **state)
     gm_mdata_free(m.files[1].md);
 }
 
+/* kernel_wave_cost's machine: sched data and the test GPU's throughput */
+static void wave_cost_machine(gm_machine *m)
+{
+    th_machine_with(m, "sched", sched_md());
+    m->n_files = 2;
+    snprintf(m->files[1].suite, sizeof m->files[1].suite, "throughput");
+    m->files[1].md = th_throughput_test_gpu(0);
+}
+
+/* kernel_wave_cost's launch of 4224 blocks with its warp states */
+static void wave_cost_launch(gm_launch_counters *k)
+{
+    launch(k, 132 * 32, 128, 32, 0, 2 * 160e3);
+    th_set_metric(k, "smsp__inst_executed.sum", 132 * 32 * 4 * 1e4);
+    th_set_metric(k, "smsp__inst_executed_pipe_fma.sum", 132 * 32 * 4 * 1e4);
+    th_set_metric(k, "sm__cycles_elapsed.avg", 2 * 160e3);
+    th_set_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", 100.0);
+    th_set_metric(k, "smsp__warps_issue_stalled_wait.sum", 132 * 32 * 4 * 3e4);
+    th_set_metric(k, "smsp__warps_issue_stalled_selected.sum", 132 * 32 * 4 * 1e4);
+}
+
+/* The unit keeps the results of launches it has seen (core/memo.h): a
+ * launch seen again gets the result it got, and a launch that differs in
+ * any one input (its time, a warp state, the grid, shared memory, the
+ * clock) gets its own, the one a state that has seen
+ * nothing computes, also once a thousand other launches have pushed the
+ * first out. */
+static void memo_as_computed(void **state)
+{
+    (void)state;
+    const gm_unit *u = th_unit("waves", "blocks and waves");
+    gm_machine m;
+    wave_cost_machine(&m);
+    void *st = NULL;
+    assert_int_equal(u->prepare(&m, NULL, &st, NULL), GM_OK);
+    void *r1 = calloc(1, u->result_size), *again = calloc(1, u->result_size);
+    void *other = calloc(1, u->result_size), *fresh = calloc(1, u->result_size);
+    gm_launch_counters k;
+    gm_counters_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.sm_count = 132;
+    meta.max_warps_per_sm = 64;
+    wave_cost_launch(&k);
+    assert_int_equal(u->apply(st, &meta, &k, r1, NULL), GM_OK);
+    assert_int_equal(u->apply(st, &meta, &k, again, NULL), GM_OK);
+    assert_true(th_same_result(u, st, r1, again));
+    k.launch_id = 7; /* not an input */
+    assert_int_equal(u->apply(st, &meta, &k, again, NULL), GM_OK);
+    assert_true(th_same_result(u, st, r1, again));
+    for (int change = 0; change < 5; change++) {
+        wave_cost_launch(&k);
+        if (change == 0)
+            th_set_metric(&k, "gpu__time_duration.sum", 2.5 * 160e3);
+        else if (change == 1)
+            th_set_metric(&k, "smsp__warps_issue_stalled_wait.sum", 132 * 32 * 4 * 6e4);
+        else if (change == 2)
+            k.grid[0] = 132 * 40;
+        else if (change == 3)
+            k.shared_bytes = 60000;
+        else
+            th_set_metric(&k, "sm__cycles_elapsed.avg", 160e3); /* half the clock */
+        assert_int_equal(u->apply(st, &meta, &k, other, NULL), GM_OK);
+        if (th_same_result(u, st, r1, other))
+            fail_msg("change %d: the same result", change);
+        void *st2 = NULL;
+        assert_int_equal(u->prepare(&m, NULL, &st2, NULL), GM_OK);
+        assert_int_equal(u->apply(st2, &meta, &k, fresh, NULL), GM_OK);
+        assert_true(th_same_result(u, st, other, fresh));
+        /* and again from the cache */
+        assert_int_equal(u->apply(st, &meta, &k, again, NULL), GM_OK);
+        assert_true(th_same_result(u, st, fresh, again));
+        u->release(st2);
+    }
+    for (int i = 0; i < 1000; i++) {
+        wave_cost_launch(&k);
+        th_set_metric(&k, "gpu__time_duration.sum", 2 * 160e3 + i + 1);
+        assert_int_equal(u->apply(st, &meta, &k, other, NULL), GM_OK);
+    }
+    wave_cost_launch(&k);
+    assert_int_equal(u->apply(st, &meta, &k, again, NULL), GM_OK);
+    assert_true(th_same_result(u, st, r1, again));
+    u->release(st);
+    free(r1);
+    free(again);
+    free(other);
+    free(fresh);
+    gm_mdata_free(m.files[0].md);
+    gm_mdata_free(m.files[1].md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(waves_unit),
                                        cmocka_unit_test(fit_by_construction),
-                                       cmocka_unit_test(kernel_wave_cost)};
+                                       cmocka_unit_test(kernel_wave_cost),
+                                       cmocka_unit_test(memo_as_computed)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
