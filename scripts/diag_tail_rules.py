@@ -57,7 +57,7 @@ def load(path):
     return curves, tgb, tail
 
 
-def fu_at(f, c):  # gm_gd_fu_at
+def fu_at(f, c):  # gm_waves_fu_at
     if c <= 0:
         return 0.0
     if math.ceil(c) <= len(f):
@@ -70,7 +70,7 @@ def eq32(f, g, b, N):
     return (g // N) * fu_at(f, b * N) + fu_at(f, b * (g % N))
 
 
-def refill_max(M, K, n, nmp):  # gm_gd_refill_max
+def refill_max(M, K, n, nmp):  # gm_waves_refill_max
     F, tot = 0.0, math.comb(M, n)
     for k in range(0, min(K, n) + 1):
         F += math.comb(K, k) * math.comb(M - K, n - k) / tot

@@ -99,8 +99,8 @@ static inline void th_atomics_machine(gm_machine *m, const char *path)
     char full[1024];
     snprintf(full, sizeof full, "%s/%s", GPUQ_SOURCE_DIR, path);
     memset(m, 0, sizeof *m);
-    gm_table *t = NULL;
-    assert_int_equal(gm_table_load(full, &t, NULL), GM_OK);
+    gm_atomics_table *t = NULL;
+    assert_int_equal(gm_atomics_table_load(full, &t, NULL), GM_OK);
     gm_mdata_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.gpu_name, sizeof meta.gpu_name, "%s", t->meta.gpu_name);
@@ -134,10 +134,10 @@ static inline void th_sched_row(gm_mdata *md, const char *kind, const char *name
 /* An N_slot point made by Eq. 3.3 from p, as the suite records it: the
  * co-resident total over n_mp SMs, the occupancy API's value (here Eq. 3.3's
  * own) beside it.  Nothing when one block does not fit. */
-static inline void th_nslot_row(gm_mdata *md, const gm_gd_params *p, const char *name, int b,
+static inline void th_nslot_row(gm_mdata *md, const gm_waves_params *p, const char *name, int b,
                                 long s, int r)
 {
-    int N = gm_gd_nslot(p, b, s, r, NULL);
+    int N = gm_waves_nslot(p, b, s, r, NULL);
     if (N <= 0)
         return;
     char bs[16], ss[32], rs[16], ns[16], ts[32];
@@ -165,9 +165,9 @@ static inline gm_mdata *th_sched_h100(const gm_mdata_meta *meta)
     th_sched_row(md, "nmp", "ffma", "1", "32", "", "100", "", "");
     th_sched_row(md, "nmp", "ffma", "132", "32", "", "101", "", "");
     th_sched_row(md, "nmp", "ffma", "133", "32", "", "200", "", "");
-    gm_gd_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
-                       .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
-                       .form = GM_GD_FORM_HOPPER};
+    gm_waves_params hp = {.w = 32, .n_mp = 132, .N1 = 32, .N2 = 64, .S = 233472, .s_min = 128,
+                          .s_res = 1024, .R = 65536, .r_min = 256, .r_parts = 4,
+                          .form = GM_WAVES_FORM_HOPPER};
     for (int b = 1; b <= 32; b++)
         th_nslot_row(md, &hp, "wsb", b, 0, 16);
     for (int k = 1; k <= 32; k++) {

@@ -71,7 +71,7 @@ BAR_U_MAX = 1.05
 # counter noise (O/N of a conflict-free CAS reads 2.0002).
 CHEAP_JOB_WAVEFRONTS = 2.01
 
-# Verdict thresholds, as in src/papers/atomics/atomics_model.h (GM_U_BOTTLENECK, GM_U_SIGNIFICANT).
+# Verdict thresholds, as in src/papers/atomics/atomics_model.h (GM_ATOMICS_U_BOTTLENECK, GM_ATOMICS_U_SIGNIFICANT).
 U_BOTTLENECK = 0.80
 U_SIGNIFICANT = 0.50
 

@@ -94,8 +94,8 @@ static void simulate(int L, int sites, const int *bc)
         double entries = 0;
         for (int sgi = 0; sgi < 3; sgi++) {
             entries = 0;
-            gm_tx_global_rules r = {32, seg[sgi], 0, 0};
-            gm_tx_global_cost cv, ci, cx;
+            gm_bottleneck_tx_global_rules r = {32, seg[sgi], 0, 0};
+            gm_bottleneck_tx_global_cost cv, ci, cx;
             memset(&cv, 0, sizeof cv); memset(&ci, 0, sizeof ci); memset(&cx, 0, sizeof cx);
             int threads = f == 0 ? rows : sites;
             for (int w0 = 0; w0 < threads; w0 += 32 * SIM_STRIDE) {
@@ -113,9 +113,9 @@ static void simulate(int L, int sites, const int *bc)
                             ai[t] = 4ull * ((size_t)j * rows + rr);
                             ax[t] = 4ull * (3 * bc[site * NB + j / 3] + j % 3 + 0 * comp);
                         }
-                        gm_tx_global_add(&r, av, act, 32, 4, &cv, NULL);
-                        gm_tx_global_add(&r, ai, act, 32, 4, &ci, NULL);
-                        gm_tx_global_add(&r, ax, act, 32, 4, &cx, NULL);
+                        gm_bottleneck_tx_global_add(&r, av, act, 32, 4, &cv, NULL);
+                        gm_bottleneck_tx_global_add(&r, ai, act, 32, 4, &ci, NULL);
+                        gm_bottleneck_tx_global_add(&r, ax, act, 32, 4, &cx, NULL);
                     }
                 } else {
                     for (int j = 0; j < NB; j++) {
@@ -123,20 +123,20 @@ static void simulate(int L, int sites, const int *bc)
                             int b = w0 + t < sites ? w0 + t : 0;
                             ai[t] = 4ull * ((size_t)j * sites + b);
                         }
-                        gm_tx_global_add(&r, ai, act, 32, 4, &ci, NULL);
+                        gm_bottleneck_tx_global_add(&r, ai, act, 32, 4, &ci, NULL);
                         for (int e = 0; e < 9; e++) {
                             for (int t = 0; t < 32; t++) {
                                 int b = w0 + t < sites ? w0 + t : 0;
                                 av[t] = 4ull * ((size_t)(j * 9 + e) * sites + b);
                             }
-                            gm_tx_global_add(&r, av, act, 32, 4, &cv, NULL);
+                            gm_bottleneck_tx_global_add(&r, av, act, 32, 4, &cv, NULL);
                         }
                         for (int cc = 0; cc < 3; cc++) {
                             for (int t = 0; t < 32; t++) {
                                 int b = w0 + t < sites ? w0 + t : 0, c = bc[b * NB + j];
                                 ax[t] = 4ull * (f == 2 ? (size_t)cc * sites + c : 3ull * c + cc);
                             }
-                            gm_tx_global_add(&r, ax, act, 32, 4, &cx, NULL);
+                            gm_bottleneck_tx_global_add(&r, ax, act, 32, 4, &cx, NULL);
                         }
                     }
                 }

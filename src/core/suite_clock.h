@@ -2,7 +2,7 @@
  * sm_clock_mhz, "observed during the run").
  *
  * `gpuq calibrate` reads the clock before and after each suite with
- * gb_measure_sm_clock (atomics_bench.h: clock64 against %globaltimer over a ~10 ms
+ * gb_atomics_measure_sm_clock (atomics_bench.h: clock64 against %globaltimer over a ~10 ms
  * kernel on every SM, the probe the atomic suite uses) and, where the suite
  * wrote no clock of its own, puts the run's value into the suite's file.
  * Pure C: the rule and the file rewrite are CPU-tested (tests/bench/test_suite_clock.c).

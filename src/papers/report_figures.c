@@ -12,11 +12,11 @@
 static const report_html_figure figures[] = {
     {"atomics", "U: share of the shared-atomic unit's peak rate in use (L, the share of "
                 "warp-cycles waiting on it, for the latency kind)",
-     "gauge", {"U", "L", NULL}, "U_lo", "U_hi", {GM_U_SIGNIFICANT, GM_U_BOTTLENECK, 0},
+     "gauge", {"U", "L", NULL}, "U_lo", "U_hi", {GM_ATOMICS_U_SIGNIFICANT, GM_ATOMICS_U_BOTTLENECK, 0},
      "U with its bounds (the fastest and slowest SM), and L; marks at the significant and "
      "bottleneck thresholds"},
     {"gatomics", "U: share of the L2 atomic units' measured rate in use", "gauge",
-     {"U", "U_direct", NULL}, NULL, NULL, {GM_U_SIGNIFICANT, GM_U_BOTTLENECK, 0},
+     {"U", "U_direct", NULL}, NULL, NULL, {GM_ATOMICS_U_SIGNIFICANT, GM_ATOMICS_U_BOTTLENECK, 0},
      "U by the rate model and U_direct from the L2's own busy cycles"},
     {"bottleneck", "the bottleneck component's share of the measured time", "parts",
      {"inst_us", "shared_us", "global_us", NULL}, "measured_us", "predicted_us", {0},

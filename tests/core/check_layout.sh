@@ -94,11 +94,26 @@ done
 
 # One C prefix per paper (docs/architecture.md, "C names"): the prefixes the
 # papers no longer use do not come back, in code (comments and string
-# literals aside).  Kernels keep their short names, so in CUDA files only
-# the model's (gm_, GM_) and upper-case ones are checked; a launcher or type
-# is declared in a header, where every one is.
-retired_model="gm_ga GM_GA"
-retired_suite="ga GA"
+# literals aside), nor the names that were a prefix alone (gm_bnv, gb_jit).
+# Kernels keep their short names, so in CUDA files only the model's (gm_,
+# GM_) and upper-case ones are checked, less those a kernel file keeps for
+# the macros beside its kernels (cuda_kept: TU_MMA_LOOP, TP_I); a launcher
+# or type is declared in a header, where every one is.  One line of each
+# list per paper.
+retired_model="gm_ga GM_GA" # paper 002
+retired_suite="ga GA" # paper 002
+retired_whole=""
+cuda_kept=""
+retired_model="$retired_model gm_zo GM_ZO gm_bnv GM_BNV gm_bn GM_BN gm_bu GM_BU GM_TU gm_tx GM_TX" # paper 004
+retired_suite="$retired_suite tp TP tu TU bn BN bu BU" # paper 004
+retired_whole="$retired_whole gm_bnv" # paper 004
+cuda_kept="$cuda_kept TU TP" # paper 004
+retired_model="$retired_model gm_gd GM_GD" # paper 003
+retired_suite="$retired_suite gs GS gd GD wv tgb gb_jit GB_JIT gb_kern gb_fu gb_ptx" # paper 003
+retired_whole="$retired_whole gb_jit gb_kern gb_dev" # paper 003
+retired_model="$retired_model gm_table GM_TABLE gm_model GM_MODEL GM_NOTE GM_CLASS GM_M gm_atomic GM_ATOMIC_KIND" # paper 000
+retired_suite="$retired_suite gb_sched gb_run" # paper 000
+retired_whole="$retired_whole gm_opcode_split" # paper 000
 strip_code() { sed -e 's|/\*.*\*/||g' -e 's|//.*||' -e 's|^[[:space:]]*/\?\*.*||' \
                    -e 's/"\([^"\\]\|\\.\)*"/""/g' "$1" | grep -n . | sed "s|^|$1:|"; }
 for f in $(find src include tests validation examples -name '*.[ch]' -o -name '*.cu' \
@@ -108,14 +123,39 @@ for f in $(find src include tests validation examples -name '*.[ch]' -o -name '*
     *) [ "${f%.cu}" = "$f" ] || continue ;; # validation/examples: their programs' own names
   esac
   case $f in
-    *.cu|*.cuh) prefixes="$retired_model $(printf '%s\n' $retired_suite | grep -v '[a-z]')" ;;
+    *.cu|*.cuh) prefixes="$retired_model $(printf '%s\n' $retired_suite | grep -v '[a-z]' |
+                                              grep -vxF "$(printf '%s\n' $cuda_kept)")" ;;
     src/*|include/*|tests/*) prefixes="$retired_model $retired_suite" ;;
     *) prefixes=$retired_model ;;
   esac
   re=$(printf '%s_|' $prefixes | sed 's/|$//')
-  hits=$(strip_code "$f" | grep -E "(^|[^A-Za-z0-9_])($re)[A-Za-z0-9_]*")
+  whole=$(printf '%s|' $retired_model $retired_whole | sed 's/|$//')
+  hits=$(strip_code "$f" |
+         grep -E "(^|[^A-Za-z0-9_])(($re)[A-Za-z0-9_]*|($whole)([^A-Za-z0-9_]|\$))")
   [ -z "$hits" ] || bad "a retired prefix ($re) in $f (docs/architecture.md, C names):
 $hits"
+done
+
+# What a paper's C headers declare carries its name behind a floor's prefix
+# (gm_<name>_, gb_<name>_, cli_<name>_, upper case alike; the include guard
+# GPUQ_<NAME>_...).  Two macros keep older names because
+# validation/latency.py reads them from the header and prints them.
+kept_names="GM_L_LATENCY GM_L_LATENCY_SB_MIO"
+for d in src/papers/*/; do
+  p=$(basename "$d")
+  P=$(printf '%s' "$p" | tr a-z A-Z)
+  for h in "$d"*.h; do
+    [ -f "$h" ] || continue
+    hits=$(sed -e 's|/\*.*||' -e 's|//.*||' -e 's|^[[:space:]]*\*.*||' "$h" |
+           sed -n -e 's/^#define \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' \
+                  -e 's/^[A-Za-z_].*[ *]\([a-z_][a-z0-9_]*\)(.*/\1/p' \
+                  -e 's/^} *\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' \
+                  -e 's/^extern .*[ *]\([A-Za-z_][A-Za-z0-9_]*\)\(\[.*\]\)*;.*/\1/p' |
+           grep -vE "^(gm_$p|GM_$P|gb_$p|GB_$P|cli_$p|CLI_$P|GPUQ_$P)(_|\$)" |
+           grep -vxF "$(printf '%s\n' $kept_names)")
+    [ -z "$hits" ] || bad "$h declares names without the paper's prefix (docs/architecture.md, C names):
+$hits"
+  done
 done
 
 for f in $(find src include -name '*.[ch]' -o -name '*.cu' | sort); do

@@ -114,7 +114,7 @@ static void fill_launch(gm_launch_counters *k, uint64_t id, const char *name)
         k->metric[m] = gm_quantity_table[gm_metric_table[m].quantity].integer
                            ? 1000.0 * m + 7
                            : (double)(m % 90) + 0.1;
-    k->metric[GM_M_DURATION_NS] = NAN;   /* not collected */
+    k->metric[GM_ATOMICS_M_DURATION_NS] = NAN;   /* not collected */
 }
 
 static void test_round_trip_keeps_every_field(void **state)
@@ -225,12 +225,13 @@ static void test_load_valid_file(void **state)
     assert_int_equal(set.count, 5);
     assert_string_equal(set.launches[0].kernel,
                         "void hist<int, 4>(const uchar4 *, unsigned int *) [with \"solid\"]");
-    assert_true(set.launches[0].metric[GM_M_O_WAVEFRONTS] == 48);
-    assert_true(set.launches[0].metric[GM_M_DURATION_NS] == 1500.5);
+    assert_true(set.launches[0].metric[GM_ATOMICS_M_O_WAVEFRONTS] == 48);
+    assert_true(set.launches[0].metric[GM_ATOMICS_M_DURATION_NS] == 1500.5);
     assert_int_equal(set.launches[2].block[1], 2);
     assert_int_equal(set.launches[2].pass.valid, 1);
     assert_true(set.launches[2].pass.value[value_of("add")] == 4);
-    assert_true(isnan(set.launches[4].metric[GM_M_OCCUPANCY_PCT])); /* empty = not collected */
+    /* empty = not collected */
+    assert_true(isnan(set.launches[4].metric[GM_ATOMICS_M_OCCUPANCY_PCT]));
     assert_true(isnan(set.launches[4].pass.value[value_of("add")]));
     gm_counters_set_clear(&set);
 }
@@ -350,8 +351,8 @@ static void test_v2_chosen_columns(void **state)
     set.meta.sm_count = 2;
     set.meta.max_warps_per_sm = 4;
     set.meta.n_metrics = 2;
-    set.meta.metric_rows[0] = GM_M_CYCLES_SUM;
-    set.meta.metric_rows[1] = GM_M_N_CAS;
+    set.meta.metric_rows[0] = GM_ATOMICS_M_CYCLES_SUM;
+    set.meta.metric_rows[1] = GM_ATOMICS_M_N_CAS;
     gm_launch_counters k;
     fill_launch(&k, 0, "k");
     assert_int_equal(gm_counters_set_push(&set, &k), GM_OK);
@@ -365,10 +366,10 @@ static void test_v2_chosen_columns(void **state)
     gm_counters_set back;
     assert_int_equal(gm_counters_load(path, &back, &err), GM_OK);
     assert_int_equal(back.meta.n_metrics, 2);
-    assert_int_equal(back.meta.metric_rows[0], GM_M_CYCLES_SUM);
-    assert_true(back.launches[0].metric[GM_M_CYCLES_SUM] == set.launches[0].metric[GM_M_CYCLES_SUM]);
-    assert_true(back.launches[0].metric[GM_M_N_CAS] == set.launches[0].metric[GM_M_N_CAS]);
-    assert_true(isnan(back.launches[0].metric[GM_M_N_ATOM])); /* not in the file */
+    assert_int_equal(back.meta.metric_rows[0], GM_ATOMICS_M_CYCLES_SUM);
+    assert_true(back.launches[0].metric[GM_ATOMICS_M_CYCLES_SUM] == set.launches[0].metric[GM_ATOMICS_M_CYCLES_SUM]);
+    assert_true(back.launches[0].metric[GM_ATOMICS_M_N_CAS] == set.launches[0].metric[GM_ATOMICS_M_N_CAS]);
+    assert_true(isnan(back.launches[0].metric[GM_ATOMICS_M_N_ATOM])); /* not in the file */
     gm_counters_set_clear(&back);
     /* a row outside the table is refused */
     set.meta.metric_rows[1] = (int)gm_metric_count();
@@ -388,7 +389,7 @@ static void test_v1_and_v2_load_alike(void **state)
     char *text = test_read_file(DATA "valid.csv");
     assert_non_null(strstr(text, "# gpuq counters v1\n"));
     free(text);
-    assert_int_equal(v1.meta.n_metrics, GM_M_ATOMIC_ROWS);
+    assert_int_equal(v1.meta.n_metrics, GM_ATOMICS_M_ATOMIC_ROWS);
     char path[512];
     temp_path(path, sizeof path, "v2");
     assert_int_equal(gm_counters_write_file(path, &v1, &err), GM_OK);
@@ -440,7 +441,7 @@ static void test_v2_header_by_name(void **state)
             assert_int_equal(set.meta.pid, 77);
             assert_int_equal(set.meta.passes, 2);
             assert_int_equal(set.meta.n_metrics, 1);
-            assert_true(set.launches[0].metric[GM_M_CYCLES_SUM] == 5);
+            assert_true(set.launches[0].metric[GM_ATOMICS_M_CYCLES_SUM] == 5);
             gm_counters_set_clear(&set);
         }
     }

@@ -30,7 +30,7 @@ static gm_counters_set load_ok(const char *path)
     return set;
 }
 
-static double metric(const gm_counters_set *s, size_t launch, gm_metric_id m)
+static double metric(const gm_counters_set *s, size_t launch, gm_atomics_metric_id m)
 {
     return s->launches[launch].metric[m];
 }
@@ -51,19 +51,19 @@ static void test_long_layout_real_output(void **state)
         assert_int_equal(s.launches[i].block[2], 1);
     }
     /* 8 warps x 4 atomics each (atomics_probe.cu) */
-    assert_true(metric(&s, ADD, GM_M_N_ATOM_SASS) == 32);
-    assert_true(metric(&s, CAS, GM_M_N_CAS) == 32);
-    assert_true(metric(&s, CAS, GM_M_N_ALU) == 0);
-    assert_true(metric(&s, NONE, GM_M_N_ATOM) == 0);
+    assert_true(metric(&s, ADD, GM_ATOMICS_M_N_ATOM_SASS) == 32);
+    assert_true(metric(&s, CAS, GM_ATOMICS_M_N_CAS) == 32);
+    assert_true(metric(&s, CAS, GM_ATOMICS_M_N_ALU) == 0);
+    assert_true(metric(&s, NONE, GM_ATOMICS_M_N_ATOM) == 0);
     /* thousands separators: "1,347" cycles, "2,080" ns */
-    assert_true(metric(&s, ADD, GM_M_CYCLES_SUM) == 1347);
-    assert_true(metric(&s, ADD, GM_M_DURATION_NS) == 2080);
-    assert_true(metric(&s, ADD, GM_M_OCCUPANCY_PCT) == 12.03);
-    assert_true(metric(&s, ADD, GM_M_CYCLES_AVG) == 10.20);
+    assert_true(metric(&s, ADD, GM_ATOMICS_M_CYCLES_SUM) == 1347);
+    assert_true(metric(&s, ADD, GM_ATOMICS_M_DURATION_NS) == 2080);
+    assert_true(metric(&s, ADD, GM_ATOMICS_M_OCCUPANCY_PCT) == 12.03);
+    assert_true(metric(&s, ADD, GM_ATOMICS_M_CYCLES_AVG) == 10.20);
     /* The recording asked ncu for the shared-atomic rows (metrics.c). */
     for (size_t i = 0; i < 4; i++)
-        for (int m = 0; m < GM_M_ATOMIC_ROWS; m++)
-            assert_false(isnan(metric(&s, i, (gm_metric_id)m)));
+        for (int m = 0; m < GM_ATOMICS_M_ATOMIC_ROWS; m++)
+            assert_false(isnan(metric(&s, i, (gm_atomics_metric_id)m)));
     /* the default page names neither the GPU nor its SM count */
     assert_string_equal(s.meta.device_name, "");
     assert_int_equal(s.meta.sm_count, 0);
@@ -87,8 +87,8 @@ static void test_raw_page_real_output(void **state)
     assert_int_equal(s.launches[CAS].regs_per_thread, 20);
     assert_int_equal(s.launches[ADD].shared_bytes, 128); /* static 128 + dynamic 0 */
     assert_int_equal(s.launches[NONE].shared_bytes, 0);
-    assert_true(metric(&s, ADD, GM_M_CYCLES_SUM) == 1350);
-    assert_true(metric(&s, POPC, GM_M_SHARED_INST) == 33);
+    assert_true(metric(&s, ADD, GM_ATOMICS_M_CYCLES_SUM) == 1350);
+    assert_true(metric(&s, POPC, GM_ATOMICS_M_SHARED_INST) == 33);
     gm_counters_set_clear(&s);
 }
 
@@ -100,8 +100,9 @@ static void test_three_recordings_agree_on_counts(void **state)
     gm_counters_set a = load_ok(NCU "ncu_probe.csv");
     gm_counters_set b = load_ok(NCU "ncu_probe_raw.csv");
     gm_counters_set c = load_ok(NCU "ncu_probe_base.csv");
-    const gm_metric_id counts[] = {GM_M_N_ATOM_SASS, GM_M_N_ATOM, GM_M_N_CAS, GM_M_N_ALU,
-                                   GM_M_O_WAVEFRONTS};
+    const gm_atomics_metric_id counts[] = {GM_ATOMICS_M_N_ATOM_SASS, GM_ATOMICS_M_N_ATOM,
+                                           GM_ATOMICS_M_N_CAS, GM_ATOMICS_M_N_ALU,
+                                           GM_ATOMICS_M_O_WAVEFRONTS};
     for (size_t i = 0; i < 4; i++) {
         assert_string_equal(a.launches[i].kernel, b.launches[i].kernel);
         assert_string_equal(a.launches[i].kernel, c.launches[i].kernel);
@@ -111,8 +112,8 @@ static void test_three_recordings_agree_on_counts(void **state)
         }
     }
     /* e = O / N: 4 lanes per address for ADD, 1 wavefront per POPC.INC */
-    assert_true(metric(&a, ADD, GM_M_O_WAVEFRONTS) / metric(&a, ADD, GM_M_N_ATOM) == 4);
-    assert_true(metric(&a, POPC, GM_M_O_WAVEFRONTS) / metric(&a, POPC, GM_M_N_ATOM) == 1);
+    assert_true(metric(&a, ADD, GM_ATOMICS_M_O_WAVEFRONTS) / metric(&a, ADD, GM_ATOMICS_M_N_ATOM) == 4);
+    assert_true(metric(&a, POPC, GM_ATOMICS_M_O_WAVEFRONTS) / metric(&a, POPC, GM_ATOMICS_M_N_ATOM) == 1);
     gm_counters_set_clear(&a);
     gm_counters_set_clear(&b);
     gm_counters_set_clear(&c);
@@ -122,9 +123,9 @@ static void test_scaled_units_are_converted(void **state)
 {
     (void)state;
     gm_counters_set s = load_ok(NCU "units_scaled.csv");
-    assert_true(fabs(metric(&s, ADD, GM_M_DURATION_NS) - 2080) < 1e-9);  /* 2.08 usecond */
-    assert_true(fabs(metric(&s, ADD, GM_M_CYCLES_SUM) - 1347) < 1e-9);   /* 1.347 Kcycle */
-    assert_true(fabs(metric(&s, POPC, GM_M_DURATION_NS) - 2432) < 1e-9); /* 0.002432 msecond */
+    assert_true(fabs(metric(&s, ADD, GM_ATOMICS_M_DURATION_NS) - 2080) < 1e-9);  /* 2.08 usecond */
+    assert_true(fabs(metric(&s, ADD, GM_ATOMICS_M_CYCLES_SUM) - 1347) < 1e-9);   /* 1.347 Kcycle */
+    assert_true(fabs(metric(&s, POPC, GM_ATOMICS_M_DURATION_NS) - 2432) < 1e-9); /* 0.002432 msecond */
     gm_counters_set_clear(&s);
 }
 
@@ -133,11 +134,11 @@ static void test_missing_metrics_stay_nan(void **state)
     (void)state;
     gm_counters_set s = load_ok(NCU "missing_metrics.csv");
     assert_int_equal(s.count, 4);
-    assert_true(isnan(metric(&s, POPC, GM_M_OCCUPANCY_PCT)));
-    assert_true(isnan(metric(&s, POPC, GM_M_O_WAVEFRONTS)));
-    assert_true(metric(&s, POPC, GM_M_N_ATOM) == 32); /* the rest of the launch is there */
-    assert_true(isnan(metric(&s, CAS, GM_M_DURATION_NS))); /* "n/a" */
-    assert_false(isnan(metric(&s, ADD, GM_M_OCCUPANCY_PCT)));
+    assert_true(isnan(metric(&s, POPC, GM_ATOMICS_M_OCCUPANCY_PCT)));
+    assert_true(isnan(metric(&s, POPC, GM_ATOMICS_M_O_WAVEFRONTS)));
+    assert_true(metric(&s, POPC, GM_ATOMICS_M_N_ATOM) == 32); /* the rest of the launch is there */
+    assert_true(isnan(metric(&s, CAS, GM_ATOMICS_M_DURATION_NS))); /* "n/a" */
+    assert_false(isnan(metric(&s, ADD, GM_ATOMICS_M_OCCUPANCY_PCT)));
     gm_counters_set_clear(&s);
 }
 
@@ -225,8 +226,8 @@ static void test_import_survives_counters_file(void **state)
     assert_int_equal(back.count, s.count);
     assert_string_equal(back.meta.device_name, "NVIDIA H200");
     for (size_t i = 0; i < s.count; i++)
-        for (int m = 0; m < GM_M_ATOMIC_ROWS; m++) /* the rows a v1 file holds */
-            assert_true(metric(&s, i, (gm_metric_id)m) == metric(&back, i, (gm_metric_id)m));
+        for (int m = 0; m < GM_ATOMICS_M_ATOMIC_ROWS; m++) /* the rows a v1 file holds */
+            assert_true(metric(&s, i, (gm_atomics_metric_id)m) == metric(&back, i, (gm_atomics_metric_id)m));
     gm_counters_set_clear(&back);
     gm_counters_set_clear(&s);
     unlink(path);

@@ -26,9 +26,9 @@ static double table_T(int n, int e, int c)
     return 100 + 10 * n + 5 * e + 20 * c;
 }
 
-static gm_table *make_table(void)
+static gm_atomics_table *make_table(void)
 {
-    gm_table_meta meta;
+    gm_atomics_table_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.gpu_name, sizeof meta.gpu_name, "gpuq Test GPU");
     meta.cc_major = 9;
@@ -39,16 +39,17 @@ static gm_table *make_table(void)
     meta.reps = 1;
     meta.spread_threshold = 0.05;
     snprintf(meta.date, sizeof meta.date, "2026-11-22T00:00:00Z");
-    gm_table *t = gm_table_new(&meta);
+    gm_atomics_table *t = gm_atomics_table_new(&meta);
     assert_non_null(t);
-    gm_series *s = NULL;
-    assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
-                                         GM_METHOD_SINGLE_SHOT, 1, &s),
+    gm_atomics_series *s = NULL;
+    assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_ADD,
+                                                 GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                 GM_ATOMICS_METHOD_SINGLE_SHOT, 1, &s),
                      GM_OK);
     for (int n = 1; n <= 4; n++)
         for (int e = 1; e <= 4; e++)
             for (int c = 0; c <= n; c++) {
-                gm_cell *cell = gm_series_cell(s, n, e, c);
+                gm_atomics_cell *cell = gm_atomics_series_cell(s, n, e, c);
                 assert_non_null(cell);
                 cell->t_median = cell->t_min = cell->t_max = table_T(n, e, c);
                 cell->spread = 0;
@@ -68,24 +69,24 @@ static void add_launch(gm_counters_set *set, uint64_t id, const char *name, doub
     k.launch_id = id;
     k.grid[0] = 2, k.grid[1] = 1, k.grid[2] = 1;
     k.block[0] = 128, k.block[1] = 1, k.block[2] = 1;
-    k.metric[GM_M_N_ATOM_SASS] = N;
-    k.metric[GM_M_N_ATOM] = N;
-    k.metric[GM_M_N_CAS] = N_cas;
-    k.metric[GM_M_N_ALU] = N - N_cas;
-    k.metric[GM_M_O_WAVEFRONTS] = O;
-    k.metric[GM_M_CYCLES_SUM] = 2000;
-    k.metric[GM_M_CYCLES_AVG] = 1000;
-    k.metric[GM_M_CYCLES_MIN] = 900;
-    k.metric[GM_M_CYCLES_MAX] = 1100;
-    k.metric[GM_M_OCCUPANCY_PCT] = occupancy_pct;
-    k.metric[GM_M_DURATION_NS] = 1500;
+    k.metric[GM_ATOMICS_M_N_ATOM_SASS] = N;
+    k.metric[GM_ATOMICS_M_N_ATOM] = N;
+    k.metric[GM_ATOMICS_M_N_CAS] = N_cas;
+    k.metric[GM_ATOMICS_M_N_ALU] = N - N_cas;
+    k.metric[GM_ATOMICS_M_O_WAVEFRONTS] = O;
+    k.metric[GM_ATOMICS_M_CYCLES_SUM] = 2000;
+    k.metric[GM_ATOMICS_M_CYCLES_AVG] = 1000;
+    k.metric[GM_ATOMICS_M_CYCLES_MIN] = 900;
+    k.metric[GM_ATOMICS_M_CYCLES_MAX] = 1100;
+    k.metric[GM_ATOMICS_M_OCCUPANCY_PCT] = occupancy_pct;
+    k.metric[GM_ATOMICS_M_DURATION_NS] = 1500;
     assert_int_equal(gm_counters_set_push(set, &k), GM_OK);
 }
 
 typedef struct fixture {
-    gm_table *table;
+    gm_atomics_table *table;
     gm_counters_set set;
-    gm_model_options opt;
+    gm_atomics_model_options opt;
     gm_report rep;
 } fixture;
 
@@ -107,10 +108,10 @@ static int setup(void **state)
     add_launch(&f->set, 2, "scan_kernel(float *, int)", 8, 4, 16, 50);
     add_launch(&f->set, 3, "copy_kernel", 0, 0, 0, 75);
     add_launch(&f->set, 4, "missing_occupancy_kernel", 8, 0, 16, NAN);
-    assert_int_equal(gm_model_by_name("paper", &f->opt), GM_OK);
+    assert_int_equal(gm_atomics_model_by_name("paper", &f->opt), GM_OK);
     gm_error err = {{0}};
-    assert_int_equal(gm_report_build(&f->rep, &f->set, f->table, "tables/test_gpu.csv", &f->opt,
-                                     &err),
+    assert_int_equal(gm_atomics_report_build(&f->rep, &f->set, f->table, "tables/test_gpu.csv",
+                                             &f->opt, &err),
                      GM_OK);
     *state = f;
     return 0;
@@ -121,7 +122,7 @@ static int teardown(void **state)
     fixture *f = *state;
     gm_report_free(&f->rep);
     gm_counters_set_clear(&f->set);
-    gm_table_free(f->table);
+    gm_atomics_table_free(f->table);
     free(f);
     return 0;
 }
@@ -158,52 +159,52 @@ static void test_format_names_round_trip(void **state)
     assert_string_equal(gm_format_name(GM_FORMAT_COUNT), "unknown");
 }
 
-static gm_kernel_result result_with_U(double U)
+static gm_atomics_kernel_result result_with_U(double U)
 {
-    gm_kernel_result r;
+    gm_atomics_kernel_result r;
     memset(&r, 0, sizeof r);
     r.avg.U = U;
     r.U_lo = r.U_hi = NAN;
     return r;
 }
 
-static void expect_verdict(const gm_kernel_result *r, const char *want)
+static void expect_verdict(const gm_atomics_kernel_result *r, const char *want)
 {
     char buf[256];
-    gm_verdict(r, buf, sizeof buf);
+    gm_atomics_verdict(r, buf, sizeof buf);
     assert_string_equal(buf, want);
 }
 
 static void test_verdict_thresholds(void **state)
 {
     (void)state;
-    gm_kernel_result r = result_with_U(0.97);
+    gm_atomics_kernel_result r = result_with_U(0.97);
     expect_verdict(&r, "shared-memory atomics are the bottleneck (U = 97%)");
-    r = result_with_U(GM_U_BOTTLENECK);
+    r = result_with_U(GM_ATOMICS_U_BOTTLENECK);
     expect_verdict(&r, "shared-memory atomics are the bottleneck (U = 80%)");
     r = result_with_U(0.62);
     expect_verdict(&r, "shared-memory atomics are a significant load (U = 62%)");
-    r = result_with_U(GM_U_SIGNIFICANT);
+    r = result_with_U(GM_ATOMICS_U_SIGNIFICANT);
     expect_verdict(&r, "shared-memory atomics are a significant load (U = 50%)");
     r = result_with_U(0.12);
     expect_verdict(&r, "shared-memory atomics are not the bottleneck (U = 12%)");
     r = result_with_U(0);
-    r.notes = GM_NOTE_NO_ATOMICS;
+    r.notes = GM_ATOMICS_NOTE_NO_ATOMICS;
     expect_verdict(&r, "no shared-memory atomics (U = 0)");
 }
 
 static void test_verdict_appends_notes(void **state)
 {
     (void)state;
-    gm_kernel_result r = result_with_U(0.62);
-    r.notes = GM_NOTE_CLAMPED;
+    gm_atomics_kernel_result r = result_with_U(0.62);
+    r.notes = GM_ATOMICS_NOTE_CLAMPED;
     expect_verdict(&r, "shared-memory atomics are a significant load (U = 62%); model input "
                        "clamped to table grid");
     r = result_with_U(1.3);
     expect_verdict(&r, "shared-memory atomics are the bottleneck (U = 130%); U above 100%: n is "
                        "probably overestimated (paper Sec. 4.1)");
     r = result_with_U(0.2);
-    r.notes = GM_NOTE_SPLIT_FALLBACK;
+    r.notes = GM_ATOMICS_NOTE_SPLIT_FALLBACK;
     snprintf(r.split_source, sizeof r.split_source, "fallback: no opcode split collected");
     expect_verdict(&r, "shared-memory atomics are not the bottleneck (U = 20%); class split fell "
                        "back (fallback: no opcode split collected)");
@@ -212,19 +213,19 @@ static void test_verdict_appends_notes(void **state)
 static void test_verdict_keeps_reason_when_not_modelled(void **state)
 {
     (void)state;
-    gm_kernel_result r = result_with_U(NAN);
-    r.notes = GM_NOTE_MISSING_COUNTER;
+    gm_atomics_kernel_result r = result_with_U(NAN);
+    r.notes = GM_ATOMICS_NOTE_MISSING_COUNTER;
     snprintf(r.verdict, sizeof r.verdict, "not modelled: counter O missing");
     expect_verdict(&r, "not modelled: counter O missing");
     r.verdict[0] = '\0';
     expect_verdict(&r, "not modelled: model inputs missing");
     char tiny[8];
     r = result_with_U(0.97);
-    gm_verdict(&r, tiny, sizeof tiny); /* truncates with "...", never overruns */
+    gm_atomics_verdict(&r, tiny, sizeof tiny); /* truncates with "...", never overruns */
     assert_string_equal(tiny, "shar...");
     r = result_with_U(1e20); /* no such U loads; the format stays whole anyway */
     char v[192];
-    gm_verdict(&r, v, sizeof v);
+    gm_atomics_verdict(&r, v, sizeof v);
     assert_non_null(strstr(v, "(U = 1e+22%)"));
 }
 
@@ -291,11 +292,11 @@ static void test_build_survives_model_error(void **state)
     gm_counters_set set;
     gm_counters_set_init(&set);
     add_launch(&set, 0, "zero_time", 8, 0, 16, 50);
-    set.launches[0].metric[GM_M_CYCLES_AVG] = 0;
-    set.launches[0].metric[GM_M_CYCLES_SUM] = 0;
+    set.launches[0].metric[GM_ATOMICS_M_CYCLES_AVG] = 0;
+    set.launches[0].metric[GM_ATOMICS_M_CYCLES_SUM] = 0;
     gm_report rep;
     gm_error err = {{0}};
-    assert_int_equal(gm_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
+    assert_int_equal(gm_atomics_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
     assert_int_equal(rep.n_launches, 1);
     assert_true(isnan(num(&rep, 0, "U")));
     assert_non_null(strstr(verdict_of(&rep, 0), "not modelled"));
@@ -308,9 +309,9 @@ static void test_build_rejects_null_arguments(void **state)
     fixture *f = *state;
     gm_report rep;
     gm_error err = {{0}};
-    assert_int_equal(gm_report_build(&rep, NULL, f->table, "t", &f->opt, &err),
+    assert_int_equal(gm_atomics_report_build(&rep, NULL, f->table, "t", &f->opt, &err),
                      GM_ERR_INVALID_ARG);
-    assert_int_equal(gm_report_build(&rep, &f->set, NULL, "t", &f->opt, &err),
+    assert_int_equal(gm_atomics_report_build(&rep, &f->set, NULL, "t", &f->opt, &err),
                      GM_ERR_INVALID_ARG);
     assert_int_equal(gm_report_write(stdout, &f->rep, GM_FORMAT_COUNT, &err),
                      GM_ERR_INVALID_ARG);
@@ -435,7 +436,8 @@ static void test_json_escapes_strings(void **state)
     add_launch(&set, 7, "a\"b\\c\nd\te\x01" "f", 24, 0, 48, 50);
     gm_report rep;
     gm_error err = {{0}};
-    assert_int_equal(gm_report_build(&rep, &set, f->table, "dir\\t.csv", &f->opt, &err), GM_OK);
+    assert_int_equal(gm_atomics_report_build(&rep, &set, f->table, "dir\\t.csv", &f->opt, &err),
+                     GM_OK);
     char *text = render(&rep, GM_FORMAT_JSON);
     assert_json_shape(text);
     assert_non_null(strstr(text, "\"demangled\": \"a\\\"b\\\\c\\nd\\te\\u0001f\""));
@@ -501,7 +503,7 @@ static void test_summary_flags_varying_config(void **state)
     set.launches[1].grid[0] = 4;
     gm_report rep;
     gm_error err = {{0}};
-    assert_int_equal(gm_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
+    assert_int_equal(gm_atomics_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
     rep.summary = 1;
     char *json = render(&rep, GM_FORMAT_JSON);
     char *text = render(&rep, GM_FORMAT_TEXT);
@@ -520,7 +522,7 @@ static void test_empty_set_writes_valid_output(void **state)
     gm_counters_set_init(&set);
     gm_report rep;
     gm_error err = {{0}};
-    assert_int_equal(gm_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
+    assert_int_equal(gm_atomics_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
     char *json = render(&rep, GM_FORMAT_JSON);
     assert_json_shape(json);
     assert_non_null(strstr(json, "\"launches\": []"));
@@ -563,7 +565,7 @@ static void test_text_tells_same_named_kernels_apart(void **state)
     add_launch(&set, 1, "void at::native::reduce_kernel<128, 4>(float *)", 24, 0, 48, 50);
     gm_report rep;
     gm_error err = {{0}};
-    assert_int_equal(gm_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
+    assert_int_equal(gm_atomics_report_build(&rep, &set, f->table, "t", &f->opt, &err), GM_OK);
     char *text = render(&rep, GM_FORMAT_TEXT);
     const char *v = strstr(text, "verdicts:");
     assert_non_null(v);

@@ -125,7 +125,7 @@ static void regenerate(const char *counters, const char *table, const char *vari
     /* each table is loaded once (a shipped table takes most of a second) */
     static struct {
         char name[256];
-        gm_table *table;
+        gm_atomics_table *table;
     } cache[4];
     size_t t = 0;
     while (t < 4 && cache[t].table && strcmp(cache[t].name, table) != 0)
@@ -138,7 +138,7 @@ static void regenerate(const char *counters, const char *table, const char *vari
         if (!folder)
             fail_msg("no folder for the old table %s", table);
         snprintf(path, sizeof path, "%s/tables/%s/atomics.csv.gz", GPUQ_SOURCE_DIR, folder);
-        if (gm_table_load(path, &cache[t].table, &err) != GM_OK)
+        if (gm_atomics_table_load(path, &cache[t].table, &err) != GM_OK)
             fail_msg("%s", err.msg);
         snprintf(cache[t].name, sizeof cache[t].name, "%s", table);
     }

@@ -80,15 +80,15 @@ static void add_launch(gm_counters_set *set, uint64_t id, const char *name, doub
     k.launch_id = id;
     k.grid[0] = 2, k.grid[1] = k.grid[2] = 1;
     k.block[0] = 128, k.block[1] = k.block[2] = 1;
-    k.metric[GM_M_N_ATOM_SASS] = k.metric[GM_M_N_ATOM] = k.metric[GM_M_N_ALU] = 24;
-    k.metric[GM_M_N_CAS] = 0;
-    k.metric[GM_M_O_WAVEFRONTS] = 48;
-    k.metric[GM_M_CYCLES_SUM] = 2000;
-    k.metric[GM_M_CYCLES_AVG] = 1000;
-    k.metric[GM_M_CYCLES_MIN] = 900;
-    k.metric[GM_M_CYCLES_MAX] = 1100;
-    k.metric[GM_M_OCCUPANCY_PCT] = 50;
-    k.metric[GM_M_DURATION_NS] = duration;
+    k.metric[GM_ATOMICS_M_N_ATOM_SASS] = k.metric[GM_ATOMICS_M_N_ATOM] = k.metric[GM_ATOMICS_M_N_ALU] = 24;
+    k.metric[GM_ATOMICS_M_N_CAS] = 0;
+    k.metric[GM_ATOMICS_M_O_WAVEFRONTS] = 48;
+    k.metric[GM_ATOMICS_M_CYCLES_SUM] = 2000;
+    k.metric[GM_ATOMICS_M_CYCLES_AVG] = 1000;
+    k.metric[GM_ATOMICS_M_CYCLES_MIN] = 900;
+    k.metric[GM_ATOMICS_M_CYCLES_MAX] = 1100;
+    k.metric[GM_ATOMICS_M_OCCUPANCY_PCT] = 50;
+    k.metric[GM_ATOMICS_M_DURATION_NS] = duration;
     assert_int_equal(gm_counters_set_push(set, &k), GM_OK);
 }
 
@@ -105,9 +105,9 @@ static char *render_page(int summary)
     add_launch(&set, 1, END_SCRIPT, 200);
     add_launch(&set, 2, IMG, 100);
     add_launch(&set, 3, LS " & \"quotes\" 'too'", 50);
-    gm_table *table = NULL;
+    gm_atomics_table *table = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gm_table_load(TABLE, &table, &err), GM_OK);
+    assert_int_equal(gm_atomics_table_load(TABLE, &table, &err), GM_OK);
     gm_machine m;
     memset(&m, 0, sizeof m);
     assert_int_equal(gm_machine_adopt(&m, "atomics", TABLE, NULL, table, NULL, &err), GM_OK);
@@ -123,7 +123,7 @@ static char *render_page(int summary)
     assert_int_equal(gm_report_write(mem, &rep, GM_FORMAT_HTML, &err), GM_OK);
     fclose(mem);
     gm_report_free(&rep);
-    gm_table_free(table);
+    gm_atomics_table_free(table);
     gm_counters_set_clear(&set);
     return text;
 }

@@ -29,17 +29,17 @@ static void add_launch(gm_counters_set *set, uint64_t id, const char *name, doub
     k.launch_id = id;
     k.grid[0] = 2, k.grid[1] = 1, k.grid[2] = 1;
     k.block[0] = 128, k.block[1] = 1, k.block[2] = 1;
-    k.metric[GM_M_N_ATOM_SASS] = N;
-    k.metric[GM_M_N_ATOM] = N;
-    k.metric[GM_M_N_CAS] = 0;
-    k.metric[GM_M_N_ALU] = N;
-    k.metric[GM_M_O_WAVEFRONTS] = 2 * N;
-    k.metric[GM_M_CYCLES_SUM] = 2000;
-    k.metric[GM_M_CYCLES_AVG] = 1000;
-    k.metric[GM_M_CYCLES_MIN] = 900;
-    k.metric[GM_M_CYCLES_MAX] = 1100;
-    k.metric[GM_M_OCCUPANCY_PCT] = 50;
-    k.metric[GM_M_DURATION_NS] = duration_ns;
+    k.metric[GM_ATOMICS_M_N_ATOM_SASS] = N;
+    k.metric[GM_ATOMICS_M_N_ATOM] = N;
+    k.metric[GM_ATOMICS_M_N_CAS] = 0;
+    k.metric[GM_ATOMICS_M_N_ALU] = N;
+    k.metric[GM_ATOMICS_M_O_WAVEFRONTS] = 2 * N;
+    k.metric[GM_ATOMICS_M_CYCLES_SUM] = 2000;
+    k.metric[GM_ATOMICS_M_CYCLES_AVG] = 1000;
+    k.metric[GM_ATOMICS_M_CYCLES_MIN] = 900;
+    k.metric[GM_ATOMICS_M_CYCLES_MAX] = 1100;
+    k.metric[GM_ATOMICS_M_OCCUPANCY_PCT] = 50;
+    k.metric[GM_ATOMICS_M_DURATION_NS] = duration_ns;
     assert_int_equal(gm_counters_set_push(set, &k), GM_OK);
 }
 
@@ -53,7 +53,7 @@ static void init_set(gm_counters_set *set, long pid)
 }
 
 typedef struct fixture {
-    gm_table *table;
+    gm_atomics_table *table;
     gm_machine machine;
     gm_counters_set set[2];
     gm_report_file files[2];
@@ -65,7 +65,7 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     gm_error err = {{0}};
-    assert_int_equal(gm_table_load(TABLE, &f->table, &err), GM_OK);
+    assert_int_equal(gm_atomics_table_load(TABLE, &f->table, &err), GM_OK);
     assert_int_equal(gm_machine_adopt(&f->machine, "atomics", TABLE, NULL, f->table, NULL, &err),
                      GM_OK);
     init_set(&f->set[0], 101);
@@ -89,7 +89,7 @@ static int teardown(void **state)
     fixture *f = *state;
     for (int i = 0; i < 2; i++)
         gm_counters_set_clear(&f->set[i]);
-    gm_table_free(f->table);
+    gm_atomics_table_free(f->table);
     free(f);
     return 0;
 }
@@ -200,11 +200,11 @@ static void test_verdict_is_the_summary_rows(void **state)
         assert_int_equal(rk->kernels->verdict_section[g], srows->verdict_section[sg]);
         assert_string_equal(rk->kernels->verdicts[g].text, srows->verdicts[sg].text);
         /* and the sections' numbers of the sums */
-        assert_true(rk->kernels->launches[g]->metric[GM_M_N_ATOM] ==
-                    srows->launches[sg]->metric[GM_M_N_ATOM]);
+        assert_true(rk->kernels->launches[g]->metric[GM_ATOMICS_M_N_ATOM] ==
+                    srows->launches[sg]->metric[GM_ATOMICS_M_N_ATOM]);
     }
     /* alpha's two launches: 24 and 4 atomics */
-    assert_true(rk->kernels->launches[rk->order[1]]->metric[GM_M_N_ATOM] == 28);
+    assert_true(rk->kernels->launches[rk->order[1]]->metric[GM_ATOMICS_M_N_ATOM] == 28);
     assert_int_equal(report_cursor_next(cur, &srows, &err), GM_OK);
     assert_null(srows);
     report_cursor_close(cur);

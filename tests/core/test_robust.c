@@ -96,9 +96,9 @@ static void test_table_nul(void **state)
     assert_true(fd >= 0);
     close(fd);
     copy_with_nul(DATA "tables/test_gpu.csv", path, 3);
-    gm_table *t = NULL;
+    gm_atomics_table *t = NULL;
     gm_error err = {{0}};
-    gm_status st = gm_table_load(path, &t, &err);
+    gm_status st = gm_atomics_table_load(path, &t, &err);
     expect_msg(st, GM_ERR_PARSE, &err, ":3:", "NUL byte");
     assert_null(t);
     unlink(path);

@@ -1,7 +1,7 @@
 /* Unit tests of the unit registry (src/papers/units.c) and of the shared-
  * atomic unit (src/papers/atomics/atomics_unit.c): the atomic model is row 1, every
  * declared metric is a row of the metric table, and the unit gives, for
- * every variant and every recorded launch, the U of gm_model_apply, as a
+ * every variant and every recorded launch, the U of gm_atomics_model_apply, as a
  * field and as its verdict's severity. */
 #include <math.h>
 #include <setjmp.h>
@@ -99,22 +99,24 @@ static void test_metric_rows_union(void **state)
     const gm_unit *atomics[] = {gm_unit_find("atomics")};
     size_t n = gm_units_metric_rows(atomics, 1, rows, GM_METRIC_MAX);
     /* the Table 1 rows in order, then the latency kind's four stall counters */
-    assert_int_equal(n, GM_M_ATOMIC_ROWS + 4);
-    for (size_t i = 0; i < GM_M_ATOMIC_ROWS; i++)
+    assert_int_equal(n, GM_ATOMICS_M_ATOMIC_ROWS + 4);
+    for (size_t i = 0; i < GM_ATOMICS_M_ATOMIC_ROWS; i++)
         assert_int_equal(rows[i], (int)i);
-    assert_int_equal(rows[GM_M_ATOMIC_ROWS],
+    assert_int_equal(rows[GM_ATOMICS_M_ATOMIC_ROWS],
                      gm_metric_find("smsp__warps_issue_stalled_short_scoreboard.sum"));
-    assert_int_equal(rows[GM_M_ATOMIC_ROWS + 1],
+    assert_int_equal(rows[GM_ATOMICS_M_ATOMIC_ROWS + 1],
                      gm_metric_find("smsp__warps_issue_stalled_mio_throttle.sum"));
-    assert_int_equal(rows[GM_M_ATOMIC_ROWS + 2], gm_metric_find("smsp__warps_issue_stalled_wait.sum"));
-    assert_int_equal(rows[GM_M_ATOMIC_ROWS + 3],
+    assert_int_equal(rows[GM_ATOMICS_M_ATOMIC_ROWS + 2],
+                     gm_metric_find("smsp__warps_issue_stalled_wait.sum"));
+    assert_int_equal(rows[GM_ATOMICS_M_ATOMIC_ROWS + 3],
                      gm_metric_find("smsp__warps_issue_stalled_selected.sum"));
     /* the same unit twice: each row once */
     const gm_unit *twice[] = {atomics[0], atomics[0]};
-    assert_int_equal(gm_units_metric_rows(twice, 2, rows, GM_METRIC_MAX), GM_M_ATOMIC_ROWS + 4);
+    assert_int_equal(gm_units_metric_rows(twice, 2, rows, GM_METRIC_MAX),
+                     GM_ATOMICS_M_ATOMIC_ROWS + 4);
     /* all units: at least the atomic rows, never more than the table */
     size_t all = gm_units_metric_rows(NULL, 0, rows, GM_METRIC_MAX);
-    assert_true(all >= GM_M_ATOMIC_ROWS && all <= gm_metric_count());
+    assert_true(all >= GM_ATOMICS_M_ATOMIC_ROWS && all <= gm_metric_count());
     /* max respected */
     assert_int_equal(gm_units_metric_rows(atomics, 1, rows, 3), 3);
 }
@@ -160,7 +162,7 @@ static const gm_field *field(const gm_field *f, size_t n, const char *name)
 }
 
 /* Every variant on every launch of a recorded H200 run: the unit's U is
- * gm_model_apply's, bit for bit, and its severity is U. */
+ * gm_atomics_model_apply's, bit for bit, and its severity is U. */
 static void test_atomics_unit_matches_model(void **state)
 {
     (void)state;
@@ -174,8 +176,8 @@ static void test_atomics_unit_matches_model(void **state)
     snprintf(variants, sizeof variants, "%s", u->variants);
     size_t n_variants = 0;
     for (char *v = strtok(variants, ","); v; v = strtok(NULL, ","), n_variants++) {
-        gm_model_options opt;
-        assert_int_equal(gm_model_by_name(v, &opt), GM_OK);
+        gm_atomics_model_options opt;
+        assert_int_equal(gm_atomics_model_by_name(v, &opt), GM_OK);
         void *st = NULL;
         assert_int_equal(u->prepare(&m, v, &st, NULL), GM_OK);
         void *res = calloc(1, u->result_size);
@@ -183,9 +185,10 @@ static void test_atomics_unit_matches_model(void **state)
         size_t n_fields_first = 0;
         for (size_t i = 0; i < set.count; i++) {
             assert_int_equal(u->apply(st, &set.meta, &set.launches[i], res, NULL), GM_OK);
-            gm_kernel_result want;
+            gm_atomics_kernel_result want;
             memset(&want, 0, sizeof want);
-            assert_int_equal(gm_model_apply(gm_machine_data(&m, "atomics"), &opt, &set.launches[i], &want, NULL), GM_OK);
+            assert_int_equal(gm_atomics_model_apply(gm_machine_data(&m, "atomics"), &opt, &set.launches[i], &want, NULL),
+                             GM_OK);
             gm_field f[GM_UNIT_MAX_FIELDS];
             size_t nf = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
             if (i == 0)
@@ -201,7 +204,7 @@ static void test_atomics_unit_matches_model(void **state)
             u->verdict(st, res, &vd);
             assert_true(vd.severity == want.avg.U);
             assert_non_null(strstr(vd.text, "shared-memory atomics"));
-            gm_kernel_result_free(&want);
+            gm_atomics_kernel_result_free(&want);
             if (u->free_result)
                 u->free_result(res);
         }
@@ -228,10 +231,10 @@ static void test_atomics_missing_counter(void **state)
     gm_launch_counters k;
     gm_launch_counters_init(&k);
     assert_int_equal(gm_launch_counters_set_names(&k, "k", NULL), GM_OK);
-    k.metric[GM_M_N_ATOM] = k.metric[GM_M_N_ATOM_SASS] = 8;
-    k.metric[GM_M_N_CAS] = 0;
-    k.metric[GM_M_N_ALU] = 8;
-    k.metric[GM_M_O_WAVEFRONTS] = 8;
+    k.metric[GM_ATOMICS_M_N_ATOM] = k.metric[GM_ATOMICS_M_N_ATOM_SASS] = 8;
+    k.metric[GM_ATOMICS_M_N_CAS] = 0;
+    k.metric[GM_ATOMICS_M_N_ALU] = 8;
+    k.metric[GM_ATOMICS_M_O_WAVEFRONTS] = 8;
     gm_counters_meta meta;
     memset(&meta, 0, sizeof meta);
     meta.sm_count = 2;

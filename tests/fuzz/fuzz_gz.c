@@ -69,10 +69,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(isnan(md->num[i]) || isfinite(md->num[i]));
         gm_mdata_free(md);
     } else {
-        gm_table *t = NULL;
-        st = gm_table_load_partial(path, &t, &err);
+        gm_atomics_table *t = NULL;
+        st = gm_atomics_table_load_partial(path, &t, &err);
         FUZZ_CHECK((st == GM_OK) == (t != NULL));
-        gm_table_free(t);
+        gm_atomics_table_free(t);
     }
     if (st != GM_OK)
         FUZZ_CHECK(err.msg[0] != '\0' && strchr(err.msg, '\n') == NULL);

@@ -16,9 +16,9 @@
 #include "papers/atomics/atomics_table.h"
 
 /* T = 100 + 10 n + 5 e + 20 c cycles on a 2-SM GPU, as the tests' table. */
-static gm_table *small_table(void)
+static gm_atomics_table *small_table(void)
 {
-    gm_table_meta meta;
+    gm_atomics_table_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.gpu_name, sizeof meta.gpu_name, "gpuq Test GPU");
     meta.cc_major = 9;
@@ -28,15 +28,15 @@ static gm_table *small_table(void)
     meta.sm_clock_mhz = 1000;
     meta.reps = 1;
     meta.spread_threshold = 0.05;
-    gm_table *t = gm_table_new(&meta);
-    gm_series *s = NULL;
-    if (!t || gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS, GM_METHOD_SINGLE_SHOT,
-                                  1, &s) != GM_OK)
+    gm_atomics_table *t = gm_atomics_table_new(&meta);
+    gm_atomics_series *s = NULL;
+    if (!t || gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_ADD, GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                          GM_ATOMICS_METHOD_SINGLE_SHOT, 1, &s) != GM_OK)
         abort();
     for (int n = 1; n <= 4; n++)
         for (int e = 1; e <= 4; e++)
             for (int c = 0; c <= n; c++) {
-                gm_cell *cell = gm_series_cell(s, n, e, c);
+                gm_atomics_cell *cell = gm_atomics_series_cell(s, n, e, c);
                 cell->t_median = cell->t_min = cell->t_max = 100 + 10 * n + 5 * e + 20 * c;
                 cell->reps = 1;
             }
@@ -66,7 +66,7 @@ __attribute__((noinline)) static char *render(const gm_report *rep, gm_format fm
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static gm_table *table;
+    static gm_atomics_table *table;
     static gm_machine machine;
     if (!table) {
         table = small_table();

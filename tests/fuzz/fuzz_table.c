@@ -1,5 +1,5 @@
 /* libFuzzer harness: the shared-atomic calibration table loader
- * (gm_table_load_stream).  A table it accepts must also write and read
+ * (gm_atomics_table_load_stream).  A table it accepts must also write and read
  * back: the writer and loader agree on the format. */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *in = fmemopen((void *)data, size, "r");
     if (!in)
         return 0;
-    gm_table *t = NULL;
+    gm_atomics_table *t = NULL;
     gm_error err;
-    gm_status st = gm_table_load_stream(in, "fuzz", &t, &err);
+    gm_status st = gm_atomics_table_load_stream(in, "fuzz", &t, &err);
     fclose(in);
     if (st != GM_OK) {
         FUZZ_CHECK(t == NULL);
@@ -28,19 +28,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     if (out) {
-        st = gm_table_write(out, t, &err);
+        st = gm_atomics_table_write(out, t, &err);
         fclose(out);
         if (st == GM_OK && len > 0) {
             FILE *back = fmemopen(text, len, "r");
-            gm_table *t2 = NULL;
+            gm_atomics_table *t2 = NULL;
             if (back) {
-                FUZZ_CHECK(gm_table_load_stream(back, "fuzz-rewritten", &t2, &err) == GM_OK);
+                FUZZ_CHECK(gm_atomics_table_load_stream(back, "fuzz-rewritten", &t2, &err) == GM_OK);
                 fclose(back);
-                gm_table_free(t2);
+                gm_atomics_table_free(t2);
             }
         }
         free(text);
     }
-    gm_table_free(t);
+    gm_atomics_table_free(t);
     return 0;
 }

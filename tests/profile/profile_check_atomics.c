@@ -112,13 +112,15 @@ int check_atomics(const char *gpuq, const char *app, const char *dir)
             matched++;
             const double *m = k->metric;
             expect_equal("N (smsp__inst_executed_op_shared_atom)", e->kernel, k->launch_id,
-                         m[GM_M_N_ATOM], e->N);
-            expect_equal("N (SASS count)", e->kernel, k->launch_id, m[GM_M_N_ATOM_SASS], e->N);
-            expect_equal("N_c (dot_cas)", e->kernel, k->launch_id, m[GM_M_N_CAS], e->cas);
-            expect_equal("N_f (dot_alu)", e->kernel, k->launch_id, m[GM_M_N_ALU],
+                         m[GM_ATOMICS_M_N_ATOM], e->N);
+            expect_equal("N (SASS count)", e->kernel, k->launch_id, m[GM_ATOMICS_M_N_ATOM_SASS],
+                         e->N);
+            expect_equal("N_c (dot_cas)", e->kernel, k->launch_id, m[GM_ATOMICS_M_N_CAS], e->cas);
+            expect_equal("N_f (dot_alu)", e->kernel, k->launch_id, m[GM_ATOMICS_M_N_ALU],
                          e->add + e->popc + e->other);
-            expect_equal("O (wavefronts)", e->kernel, k->launch_id, m[GM_M_O_WAVEFRONTS], e->O);
-            const gm_opcode_split sp = gm_atomics_split_of(k);
+            expect_equal("O (wavefronts)", e->kernel, k->launch_id, m[GM_ATOMICS_M_O_WAVEFRONTS],
+                         e->O);
+            const gm_atomics_split sp = gm_atomics_split_of(k);
             if (!sp.valid) {
                 fail("no opcode split for %s (launch %llu)", e->kernel,
                      (unsigned long long)k->launch_id);
@@ -131,7 +133,7 @@ int check_atomics(const char *gpuq, const char *app, const char *dir)
             if (k->grid[0] != 256 || k->block[0] != 256 || k->regs_per_thread <= 0)
                 fail("launch configuration of %s: grid %u block %u regs %d", e->kernel,
                      k->grid[0], k->block[0], k->regs_per_thread);
-            if (!(m[GM_M_CYCLES_SUM] > 0) || !(m[GM_M_OCCUPANCY_PCT] > 0))
+            if (!(m[GM_ATOMICS_M_CYCLES_SUM] > 0) || !(m[GM_ATOMICS_M_OCCUPANCY_PCT] > 0))
                 fail("%s (launch %llu) has no active cycles or occupancy", e->kernel,
                      (unsigned long long)k->launch_id);
         }

@@ -71,7 +71,7 @@ int check_exit(const char *gpuq, const char *app, const char *dir)
             if (set.count != want)
                 fail("%s: %zu launches saved, expected %zu", cases[c].arg, set.count, want);
             for (size_t i = 0; i < set.count; i++)
-                if (!(set.launches[i].metric[GM_M_N_ATOM] >= 0))
+                if (!(set.launches[i].metric[GM_ATOMICS_M_N_ATOM] >= 0))
                     fail("%s: launch %zu has no counters", cases[c].arg, i);
             gm_counters_set_clear(&set);
         }

@@ -78,19 +78,19 @@ int check_filter(const char *gpuq, const char *app, const char *dir)
         if (rerun.count != set.count)
             fail("--always-rerun: %zu launches, %zu without", rerun.count, set.count);
         for (size_t i = 0; i < set.count && i < rerun.count; i++) {
-            const gm_opcode_split sa = gm_atomics_split_of(&set.launches[i]),
+            const gm_atomics_split sa = gm_atomics_split_of(&set.launches[i]),
                                   sb = gm_atomics_split_of(&rerun.launches[i]);
-            const gm_opcode_split *a = &sa, *b = &sb;
+            const gm_atomics_split *a = &sa, *b = &sb;
             if (!a->valid || !b->valid || a->add != b->add || a->cas != b->cas ||
                 a->popc_inc != b->popc_inc || a->other != b->other)
                 fail("launch %zu: split from the disassembly %g/%g/%g/%g, from the second run "
                      "%g/%g/%g/%g (add/cas/popc_inc/other)", i, a->add, a->cas, a->popc_inc,
                      a->other, b->add, b->cas, b->popc_inc, b->other);
-            if (!(rerun.launches[i].metric[GM_M_N_ATOM_SASS] ==
-                  set.launches[i].metric[GM_M_N_ATOM]))
+            if (!(rerun.launches[i].metric[GM_ATOMICS_M_N_ATOM_SASS] ==
+                  set.launches[i].metric[GM_ATOMICS_M_N_ATOM]))
                 fail("launch %zu: SASS N %g, hardware N %g", i,
-                     rerun.launches[i].metric[GM_M_N_ATOM_SASS],
-                     set.launches[i].metric[GM_M_N_ATOM]);
+                     rerun.launches[i].metric[GM_ATOMICS_M_N_ATOM_SASS],
+                     set.launches[i].metric[GM_ATOMICS_M_N_ATOM]);
         }
         gm_counters_set_clear(&rerun);
         if (failures == 0)
@@ -112,8 +112,8 @@ int check_filter(const char *gpuq, const char *app, const char *dir)
             fail("-k k_cas_distinct: %zu launches, expected 3", set.count);
         for (size_t i = 0; i < set.count; i++) {
             const gm_launch_counters *k = &set.launches[i];
-            const gm_opcode_split sp = gm_atomics_split_of(k);
-            if (!sp.valid || sp.cas != k->metric[GM_M_N_CAS] || sp.add != 0 ||
+            const gm_atomics_split sp = gm_atomics_split_of(k);
+            if (!sp.valid || sp.cas != k->metric[GM_ATOMICS_M_N_CAS] || sp.add != 0 ||
                 sp.popc_inc != 0 || sp.other != 0)
                 fail("-k k_cas_distinct: launch %zu split from hardware is wrong", i);
         }

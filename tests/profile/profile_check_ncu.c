@@ -72,15 +72,15 @@ static double median(double *v, size_t n)
 }
 
 /* Event counts are exact and must match per launch; the rest are times. */
-static int is_event_count(gm_metric_id m)
+static int is_event_count(gm_atomics_metric_id m)
 {
     switch (m) {
-    case GM_M_N_ATOM_SASS:
-    case GM_M_N_ATOM:
-    case GM_M_N_CAS:
-    case GM_M_N_ALU:
-    case GM_M_O_WAVEFRONTS:
-    case GM_M_SHARED_INST:
+    case GM_ATOMICS_M_N_ATOM_SASS:
+    case GM_ATOMICS_M_N_ATOM:
+    case GM_ATOMICS_M_N_CAS:
+    case GM_ATOMICS_M_N_ALU:
+    case GM_ATOMICS_M_O_WAVEFRONTS:
+    case GM_ATOMICS_M_SHARED_INST:
         return 1;
     default:
         return 0;
@@ -175,7 +175,7 @@ int check_ncu(const char *gpuq, const char *app, const char *dir)
             /* smsp__sass_* counts come from SASS instrumentation, which the
              * range profiler does not do; gpuq fills only the shared-atomic
              * one, from its own SASS pass.  The others stay empty by design. */
-            if (isnan(a) && !isnan(b) && m != GM_M_N_ATOM_SASS &&
+            if (isnan(a) && !isnan(b) && m != GM_ATOMICS_M_N_ATOM_SASS &&
                 gm_metric_is_instrumented(gm_metric_table[m].name))
                 continue;
             if (isnan(a) || isnan(b)) {
@@ -212,7 +212,7 @@ int check_ncu(const char *gpuq, const char *app, const char *dir)
            "(DRAM, L2-sector and stall counts: shown, not judged)\n", pairs);
     printf("  %-55s %9s %14s\n", "metric", "launch", "kernel median");
     for (int m = 0; m < GM_METRIC_COUNT; m++) {
-        int counted = is_event_count((gm_metric_id)m);
+        int counted = is_event_count((gm_atomics_metric_id)m);
         double judged = counted ? worst[m] : worst_median[m];
         printf("  %-55s %8.4f%% %13.4f%%  %s%s\n", gm_metric_table[m].name, 100 * worst[m],
                100 * worst_median[m], counted ? "(count: per launch)" : "(time: per kernel)",

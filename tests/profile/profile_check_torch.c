@@ -53,7 +53,7 @@ int check_torch(const char *gpuq, const char *script, const char *dir)
     for (size_t i = 0; i < set.count; i++) {
         const gm_launch_counters *k = &set.launches[i];
         histogram += strstr(k->kernel, "istogram") != NULL;
-        with_atomics += k->metric[GM_M_N_ATOM] > 0;
+        with_atomics += k->metric[GM_ATOMICS_M_N_ATOM] > 0;
     }
     printf("torch: %zu launches, %zu histogram kernels, %zu with shared atomics\n", set.count,
            histogram, with_atomics);

@@ -109,7 +109,7 @@ void path_in(char *buf, size_t len, const char *dir, const char *name)
  * Series: add (with CAS mixed in) and popc_inc, single-shot, same address. */
 int write_synthetic_table(const char *path)
 {
-    gm_table_meta meta;
+    gm_atomics_table_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.gpu_name, sizeof meta.gpu_name, "synthetic test table");
     meta.cc_major = 9;
@@ -117,22 +117,23 @@ int write_synthetic_table(const char *path)
     meta.max_warps_per_sm = 64;
     meta.warp_size = 32;
     snprintf(meta.method_note, sizeof meta.method_note, "tests/profile/profile_check.c");
-    gm_table *t = gm_table_new(&meta);
+    gm_atomics_table *t = gm_atomics_table_new(&meta);
     if (!t)
         return 0;
     const struct {
-        gm_job_class cls;
+        gm_atomics_job_class cls;
         int mixes_cas;
-    } series[] = {{GM_CLASS_ADD, 1}, {GM_CLASS_POPC_INC, 0}};
+    } series[] = {{GM_ATOMICS_CLASS_ADD, 1}, {GM_ATOMICS_CLASS_POPC_INC, 0}};
     for (size_t s = 0; s < 2; s++) {
-        gm_series *ser = NULL;
-        if (gm_table_add_series(t, series[s].cls, GM_PATTERN_SAME_ADDRESS,
-                                GM_METHOD_SINGLE_SHOT, series[s].mixes_cas, &ser) != GM_OK)
+        gm_atomics_series *ser = NULL;
+        if (gm_atomics_table_add_series(t, series[s].cls, GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                        GM_ATOMICS_METHOD_SINGLE_SHOT, series[s].mixes_cas,
+                                        &ser) != GM_OK)
             return 0;
         for (int n = 1; n <= 64; n++)
             for (int e = 1; e <= 32; e++)
                 for (int c = 0; c <= (series[s].mixes_cas ? n : 0); c++) {
-                    gm_cell *cell = gm_series_cell(ser, n, e, c);
+                    gm_atomics_cell *cell = gm_atomics_series_cell(ser, n, e, c);
                     cell->t_median = cell->t_min = cell->t_max = 10.0 * n + e + 5.0 * c;
                     cell->spread = 0;
                     cell->reps = 1;
@@ -140,8 +141,8 @@ int write_synthetic_table(const char *path)
                 }
     }
     gm_error err = {{0}};
-    gm_status st = gm_table_write_file(path, t, &err);
-    gm_table_free(t);
+    gm_status st = gm_atomics_table_write_file(path, t, &err);
+    gm_atomics_table_free(t);
     if (st != GM_OK)
         printf("cannot write the synthetic table: %s\n", err.msg);
     return st == GM_OK;

@@ -154,15 +154,15 @@ static void read_times(const char *path, times *t)
 
 static const char *part_short(int p)
 {
-    return p == GM_ZO_INST ? "instruction" : p == GM_ZO_SHARED ? "shared" : p == GM_ZO_GLOBAL ? "global" : "-";
+    return p == GM_BOTTLENECK_INST ? "instruction" : p == GM_BOTTLENECK_SHARED ? "shared" : p == GM_BOTTLENECK_GLOBAL ? "global" : "-";
 }
 
 /* The machine of THROUGHPUT.csv as the unit would see it. */
-static void load_machine(const char *path, gm_machine *m, gm_zo_machine *zm)
+static void load_machine(const char *path, gm_machine *m, gm_bottleneck_machine *zm)
 {
     gm_mdata *md = NULL;
     gm_error err;
-    if (gm_mdata_load(path, &md, &err) != GM_OK || gm_zo_machine_from_mdata(md, zm, &err) != GM_OK) {
+    if (gm_mdata_load(path, &md, &err) != GM_OK || gm_bottleneck_machine_from_mdata(md, zm, &err) != GM_OK) {
         fprintf(stderr, "bn_compare: %s: %s\n", path, err.msg);
         exit(2);
     }
@@ -192,7 +192,7 @@ static void load_counters(const char *path, gm_counters_set *set)
 /* model and steps read the same three files (or exit 2): the throughput
  * table, ncu's counters and the measured times. */
 static void load_inputs(const char *tp, const char *ncu, const char *tpath, gm_machine *m,
-                        gm_zo_machine *zm, gm_counters_set *set, times *t)
+                        gm_bottleneck_machine *zm, gm_counters_set *set, times *t)
 {
     load_machine(tp, m, zm);
     load_counters(ncu, set);
@@ -202,7 +202,7 @@ static void load_inputs(const char *tp, const char *ncu, const char *tpath, gm_m
 static int cmd_model(const char *tp, const char *ncu, const char *tpath)
 {
     gm_machine m;
-    gm_zo_machine zm;
+    gm_bottleneck_machine zm;
     gm_counters_set set;
     times t;
     load_inputs(tp, ncu, tpath, &m, &zm, &set, &t);
@@ -222,14 +222,14 @@ static int cmd_model(const char *tp, const char *ncu, const char *tpath)
         }
         for (size_t i = 0; i < set.count; i++) {
             const gm_launch_counters *k = &set.launches[i];
-            gm_zo_launch l;
-            gm_bn_launch_from_counters(k, zm.max_warps_per_sm, ideal_from_lsu, &l);
-            gm_zo_result r;
-            gm_zo_whatif w;
+            gm_bottleneck_launch l;
+            gm_bottleneck_launch_from_counters(k, zm.max_warps_per_sm, ideal_from_lsu, &l);
+            gm_bottleneck_result r;
+            gm_bottleneck_whatif w;
             int sm = m.sm_count;
-            gm_zo_form form = f ? GM_ZO_PAPER : GM_ZO_HOPPER;
-            if (gm_zo_predict(&zm, form, sm, &l, &r, &err) != GM_OK ||
-                gm_zo_whatif_all(&zm, form, sm, &l, 0, &w, &err) != GM_OK) {
+            gm_bottleneck_form form = f ? GM_BOTTLENECK_PAPER : GM_BOTTLENECK_HOPPER;
+            if (gm_bottleneck_predict(&zm, form, sm, &l, &r, &err) != GM_OK ||
+                gm_bottleneck_whatif_all(&zm, form, sm, &l, 0, &w, &err) != GM_OK) {
                 fprintf(stderr, "bn_compare: %s: %s\n", t.name[i], err.msg);
                 continue;
             }
@@ -247,7 +247,7 @@ static int cmd_model(const char *tp, const char *ncu, const char *tpath)
                     fprintf(stderr, "bn_compare: %s: unit %.3f us, model %.3f us\n", t.name[i], fl[j].num, r.predicted / 1e3);
             free(res);
             char causes[160];
-            gm_zo_causes_text(r.causes, causes, sizeof causes);
+            gm_bottleneck_causes_text(r.causes, causes, sizeof causes);
             const char *named = part_short(r.bottleneck);
             int correct = !strcmp(t.expected[i], "-") ? -1 : !strcmp(t.expected[i], named);
             printf("%s,\"%s\",%s,%s,%.2f,%.3f,%.3f,%.3f,%.4f,%s,%d,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,\"%s\"\n", t.name[i],
@@ -265,7 +265,7 @@ static int cmd_model(const char *tp, const char *ncu, const char *tpath)
 static int cmd_steps(const char *tp, const char *ncu, const char *tpath)
 {
     gm_machine m;
-    gm_zo_machine zm;
+    gm_bottleneck_machine zm;
     gm_counters_set set;
     times t;
     load_inputs(tp, ncu, tpath, &m, &zm, &set, &t);
@@ -278,13 +278,15 @@ static int cmd_steps(const char *tp, const char *ncu, const char *tpath)
     for (int v = 0; v < t.n / 11; v++)
         for (int s = 0; s <= 10; s++) {
             int i = v * 11 + s;
-            gm_zo_launch l, prev;
-            gm_bn_launch_from_counters(&set.launches[i], zm.max_warps_per_sm, ideal_from_lsu, &l);
+            gm_bottleneck_launch l, prev;
+            gm_bottleneck_launch_from_counters(&set.launches[i], zm.max_warps_per_sm,
+                                               ideal_from_lsu, &l);
             double meas = t.us[i];
             if (s > 0) { /* the step alone: this launch minus the one before */
-                gm_bn_launch_from_counters(&set.launches[i - 1], zm.max_warps_per_sm, ideal_from_lsu, &prev);
+                gm_bottleneck_launch_from_counters(&set.launches[i - 1], zm.max_warps_per_sm,
+                                                   ideal_from_lsu, &prev);
                 double *a = (double *)&l, *b = (double *)&prev;
-                size_t nd = offsetof(gm_zo_launch, warps_per_sm) / sizeof(double);
+                size_t nd = offsetof(gm_bottleneck_launch, warps_per_sm) / sizeof(double);
                 for (size_t j = 0; j < nd; j++) a[j] = fmax(0, a[j] - b[j]);
                 meas -= t.us[i - 1];
                 /* warps the step keeps busy: blocks per SM x warps with work */
@@ -292,10 +294,10 @@ static int cmd_steps(const char *tp, const char *ncu, const char *tpath)
                 l.warps_per_sm = prev.warps_per_sm / 8 * per_block;
             }
             for (int f = 0; f < 2; f++) {
-                gm_zo_result r;
+                gm_bottleneck_result r;
                 gm_error err;
-                gm_zo_form form = f ? GM_ZO_PAPER : GM_ZO_HOPPER;
-                if (gm_zo_predict(&zm, form, m.sm_count, &l, &r, &err) != GM_OK) continue;
+                gm_bottleneck_form form = f ? GM_BOTTLENECK_PAPER : GM_BOTTLENECK_HOPPER;
+                if (gm_bottleneck_predict(&zm, form, m.sm_count, &l, &r, &err) != GM_OK) continue;
                 /* a step is a part of a launch: no launch cost of its own */
                 double pred = (r.predicted - (s > 0 ? r.t_launch : 0)) / 1e3;
                 printf("%s,%d,%s,%.2f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,%.0f,%.0f\n", v ? "CR-NBC" : "CR", s,
@@ -329,9 +331,10 @@ static int cmd_patterns(const char *ncu)
             bytes = b;
         }
         if (!shared) {
-            gm_tx_global_cost c;
+            gm_bottleneck_tx_global_cost c;
             memset(&c, 0, sizeof c);
-            gm_tx_global_add(&gm_tx_hopper_global, a, act, 32, bytes, &c, NULL);
+            gm_bottleneck_tx_global_add(&gm_bottleneck_tx_hopper_global, a, act, 32, bytes, &c,
+                                        NULL);
             double hw_s = ncu_get(rows, n, ids[i], "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
             double hw_r = ncu_get(rows, n, ids[i], "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
             printf("global,%d,%d,sectors,%.0f,%.0f,%d\n", p, bytes, hw_s, c.transactions, hw_s == c.transactions);
@@ -339,9 +342,10 @@ static int cmd_patterns(const char *ncu)
             agree += (hw_s == c.transactions) + (hw_r == c.requests);
             total += 2;
         } else {
-            gm_tx_shared_cost c;
+            gm_bottleneck_tx_shared_cost c;
             memset(&c, 0, sizeof c);
-            gm_tx_shared_add(&gm_tx_hopper_shared, a, act, 32, bytes, &c, NULL);
+            gm_bottleneck_tx_shared_add(&gm_bottleneck_tx_hopper_shared, a, act, 32, bytes, &c,
+                                        NULL);
             double hw = ncu_get(rows, n, ids[i], "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
             double hw_c = ncu_get(rows, n, ids[i], "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
             printf("shared,%d,%d,wavefronts,%.0f,%.0f,%d\n", p, bytes, hw, c.wavefronts, hw == c.wavefronts);

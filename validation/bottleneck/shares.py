@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The largest component's share of the measured time for every recorded
 validation case (the *_model.csv files bn_compare writes), the Hopper form:
-what the latency verdict's threshold (GM_BNV_BUSY_SHARE,
+what the latency verdict's threshold (GM_BOTTLENECK_VERDICT_BUSY_SHARE,
 src/papers/bottleneck/bottleneck_verdict.h) is read from
 (docs/bottleneck.md, "Verdicts").
 

@@ -64,9 +64,9 @@ typedef struct table_opts {
     int partial;
     int n_rows[MAX_AXIS], n_row_count, n_rows_given;
     int e_cols[MAX_AXIS], e_col_count, e_cols_given;
-    gm_job_class cls;
-    gm_pattern pattern;
-    gm_method method;
+    gm_atomics_job_class cls;
+    gm_atomics_pattern pattern;
+    gm_atomics_method method;
 } table_opts;
 
 enum { OPT_N_ROWS = 256, OPT_E_COLS, OPT_CLASS, OPT_PATTERN, OPT_METHOD, OPT_PARTIAL };
@@ -116,9 +116,9 @@ static int parse_opts(int argc, char **argv, table_opts *o, int wants_output)
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->cls = GM_CLASS_ADD;
-    o->pattern = GM_PATTERN_SAME_ADDRESS;
-    o->method = GM_METHOD_SINGLE_SHOT;
+    o->cls = GM_ATOMICS_CLASS_ADD;
+    o->pattern = GM_ATOMICS_PATTERN_SAME_ADDRESS;
+    o->method = GM_ATOMICS_METHOD_SINGLE_SHOT;
     optind = 1;
     opterr = 0;
     int ch;
@@ -143,15 +143,15 @@ static int parse_opts(int argc, char **argv, table_opts *o, int wants_output)
             o->e_cols_given = 1;
             break;
         case OPT_CLASS:
-            if (gm_class_parse(optarg, &o->cls) != GM_OK)
+            if (gm_atomics_class_parse(optarg, &o->cls) != GM_OK)
                 return cli_usage_error(CMD, "unknown job class '%s'", optarg);
             break;
         case OPT_PATTERN:
-            if (gm_pattern_parse(optarg, &o->pattern) != GM_OK)
+            if (gm_atomics_pattern_parse(optarg, &o->pattern) != GM_OK)
                 return cli_usage_error(CMD, "unknown address pattern '%s'", optarg);
             break;
         case OPT_METHOD:
-            if (gm_method_parse(optarg, &o->method) != GM_OK)
+            if (gm_atomics_method_parse(optarg, &o->method) != GM_OK)
                 return cli_usage_error(CMD, "unknown method '%s'", optarg);
             break;
         case OPT_PARTIAL:
@@ -178,14 +178,14 @@ static int parse_opts(int argc, char **argv, table_opts *o, int wants_output)
     return -1;
 }
 
-static gm_status load(const table_opts *o, gm_table **table, gm_error *err)
+static gm_status load(const table_opts *o, gm_atomics_table **table, gm_error *err)
 {
-    return o->partial ? gm_table_load_partial(o->file, table, err)
-                      : gm_table_load(o->file, table, err);
+    return o->partial ? gm_atomics_table_load_partial(o->file, table, err)
+                      : gm_atomics_table_load(o->file, table, err);
 }
 
 /* The default axes, cut to the table's grid; explicit ones must fit it. */
-static int fit_axes(table_opts *o, const gm_table *t)
+static int fit_axes(table_opts *o, const gm_atomics_table *t)
 {
     if (!o->n_rows_given)
         for (size_t i = 0; i < sizeof default_n_rows / sizeof default_n_rows[0]; i++)
@@ -206,7 +206,7 @@ static int fit_axes(table_opts *o, const gm_table *t)
     return -1;
 }
 
-static int count_measured(const gm_series *s, int *total)
+static int count_measured(const gm_atomics_series *s, int *total)
 {
     int measured = 0;
     *total = 0;
@@ -214,7 +214,7 @@ static int count_measured(const gm_series *s, int *total)
         for (int e = 1; e <= s->e_max; e++)
             for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
                 (*total)++;
-                if (!isnan(gm_series_cell(s, n, e, c)->t_median))
+                if (!isnan(gm_atomics_series_cell(s, n, e, c)->t_median))
                     measured++;
             }
     return measured;
@@ -222,7 +222,7 @@ static int count_measured(const gm_series *s, int *total)
 
 /* ---- show ------------------------------------------------------------- */
 
-static void print_grid(const gm_series *s, const table_opts *o, int all_cas)
+static void print_grid(const gm_atomics_series *s, const table_opts *o, int all_cas)
 {
     printf("    S = T/n in cycles at c = %s\n", all_cas ? "n (all CAS)" : "0");
     printf("    %6s", "n \\ e");
@@ -233,7 +233,8 @@ static void print_grid(const gm_series *s, const table_opts *o, int all_cas)
         int n = o->n_rows[i];
         printf("    %6d", n);
         for (int j = 0; j < o->e_col_count; j++) {
-            const gm_cell *cell = gm_series_cell(s, n, o->e_cols[j], all_cas ? n : 0);
+            const gm_atomics_cell *cell = gm_atomics_series_cell(s, n, o->e_cols[j],
+                                                                 all_cas ? n : 0);
             if (!cell || isnan(cell->t_median))
                 printf(" %9s", "-");
             else
@@ -249,17 +250,17 @@ static int do_show(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o, 0);
     if (rc >= 0)
         return rc;
-    gm_table *t = NULL;
+    gm_atomics_table *t = NULL;
     gm_error err = {{0}};
     gm_status st = load(&o, &t, &err);
     if (st != GM_OK)
         return cli_fail(CMD, st, &err);
     rc = fit_axes(&o, t);
     if (rc >= 0) {
-        gm_table_free(t);
+        gm_atomics_table_free(t);
         return rc;
     }
-    const gm_table_meta *m = &t->meta;
+    const gm_atomics_table_meta *m = &t->meta;
     printf("table %s\n", o.file);
     printf("  gpu               %s (compute capability %d.%d, %d SMs)\n", m->gpu_name, m->cc_major,
            m->cc_minor, m->sm_count);
@@ -274,24 +275,25 @@ static int do_show(int argc, char **argv)
     printf("  gpuq version      %s\n", m->gpuq_version[0] ? m->gpuq_version : "(unknown)");
     printf("  series            %d\n", t->n_series);
     for (int i = 0; i < t->n_series; i++) {
-        const gm_series *s = &t->series[i];
+        const gm_atomics_series *s = &t->series[i];
         int total, measured = count_measured(s, &total);
         int flagged = 0;
         for (int n = 1; n <= s->n_max; n++)
             for (int e = 1; e <= s->e_max; e++)
                 for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
-                    const gm_cell *cell = gm_series_cell(s, n, e, c);
-                    if (!isnan(cell->t_median) && (cell->flags & GM_CELL_HIGH_SPREAD))
+                    const gm_atomics_cell *cell = gm_atomics_series_cell(s, n, e, c);
+                    if (!isnan(cell->t_median) && (cell->flags & GM_ATOMICS_CELL_HIGH_SPREAD))
                         flagged++;
                 }
         printf("\n  %s,%s,%s  (%s; %d of %d cells measured, %d with high spread)\n",
-               gm_class_name(s->cls), gm_pattern_name(s->pattern), gm_method_name(s->method),
+               gm_atomics_class_name(s->cls), gm_atomics_pattern_name(s->pattern),
+               gm_atomics_method_name(s->method),
                s->mixes_cas ? "c = 0..n CAS mixed in" : "no CAS axis", measured, total, flagged);
         print_grid(s, &o, 0);
         if (s->mixes_cas)
             print_grid(s, &o, 1);
     }
-    gm_table_free(t);
+    gm_atomics_table_free(t);
     return GPUQ_EXIT_OK;
 }
 
@@ -303,7 +305,7 @@ static int do_validate(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o, 0);
     if (rc >= 0)
         return rc;
-    gm_table *t = NULL;
+    gm_atomics_table *t = NULL;
     gm_error err = {{0}};
     gm_status st = load(&o, &t, &err);
     if (st != GM_OK)
@@ -316,7 +318,7 @@ static int do_validate(int argc, char **argv)
     }
     printf("ok: %s: %s (cc %d.%d), %d series, %d of %d cells measured\n", o.file, t->meta.gpu_name,
            t->meta.cc_major, t->meta.cc_minor, t->n_series, measured, cells);
-    gm_table_free(t);
+    gm_atomics_table_free(t);
     return GPUQ_EXIT_OK;
 }
 
@@ -324,12 +326,12 @@ static int do_validate(int argc, char **argv)
 
 static gm_status write_csv(FILE *out, const void *t, gm_error *err)
 {
-    return gm_table_write(out, t, err);
+    return gm_atomics_table_write(out, t, err);
 }
 
 static gm_status write_json(FILE *out, const void *t, gm_error *err)
 {
-    return gm_table_write_json(out, t, err);
+    return gm_atomics_table_write_json(out, t, err);
 }
 
 static int do_convert(int argc, char **argv)
@@ -343,13 +345,13 @@ static int do_convert(int argc, char **argv)
         json = 1;
     else if (o.format && strcmp(o.format, "csv") != 0)
         return cli_usage_error(CMD, "--format must be csv or json, not '%s'", o.format);
-    gm_table *t = NULL;
+    gm_atomics_table *t = NULL;
     gm_error err = {{0}};
     gm_status st = load(&o, &t, &err);
     if (st != GM_OK)
         return cli_fail(CMD, st, &err);
     rc = cli_write_output(CMD, o.output, json ? write_json : write_csv, t);
-    gm_table_free(t);
+    gm_atomics_table_free(t);
     return rc;
 }
 
@@ -386,7 +388,7 @@ static void gp_quoted(FILE *f, const char *s)
 
 /* One data block per panel (row n, column e), separated by two blank lines
  * so that gnuplot's `index` picks them; each line is "c S". */
-static int write_plot_data(const char *path, const gm_series *s, const table_opts *o)
+static int write_plot_data(const char *path, const gm_atomics_series *s, const table_opts *o)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -396,7 +398,7 @@ static int write_plot_data(const char *path, const gm_series *s, const table_opt
             int n = o->n_rows[i], e = o->e_cols[j], points = 0;
             fprintf(f, "# n=%d e=%d\n", n, e);
             for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
-                const gm_cell *cell = gm_series_cell(s, n, e, c);
+                const gm_atomics_cell *cell = gm_atomics_series_cell(s, n, e, c);
                 if (isnan(cell->t_median))
                     continue;
                 if (s->mixes_cas) {
@@ -416,7 +418,8 @@ static int write_plot_data(const char *path, const gm_series *s, const table_opt
 }
 
 static int write_plot_script(const char *path, const char *data, const char *svg,
-                             const gm_table *t, const gm_series *s, const table_opts *o)
+                             const gm_atomics_table *t, const gm_atomics_series *s,
+                             const table_opts *o)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -429,8 +432,8 @@ static int write_plot_script(const char *path, const char *data, const char *svg
     fprintf(f, "\nset datafile missing 'NaN'\nunset key\nset grid\nset yrange [0:*]\nset offsets 0, 0, graph 0.1, 0\n");
     char title[512];
     snprintf(title, sizeof title, "%s: S = T/n (cycles) of %s, %s, %s; x = c, rows n, columns e",
-             t->meta.gpu_name, gm_class_name(s->cls), gm_pattern_name(s->pattern),
-             gm_method_name(s->method));
+             t->meta.gpu_name, gm_atomics_class_name(s->cls), gm_atomics_pattern_name(s->pattern),
+             gm_atomics_method_name(s->method));
     fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
     gp_quoted(f, title);
     fprintf(f, "\n");
@@ -496,27 +499,27 @@ static int do_plot(int argc, char **argv)
         cli_error(CMD, "plot: gnuplot not found (apt-get install gnuplot-nox)");
         return GPUQ_EXIT_INPUT;
     }
-    gm_table *t = NULL;
+    gm_atomics_table *t = NULL;
     gm_error err = {{0}};
     gm_status st = load(&o, &t, &err);
     if (st != GM_OK)
         return cli_fail(CMD, st, &err);
     rc = fit_axes(&o, t);
-    const gm_series *s = gm_table_find(t, o.cls, o.pattern, o.method);
+    const gm_atomics_series *s = gm_atomics_table_find(t, o.cls, o.pattern, o.method);
     if (rc < 0 && !s) {
-        cli_error(CMD, "plot: %s has no %s,%s,%s series", o.file, gm_class_name(o.cls),
-                  gm_pattern_name(o.pattern), gm_method_name(o.method));
+        cli_error(CMD, "plot: %s has no %s,%s,%s series", o.file, gm_atomics_class_name(o.cls),
+                  gm_atomics_pattern_name(o.pattern), gm_atomics_method_name(o.method));
         rc = GPUQ_EXIT_INPUT;
     }
     if (rc >= 0) {
-        gm_table_free(t);
+        gm_atomics_table_free(t);
         return rc;
     }
 
     char dir[] = "/tmp/gpuq-plot.XXXXXX";
     if (!mkdtemp(dir)) {
         cli_error(CMD, "plot: cannot create a temporary directory (%s)", strerror(errno));
-        gm_table_free(t);
+        gm_atomics_table_free(t);
         return GPUQ_EXIT_INPUT;
     }
     char data[64], script[64], errlog[64], svg_tmp[4096];
@@ -543,7 +546,7 @@ static int do_plot(int argc, char **argv)
     unlink(script);
     unlink(errlog);
     rmdir(dir);
-    gm_table_free(t);
+    gm_atomics_table_free(t);
     return rc;
 }
 

@@ -12,7 +12,7 @@
 #include "atomics_table.h"
 #include "atomics_table_internal.h"
 
-#define TABLE_MAGIC gm_table_magic
+#define TABLE_MAGIC gm_atomics_table_magic
 
 /* Reads gpu_name and sm_count from a table's '#' header without loading
  * the cells.  0 when the file looks like a table and has both. */
@@ -110,8 +110,8 @@ gm_status gm_atomics_find_flat(const char *gpu_name, int sm_count, char *path, s
 
 static gm_status atomics_load(const char *path, void **data, gm_mdata_meta *meta, gm_error *err)
 {
-    gm_table *t = NULL;
-    gm_status st = gm_table_load(path, &t, err);
+    gm_atomics_table *t = NULL;
+    gm_status st = gm_atomics_table_load(path, &t, err);
     if (st != GM_OK)
         return st;
     memset(meta, 0, sizeof *meta);
@@ -133,15 +133,15 @@ static gm_status atomics_load(const char *path, void **data, gm_mdata_meta *meta
 
 static void atomics_free(void *data)
 {
-    gm_table_free(data);
+    gm_atomics_table_free(data);
 }
 
 const gm_mdata_format gm_atomics_format = {
     .suite = "atomics",
-    .magic = gm_table_magic,
+    .magic = gm_atomics_table_magic,
     .what = "shared-atomic calibration table",
     .read_with = "gpuq table",
-    .version = GM_TABLE_FORMAT_VERSION,
+    .version = GM_ATOMICS_TABLE_FORMAT_VERSION,
     .load = atomics_load,
     .free = atomics_free,
     .find = gm_atomics_find_flat,

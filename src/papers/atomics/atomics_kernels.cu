@@ -12,7 +12,7 @@
  * (docs/calibration.md, "The n > 44 single-shot defect").
  *
  * A job class is a functor with apply(addr, prev, one) and kHasResult, and one
- * row in gb_kernel_rows[]; the kernel itself does not change.
+ * row in gb_atomics_kernel_rows[]; the kernel itself does not change.
  */
 #include <cstdint>
 
@@ -151,7 +151,7 @@ __device__ __forceinline__ void gb_measure(unsigned *addr, int rounds, unsigned 
 
 /* Blocks of up to 1024 threads, two per SM for n > 32: at most 32 registers. */
 template <class Op, bool kMixesCas, bool kSteady>
-__global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
+__global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_atomics_kernel_params p)
 {
     extern __shared__ unsigned gb_words[];
     /* What the block needs only outside the timed region lives in shared
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
     __shared__ unsigned s_n, s_window, s_period;
     /* Each warp's clock readings, per measurement: staged here and written
      * to global memory once, after the last measurement. */
-    __shared__ gb_warp_times s_times[GB_MAX_INNER_REPS][32];
+    __shared__ gb_atomics_warp_times s_times[GB_ATOMICS_MAX_INNER_REPS][32];
 
     {
         const unsigned smid = gb_smid();
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
      * other.  Both then start at the later proposal, on this SM's clock. */
     if (threadIdx.x == 0) {
         const unsigned smid = gb_smid();
-        gb_sm_result *res = &p.results[smid];
+        gb_atomics_sm_result *res = &p.results[smid];
         const unsigned role = atomicAdd(&res->arrive, 1u);
         unsigned ok = 0;
         unsigned long long t0 = 0;
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
         s_window = p.cells[smid].window;
         s_period = p.cells[smid].period;
     }
-    for (unsigned i = threadIdx.x; i < GB_TARGET_WORDS; i += blockDim.x)
+    for (unsigned i = threadIdx.x; i < GB_ATOMICS_TARGET_WORDS; i += blockDim.x)
         gb_words[i] = 0;
     __syncthreads();
     if (!s_ok)
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
     unsigned *addr;
     unsigned rounds, one, zero_mask;
     {
-        const gb_cell_desc d = p.cells[gb_smid()];
+        const gb_atomics_cell_desc d = p.cells[gb_smid()];
         const unsigned warp = threadIdx.x / 32;
         const unsigned lane = threadIdx.x % 32;
         const unsigned cell_warp = s_role * (blockDim.x / 32) + warp;
@@ -240,14 +240,14 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
          * warps).  A block whose warp 0 arrives after tk is late and the
          * measurement is discarded. */
         bool late = false;
-        if ((p.variant & GB_VARIANT_ALL_SPIN) || threadIdx.x < 32) {
+        if ((p.variant & GB_ATOMICS_VARIANT_ALL_SPIN) || threadIdx.x < 32) {
             const unsigned long long tk = s_t0 + (unsigned long long)k * s_period;
             unsigned long long now = gb_clock();
             late = now >= tk;
             while (now < tk)
                 now = gb_clock();
         }
-        if (!(p.variant & GB_VARIANT_ALL_SPIN))
+        if (!(p.variant & GB_ATOMICS_VARIANT_ALL_SPIN))
             __syncthreads();
         unsigned long long t_start = ~0ull, t_end = 0;
         if (active) {
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
          * competes with the atomics of warps still in flight, in this block
          * or in the other one (docs/calibration.md: such traffic held the
          * last warps of the second block back by ~1500 cycles). */
-        if (!(p.variant & GB_VARIANT_IMMEDIATE)) {
+        if (!(p.variant & GB_ATOMICS_VARIANT_IMMEDIATE)) {
             __syncthreads();
             if (threadIdx.x < 32) {
                 const unsigned long long close =
@@ -292,11 +292,11 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
         }
         const unsigned warp = threadIdx.x / 32;
         if (threadIdx.x % 32 == 0) {
-            s_times[k][warp] = (gb_warp_times){first, last_arrival, completion,
-                                               gb_warpid() | s_role << 8 | (late ? 1u << 31 : 0u)};
+            s_times[k][warp] = (gb_atomics_warp_times){first, last_arrival, completion,
+                                                       gb_warpid() | s_role << 8 | (late ? 1u << 31 : 0u)};
             /* The first version's write-out, for the diagnostics. */
-            if ((p.variant & GB_VARIANT_GLOBAL_NOW) && first != ~0u) {
-                gb_sm_result *res = &p.results[gb_smid()];
+            if ((p.variant & GB_ATOMICS_VARIANT_GLOBAL_NOW) && first != ~0u) {
+                gb_atomics_sm_result *res = &p.results[gb_smid()];
                 atomicMax(&res->scratch[0], ~(tk + first));
                 atomicMax(&res->scratch[1], tk + completion);
                 atomicMax(&res->scratch[2], tk + last_arrival);
@@ -308,7 +308,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
             /* Fresh zeros for the next measurement (CAS expects 0), once
              * every warp of the block is done with this one. */
             __syncthreads();
-            for (unsigned i = threadIdx.x; i < GB_TARGET_WORDS; i += blockDim.x)
+            for (unsigned i = threadIdx.x; i < GB_ATOMICS_TARGET_WORDS; i += blockDim.x)
                 gb_words[i] = 0;
         }
     }
@@ -318,12 +318,12 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
      * over the block's warps. */
     const unsigned smid = gb_smid();
     const unsigned block_warps = blockDim.x / 32;
-    gb_sm_result *res = &p.results[smid];
+    gb_atomics_sm_result *res = &p.results[smid];
     if (threadIdx.x < p.inner_reps) {
         const unsigned k = threadIdx.x;
         unsigned first = ~0u, last_arrival = 0, completion = 0, late = 0;
         for (unsigned w = 0; w < block_warps; w++) {
-            const gb_warp_times t = s_times[k][w];
+            const gb_atomics_warp_times t = s_times[k][w];
             first = t.first_arrival < first ? t.first_arrival : first;
             last_arrival = t.last_arrival > last_arrival ? t.last_arrival : last_arrival;
             completion = t.completion > completion ? t.completion : completion;
@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(1024, 2) gb_atomic_kernel(gb_kernel_params p)
             const unsigned k = i / block_warps, w = i % block_warps;
             const unsigned cw = s_role * block_warps + w;
             if (cw < s_n)
-                p.diag[((size_t)smid * p.inner_reps + k) * GB_MAX_CELL_WARPS + cw] = s_times[k][w];
+                p.diag[((size_t)smid * p.inner_reps + k) * GB_ATOMICS_MAX_CELL_WARPS + cw] = s_times[k][w];
         }
     }
     if (threadIdx.x == 0)
@@ -376,12 +376,12 @@ __global__ void gb_clock_probe(unsigned long long duration_ns, unsigned long lon
     {(const void *)gb_atomic_kernel<op, mixes, false>, (const void *)gb_atomic_kernel<op, mixes, true>}
 
 /* One row per job class (atomics_bench.h: "Adding a job class"). */
-extern "C" const gb_kernel_row gb_kernel_rows[] = {
-    {GM_CLASS_ADD, 1, GB_KERNELS(gb_op_add, true)},
-    {GM_CLASS_CAS, 0, GB_KERNELS(gb_op_cas, false)},
-    {GM_CLASS_POPC_INC, 0, GB_KERNELS(gb_op_popc_inc, false)},
+extern "C" const gb_atomics_kernel_row gb_atomics_kernel_rows[] = {
+    {GM_ATOMICS_CLASS_ADD, 1, GB_KERNELS(gb_op_add, true)},
+    {GM_ATOMICS_CLASS_CAS, 0, GB_KERNELS(gb_op_cas, false)},
+    {GM_ATOMICS_CLASS_POPC_INC, 0, GB_KERNELS(gb_op_popc_inc, false)},
 };
-extern "C" const int gb_kernel_row_count = sizeof gb_kernel_rows / sizeof gb_kernel_rows[0];
+extern "C" const int gb_atomics_kernel_row_count = sizeof gb_atomics_kernel_rows / sizeof gb_atomics_kernel_rows[0];
 
-extern "C" const void *const gb_smid_kernel = (const void *)gb_smid_probe;
-extern "C" const void *const gb_clock_kernel = (const void *)gb_clock_probe;
+extern "C" const void *const gb_atomics_smid_kernel = (const void *)gb_smid_probe;
+extern "C" const void *const gb_atomics_clock_kernel = (const void *)gb_clock_probe;

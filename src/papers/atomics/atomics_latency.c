@@ -12,18 +12,18 @@ static int missing(double x)
     return isnan(x);
 }
 
-const char *gm_latency_form_name(gm_latency_form form)
+const char *gm_atomics_latency_form_name(gm_atomics_latency_form form)
 {
-    return form == GM_LATENCY_SB_MIO ? "sb-mio" : "issue";
+    return form == GM_ATOMICS_LATENCY_SB_MIO ? "sb-mio" : "issue";
 }
 
-double gm_latency_threshold(gm_latency_form form)
+double gm_atomics_latency_threshold(gm_atomics_latency_form form)
 {
-    return form == GM_LATENCY_SB_MIO ? GM_L_LATENCY_SB_MIO : GM_L_LATENCY;
+    return form == GM_ATOMICS_LATENCY_SB_MIO ? GM_L_LATENCY_SB_MIO : GM_L_LATENCY;
 }
 
-gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic_latency *out,
-                                    gm_error *err)
+gm_status gm_atomics_latency_compute(const gm_atomics_latency_input *in, gm_atomics_latency *out,
+                                     gm_error *err)
 {
     if (!in || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "atomic latency: no input or output");
@@ -32,10 +32,10 @@ gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic
     out->missing = NULL;
     /* The issue form needs W_wait and W_sel; without them (counters files
      * recorded before they were rows) it is the two-counter form exactly. */
-    out->form = in->form == GM_LATENCY_SB_MIO || missing(in->stalled_wait) ||
+    out->form = in->form == GM_ATOMICS_LATENCY_SB_MIO || missing(in->stalled_wait) ||
                         missing(in->stalled_selected)
-                    ? GM_LATENCY_SB_MIO
-                    : GM_LATENCY_ISSUE;
+                    ? GM_ATOMICS_LATENCY_SB_MIO
+                    : GM_ATOMICS_LATENCY_ISSUE;
     const struct {
         double v;
         const char *name;
@@ -86,7 +86,7 @@ gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic
     }
     out->stall_share = (in->stalled_short_scoreboard + in->stalled_mio_throttle) / out->warps_active;
     double L = out->stall_share * out->atom_share;
-    if (out->form == GM_LATENCY_ISSUE) {
+    if (out->form == GM_ATOMICS_LATENCY_ISSUE) {
         /* docs/validation.md, "The latency quantity": a warp that issues
          * ATOMS whose result it never reads waits on nothing the two
          * counters see; it is paced (wait) and issues (selected).  Both are
@@ -103,43 +103,43 @@ gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic
     return GM_OK;
 }
 
-gm_atomic_kind gm_atomic_kind_of(double U, double L, double u_threshold, double l_threshold)
+gm_atomics_kind gm_atomics_kind_of(double U, double L, double u_threshold, double l_threshold)
 {
     if (isnan(U))
-        return GM_ATOMIC_KIND_UNKNOWN;
+        return GM_ATOMICS_KIND_UNKNOWN;
     if (U >= u_threshold)
-        return GM_ATOMIC_KIND_THROUGHPUT;
+        return GM_ATOMICS_KIND_THROUGHPUT;
     if (isnan(L))
-        return GM_ATOMIC_KIND_UNKNOWN;
-    return L >= l_threshold ? GM_ATOMIC_KIND_LATENCY : GM_ATOMIC_KIND_NONE;
+        return GM_ATOMICS_KIND_UNKNOWN;
+    return L >= l_threshold ? GM_ATOMICS_KIND_LATENCY : GM_ATOMICS_KIND_NONE;
 }
 
-const char *gm_atomic_kind_name(gm_atomic_kind kind)
+const char *gm_atomics_kind_name(gm_atomics_kind kind)
 {
     switch (kind) {
-    case GM_ATOMIC_KIND_NONE: return "none";
-    case GM_ATOMIC_KIND_THROUGHPUT: return "throughput";
-    case GM_ATOMIC_KIND_LATENCY: return "latency";
+    case GM_ATOMICS_KIND_NONE: return "none";
+    case GM_ATOMICS_KIND_THROUGHPUT: return "throughput";
+    case GM_ATOMICS_KIND_LATENCY: return "latency";
     default: return "unknown";
     }
 }
 
-int gm_atomic_verdict_text(char *buf, size_t len, double U, double L, double u_bottleneck,
-                           double u_threshold, double l_threshold)
+int gm_atomics_verdict_text(char *buf, size_t len, double U, double L, double u_bottleneck,
+                            double u_threshold, double l_threshold)
 {
     if (!buf || len == 0)
         return 0;
     buf[0] = '\0';
-    switch (gm_atomic_kind_of(U, L, u_threshold, l_threshold)) {
-    case GM_ATOMIC_KIND_THROUGHPUT:
+    switch (gm_atomics_kind_of(U, L, u_threshold, l_threshold)) {
+    case GM_ATOMICS_KIND_THROUGHPUT:
         return snprintf(buf, len, "shared-memory atomics are %s (throughput, U = %.0f%%)",
                         U >= u_bottleneck ? "the bottleneck" : "a significant load", 100 * U);
-    case GM_ATOMIC_KIND_LATENCY:
+    case GM_ATOMICS_KIND_LATENCY:
         return snprintf(buf, len,
                         "shared-memory atomics are the bottleneck (latency: warps wait on ATOMS "
                         "%.0f%% of cycles; U = %.0f%%)",
                         100 * L, 100 * U);
-    case GM_ATOMIC_KIND_NONE:
+    case GM_ATOMICS_KIND_NONE:
         return snprintf(buf, len,
                         "shared-memory atomics are not the bottleneck (U = %.0f%%; warps wait on "
                         "ATOMS %.0f%% of cycles)",

@@ -53,8 +53,8 @@
  * L is 0 exactly without shared atomics (N = 0), whatever else is missing.
  *
  * The kind of the verdict:
- *   U >= GM_U_SIGNIFICANT                       throughput
- *   U <  GM_U_SIGNIFICANT, L >= GM_L_LATENCY    latency
+ *   U >= GM_ATOMICS_U_SIGNIFICANT                       throughput
+ *   U <  GM_ATOMICS_U_SIGNIFICANT, L >= GM_L_LATENCY    latency
  *   otherwise                                   none
  * GM_L_LATENCY (form "issue") and GM_L_LATENCY_SB_MIO (form "sb-mio") are
  * chosen from the validation data (docs/validation.md, "The latency
@@ -62,8 +62,8 @@
  * atomic-bound kernels that U misses and the kernels whose true U is below
  * 50%.
  */
-#ifndef GPUQ_ATOMIC_LATENCY_H
-#define GPUQ_ATOMIC_LATENCY_H
+#ifndef GPUQ_ATOMICS_LATENCY_H
+#define GPUQ_ATOMICS_LATENCY_H
 
 #include <stddef.h>
 #include "gpuq/status.h"
@@ -78,18 +78,18 @@ extern "C" {
 #define GM_L_LATENCY_SB_MIO 0.32
 
 /* Which L (see above).  0 is the shipped one. */
-typedef enum gm_latency_form {
-    GM_LATENCY_ISSUE = 0, /* short scoreboard + MIO throttle + wait + selected */
-    GM_LATENCY_SB_MIO     /* short scoreboard + MIO throttle (the earlier form) */
-} gm_latency_form;
+typedef enum gm_atomics_latency_form {
+    GM_ATOMICS_LATENCY_ISSUE = 0, /* short scoreboard + MIO throttle + wait + selected */
+    GM_ATOMICS_LATENCY_SB_MIO     /* short scoreboard + MIO throttle (the earlier form) */
+} gm_atomics_latency_form;
 
 /* "issue", "sb-mio" */
-const char *gm_latency_form_name(gm_latency_form form);
+const char *gm_atomics_latency_form_name(gm_atomics_latency_form form);
 /* GM_L_LATENCY or GM_L_LATENCY_SB_MIO */
-double gm_latency_threshold(gm_latency_form form);
+double gm_atomics_latency_threshold(gm_atomics_latency_form form);
 
 /* The counters L reads, as in one launch's counters (NaN: not collected). */
-typedef struct gm_atomic_latency_input {
+typedef struct gm_atomics_latency_input {
     double stalled_short_scoreboard; /* W_sb, warp-cycles */
     double stalled_mio_throttle;     /* W_mio, warp-cycles */
     double occupancy_pct;            /* sm__warps_active.avg.pct_of_peak_sustained_active */
@@ -99,20 +99,20 @@ typedef struct gm_atomic_latency_input {
     double shared_inst;              /* sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum */
     double stalled_wait;             /* W_wait, warp-cycles (form "issue") */
     double stalled_selected;         /* W_sel, warp-cycles = issued warp-instructions */
-    gm_latency_form form;            /* the form asked for */
-} gm_atomic_latency_input;
+    gm_atomics_latency_form form;    /* the form asked for */
+} gm_atomics_latency_input;
 
-typedef struct gm_atomic_latency {
+typedef struct gm_atomics_latency {
     double L;            /* share of active warp-cycles waiting on ATOMS, 0..1; NaN: unknown */
     double stall_share;  /* (W_sb + W_mio) / W_active, before apportioning */
     double atom_share;   /* N / I_shared */
     double issue_share;  /* (W_wait + W_sel) / W_active; NaN in form "sb-mio" */
     double issue_atom_share; /* N / W_sel; NaN in form "sb-mio" */
     double warps_active; /* W_active, warp-cycles */
-    gm_latency_form form; /* the form L was computed in: sb-mio where the
+    gm_atomics_latency_form form; /* the form L was computed in: sb-mio where the
                              issue form lacked W_wait or W_sel */
     const char *missing; /* NULL, or the first input that was missing (static text) */
-} gm_atomic_latency;
+} gm_atomics_latency;
 
 /* Fills out.  A missing input of the two-counter form gives L = NaN and
  * names it in out->missing (GM_OK: not an error); W_wait or W_sel missing
@@ -121,22 +121,22 @@ typedef struct gm_atomic_latency {
  * and N / W_sel are capped at 1 (the counts come from one run and agree;
  * the cap only guards against mixed files), and each is 1 where its
  * denominator is 0 while N > 0 (the same guard). */
-gm_status gm_atomic_latency_compute(const gm_atomic_latency_input *in, gm_atomic_latency *out,
-                                    gm_error *err);
+gm_status gm_atomics_latency_compute(const gm_atomics_latency_input *in, gm_atomics_latency *out,
+                                     gm_error *err);
 
-typedef enum gm_atomic_kind {
-    GM_ATOMIC_KIND_NONE = 0,   /* atomics do not hold the kernel up */
-    GM_ATOMIC_KIND_THROUGHPUT, /* U >= GM_U_SIGNIFICANT */
-    GM_ATOMIC_KIND_LATENCY,    /* U below it, L >= l_threshold */
-    GM_ATOMIC_KIND_UNKNOWN     /* U is NaN, or U is low and L is NaN */
-} gm_atomic_kind;
+typedef enum gm_atomics_kind {
+    GM_ATOMICS_KIND_NONE = 0,   /* atomics do not hold the kernel up */
+    GM_ATOMICS_KIND_THROUGHPUT, /* U >= GM_ATOMICS_U_SIGNIFICANT */
+    GM_ATOMICS_KIND_LATENCY,    /* U below it, L >= l_threshold */
+    GM_ATOMICS_KIND_UNKNOWN     /* U is NaN, or U is low and L is NaN */
+} gm_atomics_kind;
 
-/* The kind for (U, L); u_threshold is GM_U_SIGNIFICANT, l_threshold
- * gm_latency_threshold() of the form L was computed in, in the report
+/* The kind for (U, L); u_threshold is GM_ATOMICS_U_SIGNIFICANT, l_threshold
+ * gm_atomics_latency_threshold() of the form L was computed in, in the report
  * (parameters for the validation's sweeps). */
-gm_atomic_kind gm_atomic_kind_of(double U, double L, double u_threshold, double l_threshold);
+gm_atomics_kind gm_atomics_kind_of(double U, double L, double u_threshold, double l_threshold);
 /* "throughput", "latency", "none", "unknown" */
-const char *gm_atomic_kind_name(gm_atomic_kind kind);
+const char *gm_atomics_kind_name(gm_atomics_kind kind);
 
 /* The verdict line of the atomic section for a launch with atomics, with
  * the kind named (issue wording):
@@ -146,10 +146,10 @@ const char *gm_atomic_kind_name(gm_atomic_kind kind);
  *    85% of cycles; U = 14%)"
  *   "shared-memory atomics are not the bottleneck (U = 12%; warps wait on
  *    ATOMS 3% of cycles)"
- * u_bottleneck splits "the bottleneck" from "a significant load" (GM_U_BOTTLENECK).
+ * u_bottleneck splits "the bottleneck" from "a significant load" (GM_ATOMICS_U_BOTTLENECK).
  * Returns the characters written (as snprintf); buf is always terminated. */
-int gm_atomic_verdict_text(char *buf, size_t len, double U, double L, double u_bottleneck,
-                           double u_threshold, double l_threshold);
+int gm_atomics_verdict_text(char *buf, size_t len, double U, double L, double u_bottleneck,
+                            double u_threshold, double l_threshold);
 
 #ifdef __cplusplus
 }

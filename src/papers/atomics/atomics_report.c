@@ -6,8 +6,9 @@
 
 #include "atomics_report.h"
 
-gm_status gm_report_build(gm_report *rep, const gm_counters_set *set, const gm_table *table,
-                          const char *table_path, const gm_model_options *opt, gm_error *err)
+gm_status gm_atomics_report_build(gm_report *rep, const gm_counters_set *set,
+                                  const gm_atomics_table *table, const char *table_path,
+                                  const gm_atomics_model_options *opt, gm_error *err)
 {
     if (!rep || !set || !table || !opt)
         return gm_fail(err, GM_ERR_INVALID_ARG, "report: no report, counters, table or model");

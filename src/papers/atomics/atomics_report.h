@@ -8,7 +8,8 @@
 #include "atomics_table.h"
 #include "gpuq/report.h"
 
-gm_status gm_report_build(gm_report *rep, const gm_counters_set *set, const gm_table *table,
-                          const char *table_path, const gm_model_options *opt, gm_error *err);
+gm_status gm_atomics_report_build(gm_report *rep, const gm_counters_set *set,
+                                  const gm_atomics_table *table, const char *table_path,
+                                  const gm_atomics_model_options *opt, gm_error *err);
 
 #endif

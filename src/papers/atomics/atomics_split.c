@@ -21,14 +21,14 @@
 enum { SPLIT_ADD, SPLIT_CAS, SPLIT_POPC_INC, SPLIT_OTHER };
 static const char *const split_values[] = {"add", "cas", "popc_inc", "other", NULL};
 
-gm_opcode_split gm_atomics_split_of(const gm_launch_counters *k)
+gm_atomics_split gm_atomics_split_of(const gm_launch_counters *k)
 {
     const gm_pass_result *r = &k->pass;
-    return (gm_opcode_split){r->valid, r->value[SPLIT_ADD], r->value[SPLIT_CAS],
-                             r->value[SPLIT_POPC_INC], r->value[SPLIT_OTHER]};
+    return (gm_atomics_split){r->valid, r->value[SPLIT_ADD], r->value[SPLIT_CAS],
+                              r->value[SPLIT_POPC_INC], r->value[SPLIT_OTHER]};
 }
 
-void gm_atomics_split_store(gm_pass_result *r, const gm_opcode_split *split)
+void gm_atomics_split_store(gm_pass_result *r, const gm_atomics_split *split)
 {
     r->valid = split->valid;
     r->value[SPLIT_ADD] = split->add;
@@ -79,7 +79,7 @@ unsigned gm_atomics_mark_opcode(const char *opcode)
 }
 
 int gm_atomics_split_from_code(const gm_launch_counters *k, const gm_kernel_code *code,
-                               gm_opcode_split *split, const char **why)
+                               gm_atomics_split *split, const char **why)
 {
     const char *dummy;
     if (!why)
@@ -166,7 +166,7 @@ static int from_counters(gm_counters_set *set)
         gm_launch_counters *k = &set->launches[i];
         if (!applies(k))
             continue;
-        gm_opcode_split only_cas = {1, 0, gm_launch_metric(k, N_CAS), 0, 0};
+        gm_atomics_split only_cas = {1, 0, gm_launch_metric(k, N_CAS), 0, 0};
         gm_atomics_split_store(&k->pass, &only_cas);
     }
     return 1;
@@ -180,7 +180,7 @@ static int needs_code(const gm_launch_counters *k)
 static int from_code(const gm_launch_counters *k, const gm_kernel_code *code,
                      gm_pass_result *result, const char **why)
 {
-    gm_opcode_split split;
+    gm_atomics_split split;
     if (!gm_atomics_split_from_code(k, code, &split, why))
         return 0;
     gm_atomics_split_store(result, &split);
@@ -195,7 +195,7 @@ static int from_counts(gm_launch_counters *k, const gm_inst_count *counts, size_
                        size_t unresolved, const char *sass_metric)
 {
     if (unresolved > 0) {
-        gm_atomics_split_store(&k->pass, &(gm_opcode_split){0, NAN, NAN, NAN, NAN});
+        gm_atomics_split_store(&k->pass, &(gm_atomics_split){0, NAN, NAN, NAN, NAN});
         return 0;
     }
     int shared_atom_only = sass_metric && strcmp(sass_metric, SASS_SHARED_ATOM) == 0;
@@ -221,7 +221,7 @@ static int from_counts(gm_launch_counters *k, const gm_inst_count *counts, size_
             break;
         }
     }
-    gm_atomics_split_store(&k->pass, &(gm_opcode_split){1, add, cas, popc, other});
+    gm_atomics_split_store(&k->pass, &(gm_atomics_split){1, add, cas, popc, other});
     int row = gm_metric_find(N_ATOM_SASS);
     if (row >= 0)
         k->metric[row] = add + cas + popc + other;

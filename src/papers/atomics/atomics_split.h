@@ -26,17 +26,17 @@
 /* Executed ATOMS warp-instructions by opcode: the pass's result, stored in
  * the launch's gm_launch_counters.pass as the values "add", "cas",
  * "popc_inc", "other" (columns split_add... of the counters file). */
-typedef struct gm_opcode_split {
+typedef struct gm_atomics_split {
     int valid;        /* 0: not collected (fields are NaN) */
     double add;       /* ATOMS.ADD */
     double cas;       /* ATOMS.CAS (and CAST) */
     double popc_inc;  /* ATOMS.POPC.INC */
     double other;     /* every other ATOMS.* */
-} gm_opcode_split;
+} gm_atomics_split;
 
 /* The split a launch's pass result holds, and a split as a pass result. */
-gm_opcode_split gm_atomics_split_of(const gm_launch_counters *k);
-void gm_atomics_split_store(gm_pass_result *r, const gm_opcode_split *split);
+gm_atomics_split gm_atomics_split_of(const gm_launch_counters *k);
+void gm_atomics_split_store(gm_pass_result *r, const gm_atomics_split *split);
 
 /* Class of one instruction for the split. */
 typedef enum gm_atomics_op {
@@ -61,7 +61,7 @@ unsigned gm_atomics_mark_opcode(const char *opcode);
  * (NULL where N_f = 0).  Returns 1 and fills split (valid) when the code
  * settles it, else 0 and why (a short phrase, for GPUQ_DEBUG). */
 int gm_atomics_split_from_code(const gm_launch_counters *k, const gm_kernel_code *code,
-                               gm_opcode_split *split, const char **why);
+                               gm_atomics_split *split, const char **why);
 
 /* The unit's code pass (gm_unit_atomics.code_pass). */
 extern const gm_code_pass gm_atomics_code_pass;

@@ -31,9 +31,9 @@
 #define QUICK_N_MAX 34
 
 typedef struct atomics_options {
-    int classes[GM_CLASS_COUNT];
-    int methods[GM_METHOD_COUNT];
-    int patterns[GM_PATTERN_COUNT];
+    int classes[GM_ATOMICS_CLASS_COUNT];
+    int methods[GM_ATOMICS_METHOD_COUNT];
+    int patterns[GM_ATOMICS_PATTERN_COUNT];
     int reps;
     int inner_reps;
     double spread_threshold;
@@ -67,24 +67,24 @@ typedef gm_status (*name_parser)(const char *name, int *out);
 
 static gm_status parse_class(const char *name, int *out)
 {
-    gm_job_class v;
-    gm_status st = gm_class_parse(name, &v);
+    gm_atomics_job_class v;
+    gm_status st = gm_atomics_class_parse(name, &v);
     *out = (int)v;
     return st;
 }
 
 static gm_status parse_method(const char *name, int *out)
 {
-    gm_method v;
-    gm_status st = gm_method_parse(name, &v);
+    gm_atomics_method v;
+    gm_status st = gm_atomics_method_parse(name, &v);
     *out = (int)v;
     return st;
 }
 
 static gm_status parse_pattern(const char *name, int *out)
 {
-    gm_pattern v;
-    gm_status st = gm_pattern_parse(name, &v);
+    gm_atomics_pattern v;
+    gm_status st = gm_atomics_pattern_parse(name, &v);
     *out = (int)v;
     return st;
 }
@@ -115,28 +115,28 @@ static gm_status parse_list(const char *key, const char *value, name_parser pars
 static gm_status parse_options(const gb_suite_run *run, atomics_options *o, gm_error *err)
 {
     *o = (atomics_options){.reps = GB_GATOMICS_DEFAULT_REPS,
-                           .inner_reps = GB_DEFAULT_INNER_REPS,
+                           .inner_reps = GB_ATOMICS_DEFAULT_INNER_REPS,
                            .spread_threshold = DEFAULT_SPREAD_THRESHOLD};
-    o->classes[GM_CLASS_ADD] = o->classes[GM_CLASS_CAS] = o->classes[GM_CLASS_POPC_INC] = 1;
-    for (int i = 0; i < GM_METHOD_COUNT; i++)
+    o->classes[GM_ATOMICS_CLASS_ADD] = o->classes[GM_ATOMICS_CLASS_CAS] = o->classes[GM_ATOMICS_CLASS_POPC_INC] = 1;
+    for (int i = 0; i < GM_ATOMICS_METHOD_COUNT; i++)
         o->methods[i] = 1;
-    for (int i = 0; i < GM_PATTERN_COUNT; i++)
+    for (int i = 0; i < GM_ATOMICS_PATTERN_COUNT; i++)
         o->patterns[i] = 1;
     if (run->quick)
-        o->patterns[GM_PATTERN_DISTINCT_BANK] = 0;
+        o->patterns[GM_ATOMICS_PATTERN_DISTINCT_BANK] = 0;
     gm_status st = GM_OK;
     for (size_t i = 0; i < run->n_settings && st == GM_OK; i++) {
         const char *k = run->settings[i].key, *v = run->settings[i].value;
         if (strcmp(k, "classes") == 0)
-            st = parse_list(k, v, parse_class, o->classes, GM_CLASS_COUNT, err);
+            st = parse_list(k, v, parse_class, o->classes, GM_ATOMICS_CLASS_COUNT, err);
         else if (strcmp(k, "methods") == 0)
-            st = parse_list(k, v, parse_method, o->methods, GM_METHOD_COUNT, err);
+            st = parse_list(k, v, parse_method, o->methods, GM_ATOMICS_METHOD_COUNT, err);
         else if (strcmp(k, "patterns") == 0)
-            st = parse_list(k, v, parse_pattern, o->patterns, GM_PATTERN_COUNT, err);
+            st = parse_list(k, v, parse_pattern, o->patterns, GM_ATOMICS_PATTERN_COUNT, err);
         else if (strcmp(k, "reps") == 0)
-            st = gb_suite_parse_int("atomics", k, v, 1, GB_MAX_REPS / 3, &o->reps, err);
+            st = gb_suite_parse_int("atomics", k, v, 1, GB_ATOMICS_MAX_REPS / 3, &o->reps, err);
         else if (strcmp(k, "inner_reps") == 0)
-            st = gb_suite_parse_int("atomics", k, v, 1, GB_MAX_INNER, &o->inner_reps, err);
+            st = gb_suite_parse_int("atomics", k, v, 1, GB_ATOMICS_MAX_INNER, &o->inner_reps, err);
         else if (strcmp(k, "spread_threshold") == 0) {
             char *end = NULL;
             errno = 0;
@@ -152,11 +152,11 @@ static gm_status parse_options(const gb_suite_run *run, atomics_options *o, gm_e
     }
     if (st != GM_OK)
         return st;
-    for (int i = 0; i < GM_CLASS_COUNT; i++) {
+    for (int i = 0; i < GM_ATOMICS_CLASS_COUNT; i++) {
         int mixes;
-        if (o->classes[i] && gb_class_mixes_cas((gm_job_class)i, &mixes, NULL) != GM_OK)
+        if (o->classes[i] && gb_atomics_class_mixes_cas((gm_atomics_job_class)i, &mixes, NULL) != GM_OK)
             return gm_fail(err, GM_ERR_UNSUPPORTED, "atomics.classes: no calibrate kernel for "
-                           "'%s' yet", gm_class_name((gm_job_class)i));
+                           "'%s' yet", gm_atomics_class_name((gm_atomics_job_class)i));
     }
     return GM_OK;
 }
@@ -190,15 +190,15 @@ static void method_note(const atomics_options *o, char *out, size_t len)
              "T = last completion - first arrival (clock64 after the result) of n warps on one "
              "SM; n > 32 as two blocks; sample = min of %d quiet-window measurements; "
              "steady_state: %d dependent rounds, T per round; POPC.INC timed by a following load",
-             o->inner_reps, GB_STEADY_ROUNDS);
+             o->inner_reps, GB_ATOMICS_STEADY_ROUNDS);
 }
 
 /* The partial table must come from this GPU and these settings. */
-static gm_status check_resumable(const gm_table *t, const gm_table_meta *dev,
+static gm_status check_resumable(const gm_atomics_table *t, const gm_atomics_table_meta *dev,
                                  const atomics_options *o, const char *path,
                                  gm_error *err)
 {
-    const gm_table_meta *m = &t->meta;
+    const gm_atomics_table_meta *m = &t->meta;
     if (strcmp(m->gpu_name, dev->gpu_name) != 0 || m->cc_major != dev->cc_major ||
         m->cc_minor != dev->cc_minor || m->sm_count != dev->sm_count ||
         m->max_warps_per_sm != dev->max_warps_per_sm || m->warp_size != dev->warp_size)
@@ -223,50 +223,53 @@ static gm_status check_resumable(const gm_table *t, const gm_table_meta *dev,
 }
 
 /* Adds every selected series the table does not have yet. */
-static gm_status add_selected_series(gm_table *t, const atomics_options *o, gm_error *err)
+static gm_status add_selected_series(gm_atomics_table *t, const atomics_options *o, gm_error *err)
 {
-    for (int cls = 0; cls < GM_CLASS_COUNT; cls++) {
+    for (int cls = 0; cls < GM_ATOMICS_CLASS_COUNT; cls++) {
         if (!o->classes[cls])
             continue;
         int mixes = 0;
-        gm_status st = gb_class_mixes_cas((gm_job_class)cls, &mixes, err);
+        gm_status st = gb_atomics_class_mixes_cas((gm_atomics_job_class)cls, &mixes, err);
         if (st != GM_OK)
             return st;
-        for (int m = 0; m < GM_METHOD_COUNT; m++)
-            for (int p = 0; p < GM_PATTERN_COUNT; p++) {
+        for (int m = 0; m < GM_ATOMICS_METHOD_COUNT; m++)
+            for (int p = 0; p < GM_ATOMICS_PATTERN_COUNT; p++) {
                 if (!o->methods[m] || !o->patterns[p] ||
-                    gm_table_find(t, (gm_job_class)cls, (gm_pattern)p, (gm_method)m))
+                    gm_atomics_table_find(t, (gm_atomics_job_class)cls, (gm_atomics_pattern)p,
+                                          (gm_atomics_method)m))
                     continue;
-                st = gm_table_add_series(t, (gm_job_class)cls, (gm_pattern)p, (gm_method)m, mixes,
-                                         NULL);
+                st = gm_atomics_table_add_series(t, (gm_atomics_job_class)cls,
+                                                 (gm_atomics_pattern)p, (gm_atomics_method)m, mixes,
+                                                 NULL);
                 if (st != GM_OK)
                     return gm_fail(err, st, "cannot add series %s,%s,%s",
-                                   gm_class_name((gm_job_class)cls), gm_pattern_name((gm_pattern)p),
-                                   gm_method_name((gm_method)m));
+                                   gm_atomics_class_name((gm_atomics_job_class)cls),
+                                   gm_atomics_pattern_name((gm_atomics_pattern)p),
+                                   gm_atomics_method_name((gm_atomics_method)m));
             }
     }
     return GM_OK;
 }
 
-static gm_status checkpoint(gm_table *t, const char *path, gm_error *err)
+static gm_status checkpoint(gm_atomics_table *t, const char *path, gm_error *err)
 {
     iso_date_utc(t->meta.date, sizeof t->meta.date);
-    return gm_table_write_file(path, t, err);
+    return gm_atomics_table_write_file(path, t, err);
 }
 
 /* Opens or creates the table to fill. */
 static gm_status open_table(const gb_suite_run *run, const atomics_options *o,
-                            gm_table_meta *dev, gm_table **out, gm_error *err)
+                            gm_atomics_table_meta *dev, gm_atomics_table **out, gm_error *err)
 {
     gm_status st;
     if (run->resume) {
         FILE *probe = fopen(run->out_path, "r");
         if (probe) {
             fclose(probe);
-            if ((st = gm_table_load_partial(run->out_path, out, err)) != GM_OK)
+            if ((st = gm_atomics_table_load_partial(run->out_path, out, err)) != GM_OK)
                 return st;
             if ((st = check_resumable(*out, dev, o, run->out_path, err)) != GM_OK) {
-                gm_table_free(*out);
+                gm_atomics_table_free(*out);
                 *out = NULL;
             }
             return st;
@@ -277,7 +280,7 @@ static gm_status open_table(const gb_suite_run *run, const atomics_options *o,
     dev->spread_threshold = o->spread_threshold;
     snprintf(dev->gpuq_version, sizeof dev->gpuq_version, "%s", GPUQ_VERSION);
     method_note(o, dev->method_note, sizeof dev->method_note);
-    *out = gm_table_new(dev);
+    *out = gm_atomics_table_new(dev);
     return *out ? GM_OK : gm_fail(err, GM_ERR_NOMEM, "table");
 }
 
@@ -288,20 +291,20 @@ static gm_status atomics_run(const gb_suite_run *run, gm_error *err)
     if (st != GM_OK)
         return st;
 
-    gb_context *ctx = NULL;
-    gm_table *table = NULL;
-    gb_sched *sched = NULL;
+    gb_atomics_context *ctx = NULL;
+    gm_atomics_table *table = NULL;
+    gb_atomics_sched *sched = NULL;
     double *samples = NULL;
 
-    if ((st = gb_open(run->device, &ctx, err)) != GM_OK)
+    if ((st = gb_atomics_open(run->device, &ctx, err)) != GM_OK)
         return st;
-    gb_run_options run_opt;
-    gb_run_options_default(&run_opt);
+    gb_atomics_run_options run_opt;
+    gb_atomics_run_options_default(&run_opt);
     run_opt.inner_reps = o.inner_reps;
-    if ((st = gb_set_run_options(ctx, &run_opt, err)) != GM_OK)
+    if ((st = gb_atomics_set_run_options(ctx, &run_opt, err)) != GM_OK)
         goto done;
-    gm_table_meta dev = {0};
-    gb_device_meta(ctx, &dev);
+    gm_atomics_table_meta dev = {0};
+    gb_atomics_device_meta(ctx, &dev);
     if (run->quick && dev.max_warps_per_sm > QUICK_N_MAX)
         dev.max_warps_per_sm = QUICK_N_MAX;
     if ((st = open_table(run, &o, &dev, &table, err)) != GM_OK)
@@ -311,26 +314,26 @@ static gm_status atomics_run(const gb_suite_run *run, gm_error *err)
 
     /* Warms the GPU up (10 ms of spinning on every SM) and reads the clock. */
     double mhz_before = 0, mhz_after = 0;
-    if ((st = gb_measure_sm_clock(ctx, &mhz_before, err)) != GM_OK)
+    if ((st = gb_atomics_measure_sm_clock(ctx, &mhz_before, err)) != GM_OK)
         goto done;
 
-    gb_sched_options so = {
-        .cells_per_launch = gb_cells_per_launch(ctx),
+    gb_atomics_sched_options so = {
+        .cells_per_launch = gb_atomics_cells_per_launch(ctx),
         .reps = o.reps,
         .spread_threshold = o.spread_threshold,
         .remeasure_reps = 3 * o.reps,
         .max_attempts = MAX_ATTEMPTS,
     };
-    if ((st = gb_sched_new(table, &so, &sched, err)) != GM_OK)
+    if ((st = gb_atomics_sched_new(table, &so, &sched, err)) != GM_OK)
         goto done;
-    samples = malloc((size_t)GB_MAX_REPS * (size_t)so.cells_per_launch * sizeof *samples);
+    samples = malloc((size_t)GB_ATOMICS_MAX_REPS * (size_t)so.cells_per_launch * sizeof *samples);
     if (!samples) {
         st = gm_fail(err, GM_ERR_NOMEM, "samples");
         goto done;
     }
 
-    gb_sched_progress prog;
-    gb_sched_get_progress(sched, &prog);
+    gb_atomics_sched_progress prog;
+    gb_atomics_sched_get_progress(sched, &prog);
     const long planned = prog.total;
     const double start = now_seconds();
     double last_checkpoint = start;
@@ -340,15 +343,15 @@ static gm_status atomics_run(const gb_suite_run *run, gm_error *err)
     const char *hook = getenv("GPUQ_CALIBRATE_SIGINT_AFTER");
     const long sigint_after = hook ? atol(hook) : 0;
     run->progress(run->io, 0, planned, "cells");
-    gb_launch launch;
+    gb_atomics_launch launch;
     int stopped = 0;
-    while (!(stopped = run->stop(run->io)) && gb_sched_next(sched, &launch)) {
-        st = gb_run_launch(ctx, &launch, samples, err);
+    while (!(stopped = run->stop(run->io)) && gb_atomics_sched_next(sched, &launch)) {
+        st = gb_atomics_run_launch(ctx, &launch, samples, err);
         if (st == GM_OK)
-            st = gb_sched_record(sched, &launch, samples, err);
+            st = gb_atomics_sched_record(sched, &launch, samples, err);
         if (st != GM_OK)
             break;
-        gb_sched_get_progress(sched, &prog);
+        gb_atomics_sched_get_progress(sched, &prog);
         run->progress(run->io, prog.done + prog.failed, planned, "cells");
         if (sigint_after > 0 && prog.launches == sigint_after)
             raise(SIGINT);
@@ -362,7 +365,7 @@ static gm_status atomics_run(const gb_suite_run *run, gm_error *err)
             last_checkpoint = now_seconds();
         }
     }
-    gb_sched_get_progress(sched, &prog);
+    gb_atomics_sched_get_progress(sched, &prog);
     if (st != GM_OK || stopped) {
         /* Keep what was measured, whatever stopped the loop. */
         gm_error save_err = {{0}};
@@ -380,13 +383,13 @@ static gm_status atomics_run(const gb_suite_run *run, gm_error *err)
         goto done;
     }
     double wall = now_seconds() - start;
-    if ((st = gb_measure_sm_clock(ctx, &mhz_after, err)) != GM_OK)
+    if ((st = gb_atomics_measure_sm_clock(ctx, &mhz_after, err)) != GM_OK)
         goto done;
     table->meta.sm_clock_mhz = gb_clock_of_run(mhz_before, mhz_after);
     if ((st = checkpoint(table, run->out_path, err)) != GM_OK)
         goto done;
-    gb_run_counters counts;
-    gb_get_run_counters(ctx, &counts);
+    gb_atomics_run_counters counts;
+    gb_atomics_get_run_counters(ctx, &counts);
     if (!run->quiet) {
         printf("atomics: %ld cells in %.1f s (%.0f cells/s, %ld launches, %ld re-measured), "
                "SM clock %.0f MHz (%.0f before, %.0f after)\n",
@@ -404,9 +407,9 @@ static gm_status atomics_run(const gb_suite_run *run, gm_error *err)
                      prog.failed, MAX_ATTEMPTS, run->out_path);
 done:
     free(samples);
-    gb_sched_free(sched);
-    gm_table_free(table);
-    gb_close(ctx);
+    gb_atomics_sched_free(sched);
+    gm_atomics_table_free(table);
+    gb_atomics_close(ctx);
     return st;
 }
 
@@ -425,11 +428,11 @@ const gb_suite gb_suite_atomics = {
 
 gm_status gb_device_sm_clock(int device, double *mhz, gm_error *err)
 {
-    gb_context *ctx = NULL;
+    gb_atomics_context *ctx = NULL;
     *mhz = 0;
-    gm_status st = gb_open(device, &ctx, err);
+    gm_status st = gb_atomics_open(device, &ctx, err);
     if (st == GM_OK)
-        st = gb_measure_sm_clock(ctx, mhz, err);
-    gb_close(ctx);
+        st = gb_atomics_measure_sm_clock(ctx, mhz, err);
+    gb_atomics_close(ctx);
     return st;
 }

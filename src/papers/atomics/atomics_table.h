@@ -16,7 +16,7 @@
  *   # gpuq calibration table v1
  *   # gpu_name: NVIDIA H200
  *   # compute_capability: 9.0
- *   # ... one "key: value" line per gm_table_meta field
+ *   # ... one "key: value" line per gm_atomics_table_meta field
  *   # series: add,same_address,single_shot,mixes_cas=1   (one line per series)
  *   class,pattern,method,n,e,c,t_median,t_min,t_max,spread,reps,flags
  *   add,same_address,single_shot,1,1,0,338.0,336.0,341.0,0.0148,7,0
@@ -28,8 +28,8 @@
  * file in the same directory and renames it, so a crash never leaves a torn
  * table behind.
  */
-#ifndef GPUQ_TABLE_H
-#define GPUQ_TABLE_H
+#ifndef GPUQ_ATOMICS_TABLE_H
+#define GPUQ_ATOMICS_TABLE_H
 
 #include <stdio.h>
 #include "gpuq/status.h"
@@ -39,65 +39,67 @@ extern "C" {
 #endif
 
 /* Written: v2.  Read: v1 and v2. */
-#define GM_TABLE_FORMAT_VERSION 2
+#define GM_ATOMICS_TABLE_FORMAT_VERSION 2
 
 /* Job classes: what kind of ATOMS warp-instruction a job is.  Adding a class
  * is one enum value here plus one row in the name table in atomics_table.c (and, to
  * measure it, one descriptor row in the calibrate benchmark). */
-typedef enum gm_job_class {
-    GM_CLASS_ADD = 0,   /* ATOMS.ADD, result used: the paper's FAO */
-    GM_CLASS_CAS,       /* ATOMS.CAS */
-    GM_CLASS_POPC_INC,  /* ATOMS.POPC.INC: atomicAdd(p, 1) with the result unused (sm_80+) */
-    GM_CLASS_EXCH,      /* ATOMS.EXCH */
-    GM_CLASS_MIN,       /* ATOMS.MIN */
-    GM_CLASS_MAX,       /* ATOMS.MAX */
-    GM_CLASS_AND,       /* ATOMS.AND */
-    GM_CLASS_OR,        /* ATOMS.OR */
-    GM_CLASS_XOR,       /* ATOMS.XOR */
-    GM_CLASS_ADD64,     /* ATOMS.ADD.64 */
-    GM_CLASS_COUNT
-} gm_job_class;
+typedef enum gm_atomics_job_class {
+    GM_ATOMICS_CLASS_ADD = 0,   /* ATOMS.ADD, result used: the paper's FAO */
+    GM_ATOMICS_CLASS_CAS,       /* ATOMS.CAS */
+    GM_ATOMICS_CLASS_POPC_INC,  /* ATOMS.POPC.INC: atomicAdd(p, 1) with the result unused (sm_80+) */
+    GM_ATOMICS_CLASS_EXCH,      /* ATOMS.EXCH */
+    GM_ATOMICS_CLASS_MIN,       /* ATOMS.MIN */
+    GM_ATOMICS_CLASS_MAX,       /* ATOMS.MAX */
+    GM_ATOMICS_CLASS_AND,       /* ATOMS.AND */
+    GM_ATOMICS_CLASS_OR,        /* ATOMS.OR */
+    GM_ATOMICS_CLASS_XOR,       /* ATOMS.XOR */
+    GM_ATOMICS_CLASS_ADD64,     /* ATOMS.ADD.64 */
+    GM_ATOMICS_CLASS_COUNT
+} gm_atomics_job_class;
 
 /* Where the e active lanes of one warp-instruction point. */
-typedef enum gm_pattern {
-    GM_PATTERN_SAME_ADDRESS = 0, /* all active lanes on one word: serialization degree e (the paper's) */
-    GM_PATTERN_DISTINCT_BANK,    /* each active lane in its own bank: no conflict */
-    GM_PATTERN_COUNT
-} gm_pattern;
+typedef enum gm_atomics_pattern {
+    GM_ATOMICS_PATTERN_SAME_ADDRESS = 0, /* all active lanes on one word: serialization degree e (the paper's) */
+    GM_ATOMICS_PATTERN_DISTINCT_BANK,    /* each active lane in its own bank: no conflict */
+    GM_ATOMICS_PATTERN_COUNT
+} gm_atomics_pattern;
 
 /* How T was measured. */
-typedef enum gm_method {
-    GM_METHOD_SINGLE_SHOT = 0,  /* each warp issues one atomic; the paper's method */
-    GM_METHOD_STEADY_STATE,     /* each warp keeps one atomic in flight for many rounds; T per round */
-    GM_METHOD_COUNT
-} gm_method;
+typedef enum gm_atomics_method {
+    GM_ATOMICS_METHOD_SINGLE_SHOT = 0,  /* each warp issues one atomic; the paper's method */
+    GM_ATOMICS_METHOD_STEADY_STATE,     /* each warp keeps one atomic in flight for many rounds; T per round */
+    GM_ATOMICS_METHOD_COUNT
+} gm_atomics_method;
 
 /* Cell flags (bit set). */
-#define GM_CELL_HIGH_SPREAD   0x1u /* spread stayed above the threshold after re-measuring */
-#define GM_CELL_REMEASURED    0x2u /* the first measurement was discarded and repeated */
-#define GM_CELL_NOT_CORESIDENT 0x4u /* some repetitions were discarded: blocks not on one SM */
-#define GM_CELL_ARRIVAL_SKEW  0x8u /* some repetitions were discarded: the n warps did not arrive together */
+#define GM_ATOMICS_CELL_HIGH_SPREAD   0x1u /* spread stayed above the threshold after re-measuring */
+#define GM_ATOMICS_CELL_REMEASURED    0x2u /* the first measurement was discarded and repeated */
+/* some repetitions were discarded: blocks not on one SM */
+#define GM_ATOMICS_CELL_NOT_CORESIDENT 0x4u
+#define GM_ATOMICS_CELL_ARRIVAL_SKEW  0x8u /* some repetitions were discarded: the n warps did not arrive together */
 
-typedef struct gm_cell {
+typedef struct gm_atomics_cell {
     double t_median;  /* cycles; NaN in memory means "not measured" */
     double t_min;
     double t_max;
     double spread;    /* (t_max - t_min) / t_median over the kept repetitions */
     int reps;         /* repetitions kept */
-    unsigned flags;   /* GM_CELL_* */
-} gm_cell;
+    unsigned flags;   /* GM_ATOMICS_CELL_* */
+} gm_atomics_cell;
 
-typedef struct gm_series {
-    gm_job_class cls;
-    gm_pattern pattern;
-    gm_method method;
+typedef struct gm_atomics_series {
+    gm_atomics_job_class cls;
+    gm_atomics_pattern pattern;
+    gm_atomics_method method;
     int mixes_cas;    /* 1: c runs 0..n; 0: only c = 0 */
     int n_max;        /* == table meta max_warps_per_sm */
     int e_max;        /* == table meta warp_size */
-    gm_cell *cells;   /* use gm_series_cell(); n_max * e_max * (mixes_cas ? n_max + 1 : 1) cells */
-} gm_series;
+    /* use gm_atomics_series_cell(); n_max * e_max * (mixes_cas ? n_max + 1 : 1) cells */
+    gm_atomics_cell *cells;
+} gm_atomics_series;
 
-typedef struct gm_table_meta {
+typedef struct gm_atomics_table_meta {
     char gpu_name[128];       /* cudaDeviceProp.name */
     int cc_major, cc_minor;   /* compute capability */
     int sm_count;             /* multiprocessors */
@@ -112,60 +114,64 @@ typedef struct gm_table_meta {
     double spread_threshold;  /* cells above this were re-measured */
     char gpuq_version[32];
     double mem_clock_mhz;     /* memory clock observed during calibration; 0 unknown (v2) */
-} gm_table_meta;
+} gm_atomics_table_meta;
 
-typedef struct gm_table {
-    gm_table_meta meta;
+typedef struct gm_atomics_table {
+    gm_atomics_table_meta meta;
     int n_series;
-    gm_series *series;
-} gm_table;
+    gm_atomics_series *series;
+} gm_atomics_table;
 
 /* Names used in the file and on the command line ("add", "same_address",
  * "single_shot").  Parsers return GM_ERR_PARSE for an unknown name. */
-const char *gm_class_name(gm_job_class cls);
-const char *gm_pattern_name(gm_pattern pattern);
-const char *gm_method_name(gm_method method);
-gm_status gm_class_parse(const char *name, gm_job_class *out);
-gm_status gm_pattern_parse(const char *name, gm_pattern *out);
-gm_status gm_method_parse(const char *name, gm_method *out);
+const char *gm_atomics_class_name(gm_atomics_job_class cls);
+const char *gm_atomics_pattern_name(gm_atomics_pattern pattern);
+const char *gm_atomics_method_name(gm_atomics_method method);
+gm_status gm_atomics_class_parse(const char *name, gm_atomics_job_class *out);
+gm_status gm_atomics_pattern_parse(const char *name, gm_atomics_pattern *out);
+gm_status gm_atomics_method_parse(const char *name, gm_atomics_method *out);
 
 /* Allocates an empty table (no series). */
-gm_table *gm_table_new(const gm_table_meta *meta);
-void gm_table_free(gm_table *table);
+gm_atomics_table *gm_atomics_table_new(const gm_atomics_table_meta *meta);
+void gm_atomics_table_free(gm_atomics_table *table);
 
 /* Adds a series with every cell set to NaN (not measured); returns it via out. */
-gm_status gm_table_add_series(gm_table *table, gm_job_class cls, gm_pattern pattern,
-                              gm_method method, int mixes_cas, gm_series **out);
+gm_status gm_atomics_table_add_series(gm_atomics_table *table, gm_atomics_job_class cls,
+                                      gm_atomics_pattern pattern, gm_atomics_method method,
+                                      int mixes_cas, gm_atomics_series **out);
 
 /* The series for (cls, pattern, method), or NULL. */
-const gm_series *gm_table_find(const gm_table *table, gm_job_class cls,
-                               gm_pattern pattern, gm_method method);
+const gm_atomics_series *gm_atomics_table_find(const gm_atomics_table *table,
+                                               gm_atomics_job_class cls, gm_atomics_pattern pattern,
+                                               gm_atomics_method method);
 
 /* Cell (n, e, c) for 1<=n<=n_max, 1<=e<=e_max, 0<=c<=n; NULL outside. */
-gm_cell *gm_series_cell(const gm_series *series, int n, int e, int c);
+gm_atomics_cell *gm_atomics_series_cell(const gm_atomics_series *series, int n, int e, int c);
 
 /* Checks a table in memory the way the loader checks a file: metadata ranges,
  * every cell present, finite and >= 0.  First problem goes to err. */
-gm_status gm_table_validate(const gm_table *table, gm_error *err);
+gm_status gm_atomics_table_validate(const gm_atomics_table *table, gm_error *err);
 
 /* Loads and validates.  On success *out is owned by the caller. */
-gm_status gm_table_load(const char *path, gm_table **out, gm_error *err);
-gm_status gm_table_load_stream(FILE *in, const char *name_for_errors, gm_table **out,
-                               gm_error *err);
+gm_status gm_atomics_table_load(const char *path, gm_atomics_table **out, gm_error *err);
+gm_status gm_atomics_table_load_stream(FILE *in, const char *name_for_errors,
+                                       gm_atomics_table **out, gm_error *err);
 
-/* Writes the format above.  gm_table_write_file writes path.tmp.<pid> and
+/* Writes the format above.  gm_atomics_table_write_file writes path.tmp.<pid> and
  * renames it over path.  Cells not yet measured (NaN) are skipped, so a
- * partially calibrated table can be checkpointed; gm_table_load rejects it
- * unless allow_partial is set in gm_table_load_partial. */
-gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err);
-gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error *err);
-gm_status gm_table_load_partial(const char *path, gm_table **out, gm_error *err);
+ * partially calibrated table can be checkpointed; gm_atomics_table_load rejects it
+ * unless allow_partial is set in gm_atomics_table_load_partial. */
+gm_status gm_atomics_table_write(FILE *out, const gm_atomics_table *table, gm_error *err);
+gm_status gm_atomics_table_write_file(const char *path, const gm_atomics_table *table,
+                                      gm_error *err);
+gm_status gm_atomics_table_load_partial(const char *path, gm_atomics_table **out, gm_error *err);
 
 /* The same content as JSON (metadata, then per series its measured cells as
  * [n, e, c, t_median, t_min, t_max, spread, reps, flags]), for tools that
  * would rather not parse the CSV; the _file form writes atomically too. */
-gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err);
-gm_status gm_table_write_json_file(const char *path, const gm_table *table, gm_error *err);
+gm_status gm_atomics_table_write_json(FILE *out, const gm_atomics_table *table, gm_error *err);
+gm_status gm_atomics_table_write_json_file(const char *path, const gm_atomics_table *table,
+                                           gm_error *err);
 
 #ifdef __cplusplus
 }

@@ -19,19 +19,19 @@
 
 
 typedef struct series_decl {
-    gm_job_class cls;
-    gm_pattern pattern;
-    gm_method method;
+    gm_atomics_job_class cls;
+    gm_atomics_pattern pattern;
+    gm_atomics_method method;
     int mixes_cas;
 } series_decl;
 
 typedef struct loader {
     const char *name;
     long line_no;
-    gm_table *table;
-    unsigned version;       /* GM_TABLE_V1 or GM_TABLE_V2, from the first line */
-    int meta_seen[GM_TABLE_META_KEYS_MAX];
-    series_decl decls[GM_CLASS_COUNT * GM_PATTERN_COUNT * GM_METHOD_COUNT];
+    gm_atomics_table *table;
+    unsigned version;       /* GM_ATOMICS_TABLE_V1 or GM_ATOMICS_TABLE_V2, from the first line */
+    int meta_seen[GM_ATOMICS_TABLE_META_KEYS_MAX];
+    series_decl decls[GM_ATOMICS_CLASS_COUNT * GM_ATOMICS_PATTERN_COUNT * GM_ATOMICS_METHOD_COUNT];
     int n_decls;
     int header_seen;
     unsigned char *present; /* per series, per cell: 1 once a row gave it */
@@ -101,13 +101,13 @@ static gm_status parse_meta_line(loader *ld, char *body, gm_error *err)
                            ld->name, ld->line_no);
         for (int i = 0; i < 4; i++)
             fields[i] = trim(fields[i]);
-        if (gm_class_parse(fields[0], &d.cls) != GM_OK)
+        if (gm_atomics_class_parse(fields[0], &d.cls) != GM_OK)
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: unknown job class '%s'", ld->name,
                            ld->line_no, fields[0]);
-        if (gm_pattern_parse(fields[1], &d.pattern) != GM_OK)
+        if (gm_atomics_pattern_parse(fields[1], &d.pattern) != GM_OK)
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: unknown address pattern '%s'", ld->name,
                            ld->line_no, fields[1]);
-        if (gm_method_parse(fields[2], &d.method) != GM_OK)
+        if (gm_atomics_method_parse(fields[2], &d.method) != GM_OK)
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: unknown method '%s'", ld->name, ld->line_no,
                            fields[2]);
         if (strcmp(fields[3], "mixes_cas=0") == 0)
@@ -127,10 +127,10 @@ static gm_status parse_meta_line(loader *ld, char *body, gm_error *err)
     }
 
     size_t k = 0;
-    while (k < gm_table_meta_key_count && (strcmp(gm_table_meta_keys[k].key, key) != 0 ||
-                                           !(gm_table_meta_keys[k].versions & ld->version)))
+    while (k < gm_atomics_table_meta_key_count && (strcmp(gm_atomics_table_meta_keys[k].key, key) != 0 ||
+                                                   !(gm_atomics_table_meta_keys[k].versions & ld->version)))
         k++;
-    if (k == gm_table_meta_key_count)
+    if (k == gm_atomics_table_meta_key_count)
         return gm_fail(err, GM_ERR_PARSE, "%s:%ld: unknown metadata key '%s'", ld->name, ld->line_no,
                        key);
     if (ld->meta_seen[k])
@@ -138,22 +138,22 @@ static gm_status parse_meta_line(loader *ld, char *body, gm_error *err)
                        ld->line_no, key);
     ld->meta_seen[k] = 1;
 
-    gm_table_meta *m = &ld->table->meta;
-    char *field = (char *)m + gm_table_meta_keys[k].offset;
-    switch (gm_table_meta_keys[k].kind) {
-    case GM_META_SUITE:
+    gm_atomics_table_meta *m = &ld->table->meta;
+    char *field = (char *)m + gm_atomics_table_meta_keys[k].offset;
+    switch (gm_atomics_table_meta_keys[k].kind) {
+    case GM_ATOMICS_META_SUITE:
         if (strcmp(value, "atomics") != 0)
             return gm_fail(err, GM_ERR_MISMATCH,
                            "%s:%ld: suite '%s': machine data of another suite, not the atomic "
                            "table", ld->name, ld->line_no, value);
         return GM_OK;
-    case GM_META_TEXT:
-        if (strlen(value) >= gm_table_meta_keys[k].size)
+    case GM_ATOMICS_META_TEXT:
+        if (strlen(value) >= gm_atomics_table_meta_keys[k].size)
             return gm_fail(err, GM_ERR_RANGE, "%s:%ld: %s longer than %zu characters", ld->name,
-                           ld->line_no, key, gm_table_meta_keys[k].size - 1);
+                           ld->line_no, key, gm_atomics_table_meta_keys[k].size - 1);
         memcpy(field, value, strlen(value) + 1);
         return GM_OK;
-    case GM_META_INT: {
+    case GM_ATOMICS_META_INT: {
         long v;
         if (!parse_long(value, &v) || v < INT_MIN || v > INT_MAX)
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: %s='%s' is not an integer", ld->name,
@@ -161,7 +161,7 @@ static gm_status parse_meta_line(loader *ld, char *body, gm_error *err)
         memcpy(field, &(int){(int)v}, sizeof(int));
         return GM_OK;
     }
-    case GM_META_DOUBLE: {
+    case GM_ATOMICS_META_DOUBLE: {
         double v;
         if (!parse_double(value, &v))
             return gm_fail(err, GM_ERR_PARSE, "%s:%ld: %s='%s' is not a number", ld->name,
@@ -169,7 +169,7 @@ static gm_status parse_meta_line(loader *ld, char *body, gm_error *err)
         memcpy(field, &v, sizeof v);
         return GM_OK;
     }
-    case GM_META_CC: {
+    case GM_ATOMICS_META_CC: {
         /* "X.Y": one or two digits, a dot, one digit. */
         size_t len = strlen(value);
         const char *dot = strchr(value, '.');
@@ -192,14 +192,14 @@ static gm_status parse_meta_line(loader *ld, char *body, gm_error *err)
  * be checked and the declared series allocated. */
 static gm_status finish_header(loader *ld, gm_error *err)
 {
-    for (size_t k = 0; k < gm_table_meta_key_count; k++)
-        if (gm_table_meta_keys[k].required && (gm_table_meta_keys[k].versions & ld->version) &&
+    for (size_t k = 0; k < gm_atomics_table_meta_key_count; k++)
+        if (gm_atomics_table_meta_keys[k].required && (gm_atomics_table_meta_keys[k].versions & ld->version) &&
             !ld->meta_seen[k])
             return gm_fail(err, GM_ERR_MISSING, "%s:%ld: required metadata key '%s' missing before the column header",
-                           ld->name, ld->line_no, gm_table_meta_keys[k].key);
+                           ld->name, ld->line_no, gm_atomics_table_meta_keys[k].key);
     char prefix[300];
     snprintf(prefix, sizeof prefix, "%s: ", ld->name);
-    gm_status st = gm_table_check_meta(&ld->table->meta, prefix, err);
+    gm_status st = gm_atomics_table_check_meta(&ld->table->meta, prefix, err);
     if (st != GM_OK)
         return st;
     if (ld->n_decls == 0)
@@ -208,10 +208,11 @@ static gm_status finish_header(loader *ld, gm_error *err)
     size_t total = 0;
     for (int i = 0; i < ld->n_decls; i++) {
         const series_decl *d = &ld->decls[i];
-        st = gm_table_add_series(ld->table, d->cls, d->pattern, d->method, d->mixes_cas, NULL);
+        st = gm_atomics_table_add_series(ld->table, d->cls, d->pattern, d->method, d->mixes_cas,
+                                         NULL);
         if (st != GM_OK)
             return gm_fail(err, st, "%s: cannot allocate series (%s)", ld->name, gm_strerror(st));
-        total += gm_table_cell_count(&ld->table->series[i]);
+        total += gm_atomics_table_cell_count(&ld->table->series[i]);
     }
     ld->present = calloc(total, 1);
     if (!ld->present)
@@ -222,11 +223,11 @@ static gm_status finish_header(loader *ld, gm_error *err)
 
 static gm_status parse_row(loader *ld, char *line, gm_error *err)
 {
-    char *f[GM_TABLE_COLUMNS + 1];
+    char *f[GM_ATOMICS_TABLE_COLUMNS + 1];
     int nf = 0;
     for (char *p = line;;) {
         char *comma = strchr(p, ',');
-        if (nf <= GM_TABLE_COLUMNS)
+        if (nf <= GM_ATOMICS_TABLE_COLUMNS)
             f[nf] = p;
         nf++;
         if (!comma)
@@ -234,22 +235,22 @@ static gm_status parse_row(loader *ld, char *line, gm_error *err)
         *comma = '\0';
         p = comma + 1;
     }
-    if (nf != GM_TABLE_COLUMNS)
+    if (nf != GM_ATOMICS_TABLE_COLUMNS)
         return gm_fail(err, GM_ERR_PARSE, "%s:%ld: %d columns, expected %d", ld->name, ld->line_no,
-                       nf, GM_TABLE_COLUMNS);
-    for (int i = 0; i < GM_TABLE_COLUMNS; i++)
+                       nf, GM_ATOMICS_TABLE_COLUMNS);
+    for (int i = 0; i < GM_ATOMICS_TABLE_COLUMNS; i++)
         f[i] = trim(f[i]);
 
-    gm_job_class cls;
-    gm_pattern pattern;
-    gm_method method;
-    if (gm_class_parse(f[0], &cls) != GM_OK)
+    gm_atomics_job_class cls;
+    gm_atomics_pattern pattern;
+    gm_atomics_method method;
+    if (gm_atomics_class_parse(f[0], &cls) != GM_OK)
         return gm_fail(err, GM_ERR_PARSE, "%s:%ld: unknown job class '%s'", ld->name, ld->line_no,
                        f[0]);
-    if (gm_pattern_parse(f[1], &pattern) != GM_OK)
+    if (gm_atomics_pattern_parse(f[1], &pattern) != GM_OK)
         return gm_fail(err, GM_ERR_PARSE, "%s:%ld: unknown address pattern '%s'", ld->name,
                        ld->line_no, f[1]);
-    if (gm_method_parse(f[2], &method) != GM_OK)
+    if (gm_atomics_method_parse(f[2], &method) != GM_OK)
         return gm_fail(err, GM_ERR_PARSE, "%s:%ld: unknown method '%s'", ld->name, ld->line_no,
                        f[2]);
     int si = 0;
@@ -260,7 +261,7 @@ static gm_status parse_row(loader *ld, char *line, gm_error *err)
     if (si == ld->table->n_series)
         return gm_fail(err, GM_ERR_MISSING, "%s:%ld: row for series %s,%s,%s, which no '# series:' line declares",
                        ld->name, ld->line_no, f[0], f[1], f[2]);
-    const gm_series *s = &ld->table->series[si];
+    const gm_atomics_series *s = &ld->table->series[si];
 
     static const char *const int_names[3] = {"n", "e", "c"};
     long idx[3];
@@ -296,18 +297,18 @@ static gm_status parse_row(loader *ld, char *line, gm_error *err)
         return gm_fail(err, GM_ERR_PARSE, "%s:%ld: flags='%s' is not a non-negative integer",
                        ld->name, ld->line_no, f[11]);
 
-    gm_cell cell = {.t_median = v[0], .t_min = v[1], .t_max = v[2], .spread = v[3],
-                    .reps = (int)reps, .flags = (unsigned)flags};
+    gm_atomics_cell cell = {.t_median = v[0], .t_min = v[1], .t_max = v[2], .spread = v[3],
+                            .reps = (int)reps, .flags = (unsigned)flags};
     char where[300];
     snprintf(where, sizeof where, "%s:%ld: ", ld->name, ld->line_no);
-    gm_status st = gm_table_check_cell(&cell, where, err);
+    gm_status st = gm_atomics_table_check_cell(&cell, where, err);
     if (st != GM_OK)
         return st;
 
-    gm_cell *slot = gm_series_cell(s, (int)n, (int)e, (int)c);
+    gm_atomics_cell *slot = gm_atomics_series_cell(s, (int)n, (int)e, (int)c);
     size_t offset = 0;
     for (int i = 0; i < si; i++)
-        offset += gm_table_cell_count(&ld->table->series[i]);
+        offset += gm_atomics_table_cell_count(&ld->table->series[i]);
     offset += (size_t)(slot - s->cells);
     if (ld->present[offset])
         return gm_fail(err, GM_ERR_DUPLICATE, "%s:%ld: cell %s,%s,%s n=%ld e=%ld c=%ld given twice",
@@ -335,11 +336,11 @@ static gm_status load_lines(loader *ld, FILE *in, int allow_partial, gm_error *e
             /* A UTF-8 byte-order mark from a spreadsheet program is not content. */
             if (strncmp(line, "\xEF\xBB\xBF", 3) == 0)
                 line += 3;
-            size_t magic_len = strlen(gm_table_magic);
-            if (strncmp(line, gm_table_magic, magic_len) != 0)
+            size_t magic_len = strlen(gm_atomics_table_magic);
+            if (strncmp(line, gm_atomics_table_magic, magic_len) != 0)
                 return gm_fail(err, GM_ERR_PARSE,
                                "%s:1: not a gpuq calibration table (first line must be '%s%d')",
-                               ld->name, gm_table_magic, GM_TABLE_FORMAT_VERSION);
+                               ld->name, gm_atomics_table_magic, GM_ATOMICS_TABLE_FORMAT_VERSION);
             long version;
             if (!parse_long(line + magic_len, &version))
                 return gm_fail(err, GM_ERR_PARSE, "%s:1: bad format version '%s'", ld->name,
@@ -349,7 +350,7 @@ static gm_status load_lines(loader *ld, FILE *in, int allow_partial, gm_error *e
                                "%s:1: format version %ld is not supported (this gpuq reads v1 "
                                "and v2)",
                                ld->name, version);
-            ld->version = version == 1 ? GM_TABLE_V1 : GM_TABLE_V2;
+            ld->version = version == 1 ? GM_ATOMICS_TABLE_V1 : GM_ATOMICS_TABLE_V2;
             continue;
         }
         line = trim(line);
@@ -361,9 +362,9 @@ static gm_status load_lines(loader *ld, FILE *in, int allow_partial, gm_error *e
                                ld->name, ld->line_no);
             st = parse_meta_line(ld, line + 1, err);
         } else if (!ld->header_seen) {
-            if (strcmp(line, gm_table_column_header) != 0)
+            if (strcmp(line, gm_atomics_table_column_header) != 0)
                 return gm_fail(err, GM_ERR_PARSE, "%s:%ld: wrong column header (expected '%s')",
-                               ld->name, ld->line_no, gm_table_column_header);
+                               ld->name, ld->line_no, gm_atomics_table_column_header);
             st = finish_header(ld, err);
         } else {
             st = parse_row(ld, line, err);
@@ -380,10 +381,10 @@ static gm_status load_lines(loader *ld, FILE *in, int allow_partial, gm_error *e
         return gm_fail(err, GM_ERR_MISSING, "%s: no column header line", ld->name);
     char prefix[300];
     snprintf(prefix, sizeof prefix, "%s: ", ld->name);
-    return gm_table_check(ld->table, allow_partial, prefix, err);
+    return gm_atomics_table_check(ld->table, allow_partial, prefix, err);
 }
 
-static gm_status load_stream(FILE *in, const char *name, int allow_partial, gm_table **out,
+static gm_status load_stream(FILE *in, const char *name, int allow_partial, gm_atomics_table **out,
                              gm_error *err)
 {
     if (!in || !out)
@@ -392,26 +393,27 @@ static gm_status load_stream(FILE *in, const char *name, int allow_partial, gm_t
     loader ld;
     memset(&ld, 0, sizeof ld);
     ld.name = name ? name : "<stream>";
-    ld.table = gm_table_new(NULL);
+    ld.table = gm_atomics_table_new(NULL);
     if (!ld.table)
         return gm_fail(err, GM_ERR_NOMEM, "%s: cannot allocate the table", ld.name);
     gm_status st = load_lines(&ld, in, allow_partial, err);
     free(ld.present);
     if (st != GM_OK) {
-        gm_table_free(ld.table);
+        gm_atomics_table_free(ld.table);
         return st;
     }
     *out = ld.table;
     return GM_OK;
 }
 
-gm_status gm_table_load_stream(FILE *in, const char *name_for_errors, gm_table **out,
-                               gm_error *err)
+gm_status gm_atomics_table_load_stream(FILE *in, const char *name_for_errors,
+                                       gm_atomics_table **out, gm_error *err)
 {
     return load_stream(in, name_for_errors, 0, out, err);
 }
 
-static gm_status load_path(const char *path, int allow_partial, gm_table **out, gm_error *err)
+static gm_status load_path(const char *path, int allow_partial, gm_atomics_table **out,
+                           gm_error *err)
 {
     if (!path || !out)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no path or output pointer");
@@ -425,12 +427,12 @@ static gm_status load_path(const char *path, int allow_partial, gm_table **out, 
     return st;
 }
 
-gm_status gm_table_load(const char *path, gm_table **out, gm_error *err)
+gm_status gm_atomics_table_load(const char *path, gm_atomics_table **out, gm_error *err)
 {
     return load_path(path, 0, out, err);
 }
 
-gm_status gm_table_load_partial(const char *path, gm_table **out, gm_error *err)
+gm_status gm_atomics_table_load_partial(const char *path, gm_atomics_table **out, gm_error *err)
 {
     return load_path(path, 1, out, err);
 }

@@ -12,8 +12,8 @@
 #include "cli/cli.h"
 #include "gpuq/mdata.h"
 
-gm_status cli_table_find(const char *gpu_name, int sm_count, char *path, size_t len,
-                         gm_error *err)
+gm_status cli_atomics_table_find(const char *gpu_name, int sm_count, char *path, size_t len,
+                                 gm_error *err)
 {
     if (!gpu_name || !path || len == 0)
         return gm_fail(err, GM_ERR_INVALID_ARG, "table lookup: no device name or buffer");
@@ -39,14 +39,14 @@ gm_status cli_table_find(const char *gpu_name, int sm_count, char *path, size_t 
                    gpu_name);
 }
 
-gm_status cli_table_check(const gm_table *table, const char *table_path, const char *gpu_name,
-                          int sm_count, gm_error *err)
+gm_status cli_atomics_table_check(const gm_atomics_table *table, const char *table_path,
+                                  const char *gpu_name, int sm_count, gm_error *err)
 {
     if (!table || !gpu_name)
         return gm_fail(err, GM_ERR_INVALID_ARG, "table check: no table or device name");
     if (gpu_name[0] == '\0')
         return GM_OK; /* nothing to compare with */
-    const gm_table_meta *m = &table->meta;
+    const gm_atomics_table_meta *m = &table->meta;
     if (strcmp(m->gpu_name, gpu_name) == 0 && (sm_count == 0 || m->sm_count == sm_count))
         return GM_OK;
     return gm_fail(err, GM_ERR_MISMATCH,
@@ -57,9 +57,9 @@ gm_status cli_table_check(const gm_table *table, const char *table_path, const c
                    sm_count);
 }
 
-gm_status cli_table_resolve(const char *explicit_path, const char *gpu_name, int sm_count,
-                            int force, gm_table **out, char *path_used, size_t len,
-                            gm_error *err)
+gm_status cli_atomics_table_resolve(const char *explicit_path, const char *gpu_name, int sm_count,
+                                    int force, gm_atomics_table **out, char *path_used, size_t len,
+                                    gm_error *err)
 {
     if (!out || !path_used || len == 0)
         return gm_fail(err, GM_ERR_INVALID_ARG, "table lookup: no output");
@@ -67,16 +67,16 @@ gm_status cli_table_resolve(const char *explicit_path, const char *gpu_name, int
     gm_status st;
     if (explicit_path) {
         snprintf(path_used, len, "%s", explicit_path);
-    } else if ((st = cli_table_find(gpu_name, sm_count, path_used, len, err)) != GM_OK) {
+    } else if ((st = cli_atomics_table_find(gpu_name, sm_count, path_used, len, err)) != GM_OK) {
         return st;
     }
-    gm_table *table = NULL;
-    if ((st = gm_table_load(path_used, &table, err)) != GM_OK)
+    gm_atomics_table *table = NULL;
+    if ((st = gm_atomics_table_load(path_used, &table, err)) != GM_OK)
         return st;
     if (explicit_path && !force &&
-        (st = cli_table_check(table, path_used, gpu_name ? gpu_name : "", sm_count, err)) !=
+        (st = cli_atomics_table_check(table, path_used, gpu_name ? gpu_name : "", sm_count, err)) !=
             GM_OK) {
-        gm_table_free(table);
+        gm_atomics_table_free(table);
         return st;
     }
     *out = table;

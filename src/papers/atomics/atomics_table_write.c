@@ -18,7 +18,7 @@ typedef struct cell_text {
     char med[40], lo[40], hi[40], spread[40];
 } cell_text;
 
-static cell_text cell_numbers(const gm_cell *cell)
+static cell_text cell_numbers(const gm_atomics_cell *cell)
 {
     cell_text t;
     gm_csv_format_double(t.med, sizeof t.med, cell->t_median);
@@ -29,18 +29,18 @@ static cell_text cell_numbers(const gm_cell *cell)
 }
 
 /* One written cell: series s's cell (n, e, c); first: the series' first. */
-typedef void (*cell_writer)(FILE *out, const gm_series *s, int n, int e, int c,
-                            const gm_cell *cell, int first);
+typedef void (*cell_writer)(FILE *out, const gm_atomics_series *s, int n, int e, int c,
+                            const gm_atomics_cell *cell, int first);
 
 /* Each present cell of s in the order both formats list them (n, then e,
  * then c); missing ones (NaN median, a checkpoint's) are skipped. */
-static void write_cells(FILE *out, const gm_series *s, cell_writer write)
+static void write_cells(FILE *out, const gm_atomics_series *s, cell_writer write)
 {
     int first = 1;
     for (int n = 1; n <= s->n_max; n++)
         for (int e = 1; e <= s->e_max; e++)
             for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
-                const gm_cell *cell = gm_series_cell(s, n, e, c);
+                const gm_atomics_cell *cell = gm_atomics_series_cell(s, n, e, c);
                 if (isnan(cell->t_median))
                     continue;
                 write(out, s, n, e, c, cell, first);
@@ -50,11 +50,11 @@ static void write_cells(FILE *out, const gm_series *s, cell_writer write)
 
 /* Never write what the loader would refuse: the cells present must be
  * valid (missing ones are skipped, for checkpoints). */
-static gm_status check_writable(FILE *out, const gm_table *table, gm_error *err)
+static gm_status check_writable(FILE *out, const gm_atomics_table *table, gm_error *err)
 {
     if (!out || !table)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no output stream or table");
-    return gm_table_check(table, 1, "", err);
+    return gm_atomics_table_check(table, 1, "", err);
 }
 
 static gm_status check_written(FILE *out, gm_error *err)
@@ -64,61 +64,62 @@ static gm_status check_written(FILE *out, gm_error *err)
     return GM_OK;
 }
 
-static void csv_cell(FILE *out, const gm_series *s, int n, int e, int c, const gm_cell *cell,
-                     int first)
+static void csv_cell(FILE *out, const gm_atomics_series *s, int n, int e, int c,
+                     const gm_atomics_cell *cell, int first)
 {
     cell_text t = cell_numbers(cell);
-    fprintf(out, "%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%d,%u\n", gm_class_name(s->cls),
-            gm_pattern_name(s->pattern), gm_method_name(s->method), n, e, c, t.med, t.lo, t.hi,
-            t.spread, cell->reps, cell->flags);
+    fprintf(out, "%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%d,%u\n", gm_atomics_class_name(s->cls),
+            gm_atomics_pattern_name(s->pattern), gm_atomics_method_name(s->method), n, e, c, t.med,
+            t.lo, t.hi, t.spread, cell->reps, cell->flags);
 }
 
-static void json_cell(FILE *out, const gm_series *s, int n, int e, int c, const gm_cell *cell,
-                      int first)
+static void json_cell(FILE *out, const gm_atomics_series *s, int n, int e, int c,
+                      const gm_atomics_cell *cell, int first)
 {
     cell_text t = cell_numbers(cell);
     fprintf(out, "%s\n      [%d, %d, %d, %s, %s, %s, %s, %d, %u]", first ? "" : ",", n, e, c,
             t.med, t.lo, t.hi, t.spread, cell->reps, cell->flags);
 }
 
-gm_status gm_table_write(FILE *out, const gm_table *table, gm_error *err)
+gm_status gm_atomics_table_write(FILE *out, const gm_atomics_table *table, gm_error *err)
 {
     gm_status st = check_writable(out, table, err);
     if (st != GM_OK)
         return st;
 
     /* v2: the common machine-data header, then the table's own keys. */
-    const gm_table_meta *m = &table->meta;
+    const gm_atomics_table_meta *m = &table->meta;
     gm_mdata_meta common;
-    gm_table_common_meta(m, &common);
-    fprintf(out, "%s%d\n", gm_table_magic, GM_TABLE_FORMAT_VERSION);
+    gm_atomics_table_common_meta(m, &common);
+    fprintf(out, "%s%d\n", gm_atomics_table_magic, GM_ATOMICS_TABLE_FORMAT_VERSION);
     gm_mdata_meta_write(out, &common);
     char threshold[40];
     gm_csv_format_double(threshold, sizeof threshold, m->spread_threshold);
     fprintf(out, "# max_warps_per_sm: %d\n# warp_size: %d\n# reps: %d\n# spread_threshold: %s\n",
             m->max_warps_per_sm, m->warp_size, m->reps, threshold);
     for (int i = 0; i < table->n_series; i++) {
-        const gm_series *s = &table->series[i];
-        fprintf(out, "# series: %s,%s,%s,mixes_cas=%d\n", gm_class_name(s->cls),
-                gm_pattern_name(s->pattern), gm_method_name(s->method), s->mixes_cas);
+        const gm_atomics_series *s = &table->series[i];
+        fprintf(out, "# series: %s,%s,%s,mixes_cas=%d\n", gm_atomics_class_name(s->cls),
+                gm_atomics_pattern_name(s->pattern), gm_atomics_method_name(s->method),
+                s->mixes_cas);
     }
-    fprintf(out, "%s\n", gm_table_column_header);
+    fprintf(out, "%s\n", gm_atomics_table_column_header);
     for (int i = 0; i < table->n_series; i++)
         write_cells(out, &table->series[i], csv_cell);
     return check_written(out, err);
 }
 
-gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err)
+gm_status gm_atomics_table_write_json(FILE *out, const gm_atomics_table *table, gm_error *err)
 {
     gm_status st = check_writable(out, table, err);
     if (st != GM_OK)
         return st;
-    const gm_table_meta *m = &table->meta;
+    const gm_atomics_table_meta *m = &table->meta;
     char clock[40], threshold[40];
     gm_csv_format_double(clock, sizeof clock, m->sm_clock_mhz);
     gm_csv_format_double(threshold, sizeof threshold, m->spread_threshold);
     fprintf(out, "{\n  \"format\": \"gpuq calibration table\",\n  \"version\": %d,\n",
-            GM_TABLE_FORMAT_VERSION);
+            GM_ATOMICS_TABLE_FORMAT_VERSION);
     fprintf(out, "  \"meta\": {\n    \"suite\": \"atomics\",\n    \"gpu_name\": ");
     gm_json_write_string(out, m->gpu_name);
     fprintf(out, ",\n    \"compute_capability\": \"%d.%d\",\n", m->cc_major, m->cc_minor);
@@ -139,11 +140,11 @@ gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err)
     fprintf(out, "\n  },\n  \"cell_fields\": [\"n\", \"e\", \"c\", \"t_median\", \"t_min\", "
                  "\"t_max\", \"spread\", \"reps\", \"flags\"],\n  \"series\": [");
     for (int i = 0; i < table->n_series; i++) {
-        const gm_series *s = &table->series[i];
+        const gm_atomics_series *s = &table->series[i];
         fprintf(out, "%s\n    {\"class\": \"%s\", \"pattern\": \"%s\", \"method\": \"%s\", "
                      "\"mixes_cas\": %s,\n     \"cells\": [",
-                i ? "," : "", gm_class_name(s->cls), gm_pattern_name(s->pattern),
-                gm_method_name(s->method), s->mixes_cas ? "true" : "false");
+                i ? "," : "", gm_atomics_class_name(s->cls), gm_atomics_pattern_name(s->pattern),
+                gm_atomics_method_name(s->method), s->mixes_cas ? "true" : "false");
         write_cells(out, s, json_cell);
         fprintf(out, "\n     ]}");
     }
@@ -153,22 +154,24 @@ gm_status gm_table_write_json(FILE *out, const gm_table *table, gm_error *err)
 
 static gm_status write_csv(FILE *out, const void *table, gm_error *err)
 {
-    return gm_table_write(out, table, err);
+    return gm_atomics_table_write(out, table, err);
 }
 
 static gm_status write_json(FILE *out, const void *table, gm_error *err)
 {
-    return gm_table_write_json(out, table, err);
+    return gm_atomics_table_write_json(out, table, err);
 }
 
-gm_status gm_table_write_file(const char *path, const gm_table *table, gm_error *err)
+gm_status gm_atomics_table_write_file(const char *path, const gm_atomics_table *table,
+                                      gm_error *err)
 {
     if (!path || !table)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no path or table");
     return gm_write_file_atomically(path, write_csv, table, err);
 }
 
-gm_status gm_table_write_json_file(const char *path, const gm_table *table, gm_error *err)
+gm_status gm_atomics_table_write_json_file(const char *path, const gm_atomics_table *table,
+                                           gm_error *err)
 {
     if (!path || !table)
         return gm_fail(err, GM_ERR_INVALID_ARG, "no path or table");

@@ -6,7 +6,7 @@
 // written in PTX inside an unrolled dependent chain (one chain per warp, as
 // the paper's "repeatedly run an instruction"), so the SASS holds exactly it;
 // the results are stored under a condition the host never meets, so nothing
-// is dead code.  Host launchers (C linkage, tp_*) return a cudaError_t.
+// is dead code.  Host launchers (C linkage, gb_bottleneck_*) return a cudaError_t.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -198,7 +198,7 @@ static cudaError_t timed(cudaEvent_t e0, cudaEvent_t e1, float *ms)
     return st;
 }
 
-extern "C" int tp_clock_mhz(double *mhz)
+extern "C" int gb_bottleneck_clock_mhz(double *mhz)
 {
     double *d = NULL;
     cudaError_t st = cudaMalloc(&d, sizeof(double));
@@ -210,7 +210,8 @@ extern "C" int tp_clock_mhz(double *mhz)
     return st;
 }
 
-extern "C" int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, float *ms)
+extern "C" int gb_bottleneck_inst_run(int op, int ilp, int blocks, int threads, int iters,
+                                      float *ms)
 {
     static void *sink;
     cudaError_t st = cudaSuccess;
@@ -222,15 +223,17 @@ extern "C" int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, 
 #define TP_I(kern, ...)                                                                        \
     (ilp == 4 ? kern<4><<<blocks, threads>>>(iters, __VA_ARGS__) : kern<1><<<blocks, threads>>>(iters, __VA_ARGS__))
     switch (op) {
-    case TP_FFMA: TP_I(tp_inst_ffma, 0.999f, 0.5f, (float *)sink); break;
-    case TP_IMAD: TP_I(tp_inst_imad, 3, 5, (int *)sink); break;
-    case TP_LOP3: TP_I(tp_inst_lop3, 0x1234, 0x777, (int *)sink); break;
-    case TP_DFMA: TP_I(tp_inst_dfma, 0.999, 0.5, (double *)sink); break;
-    case TP_HFMA2: TP_I(tp_inst_hfma2, 0x3bff3bffu, 0x38003800u, (unsigned *)sink); break;
-    case TP_MUFU: TP_I(tp_inst_mufu, 1e-3f, 0.5f, (float *)sink); break;
+    case GB_BOTTLENECK_FFMA: TP_I(tp_inst_ffma, 0.999f, 0.5f, (float *)sink); break;
+    case GB_BOTTLENECK_IMAD: TP_I(tp_inst_imad, 3, 5, (int *)sink); break;
+    case GB_BOTTLENECK_LOP3: TP_I(tp_inst_lop3, 0x1234, 0x777, (int *)sink); break;
+    case GB_BOTTLENECK_DFMA: TP_I(tp_inst_dfma, 0.999, 0.5, (double *)sink); break;
+    case GB_BOTTLENECK_HFMA2: TP_I(tp_inst_hfma2, 0x3bff3bffu, 0x38003800u,
+                                   (unsigned *)sink); break;
+    case GB_BOTTLENECK_MUFU: TP_I(tp_inst_mufu, 1e-3f, 0.5f, (float *)sink); break;
 #undef TP_I
-    case TP_ISSUE: tp_inst_issue<<<blocks, threads>>>(iters, 0.999f, 0.5f, (float *)sink); break;
-    case TP_EMPTY:
+    case GB_BOTTLENECK_ISSUE: tp_inst_issue<<<blocks, threads>>>(iters, 0.999f, 0.5f,
+                                                                 (float *)sink); break;
+    case GB_BOTTLENECK_EMPTY:
         for (int i = 0; i < iters; i++) tp_empty<<<blocks, threads>>>();
         break;
     default: return cudaErrorInvalidValue;
@@ -243,7 +246,7 @@ extern "C" int tp_inst_run(int op, int ilp, int blocks, int threads, int iters, 
     return st;
 }
 
-extern "C" int tp_queued_run(int blocks, int threads, int iters, float *ms)
+extern "C" int gb_bottleneck_queued_run(int blocks, int threads, int iters, float *ms)
 {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -260,7 +263,8 @@ extern "C" int tp_queued_run(int blocks, int threads, int iters, float *ms)
     return st;
 }
 
-extern "C" int tp_graph_run(int blocks, int threads, long long spin_ns, int nodes, float *ms)
+extern "C" int gb_bottleneck_graph_run(int blocks, int threads, long long spin_ns, int nodes,
+                                       float *ms)
 {
     cudaStream_t s;
     cudaGraph_t g = NULL;
@@ -304,7 +308,8 @@ extern "C" int tp_graph_run(int blocks, int threads, long long spin_ns, int node
     return st;
 }
 
-extern "C" int tp_shared_run(int bytes, int stride, int blocks, int threads, int iters, float *ms)
+extern "C" int gb_bottleneck_shared_run(int bytes, int stride, int blocks, int threads, int iters,
+                                        float *ms)
 {
     size_t smem = (size_t)(threads / 32) * 32 * stride * bytes * 2;
     cudaError_t st = cudaSuccess;
@@ -325,8 +330,9 @@ extern "C" int tp_shared_run(int bytes, int stride, int blocks, int threads, int
     return st;
 }
 
-extern "C" int tp_global_run(int store, int bytes, void *buf, long long mask_elems, int blocks,
-                             int threads, int per_thread, int *sink, float *ms)
+extern "C" int gb_bottleneck_global_run(int store, int bytes, void *buf, long long mask_elems,
+                                        int blocks, int threads, int per_thread, int *sink,
+                                        float *ms)
 {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -350,7 +356,7 @@ extern "C" int tp_global_run(int store, int bytes, void *buf, long long mask_ele
 
 /* Selects the device the suite runs on and reads its shape (the suite's
  * kernels and allocations then go to that device, not to device 0). */
-extern "C" int tp_device_info(int device, int *sm_count, int *max_warps)
+extern "C" int gb_bottleneck_device_info(int device, int *sm_count, int *max_warps)
 {
     cudaError_t st = cudaSetDevice(device);
     if (st != cudaSuccess) return st;
@@ -361,7 +367,7 @@ extern "C" int tp_device_info(int device, int *sm_count, int *max_warps)
     *max_warps = p.maxThreadsPerMultiProcessor / 32;
     return 0;
 }
-extern "C" int tp_malloc(void **p, size_t n) { return cudaMalloc(p, n); }
-extern "C" int tp_memset(void *p, size_t n) { return cudaMemset(p, 1, n); }
-extern "C" void tp_free(void *p) { cudaFree(p); }
-extern "C" const char *tp_error_string(int st) { return cudaGetErrorString((cudaError_t)st); }
+extern "C" int gb_bottleneck_malloc(void **p, size_t n) { return cudaMalloc(p, n); }
+extern "C" int gb_bottleneck_memset(void *p, size_t n) { return cudaMemset(p, 1, n); }
+extern "C" void gb_bottleneck_free(void *p) { cudaFree(p); }
+extern "C" const char *gb_bottleneck_error_string(int st) { return cudaGetErrorString((cudaError_t)st); }

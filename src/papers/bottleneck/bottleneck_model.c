@@ -6,42 +6,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const pipe_names[GM_ZO_PIPES] = {
+static const char *const pipe_names[GM_BOTTLENECK_PIPES] = {
 #define PIPE_NAME(id, name) #name,
-    GM_ZO_PIPE_ROWS(PIPE_NAME)
+    GM_BOTTLENECK_PIPE_ROWS(PIPE_NAME)
 #undef PIPE_NAME
 };
-static const char *const pipe_metrics[GM_ZO_PIPES] = {
+static const char *const pipe_metrics[GM_BOTTLENECK_PIPES] = {
 #define PIPE_METRIC(id, name) "smsp__inst_executed_pipe_" #name ".sum",
-    GM_ZO_PIPE_ROWS(PIPE_METRIC)
+    GM_BOTTLENECK_PIPE_ROWS(PIPE_METRIC)
 #undef PIPE_METRIC
 };
-static const char *const part_names[GM_ZO_PARTS] = {"instruction", "shared", "global"};
+static const char *const part_names[GM_BOTTLENECK_PARTS] = {"instruction", "shared", "global"};
 
-const char *gm_zo_pipe_name(int pipe)
+const char *gm_bottleneck_pipe_name(int pipe)
 {
-    return pipe >= 0 && pipe < GM_ZO_PIPES ? pipe_names[pipe] : NULL;
+    return pipe >= 0 && pipe < GM_BOTTLENECK_PIPES ? pipe_names[pipe] : NULL;
 }
 
-const char *gm_zo_pipe_metric(int pipe)
+const char *gm_bottleneck_pipe_metric(int pipe)
 {
-    return pipe >= 0 && pipe < GM_ZO_PIPES ? pipe_metrics[pipe] : NULL;
+    return pipe >= 0 && pipe < GM_BOTTLENECK_PIPES ? pipe_metrics[pipe] : NULL;
 }
 
-int gm_zo_pipe_find(const char *name)
+int gm_bottleneck_pipe_find(const char *name)
 {
-    for (int p = 0; name && p < GM_ZO_PIPES; p++)
+    for (int p = 0; name && p < GM_BOTTLENECK_PIPES; p++)
         if (strcmp(name, pipe_names[p]) == 0)
             return p;
     return -1;
 }
 
-const char *gm_zo_part_name(int part)
+const char *gm_bottleneck_part_name(int part)
 {
-    return part >= 0 && part < GM_ZO_PARTS ? part_names[part] : "none";
+    return part >= 0 && part < GM_BOTTLENECK_PARTS ? part_names[part] : "none";
 }
 
-double gm_zo_curve_at(const gm_zo_curve *c, double w)
+double gm_bottleneck_curve_at(const gm_bottleneck_curve *c, double w)
 {
     if (!c || c->n < 1)
         return NAN;
@@ -55,7 +55,7 @@ double gm_zo_curve_at(const gm_zo_curve *c, double w)
     return c->value[c->n - 1];
 }
 
-double gm_zo_curve_max(const gm_zo_curve *c)
+double gm_bottleneck_curve_max(const gm_bottleneck_curve *c)
 {
     double best = NAN;
     for (int i = 0; c && i < c->n; i++)
@@ -65,7 +65,7 @@ double gm_zo_curve_max(const gm_zo_curve *c)
 }
 
 /* Inserts (w, v) keeping warps increasing; a repeated w keeps the last. */
-static gm_status curve_add(gm_zo_curve *c, double w, double v, gm_error *err)
+static gm_status curve_add(gm_bottleneck_curve *c, double w, double v, gm_error *err)
 {
     if (!(w > 0) || !(v > 0))
         return gm_fail(err, GM_ERR_RANGE, "throughput point (%g warps, %g) not positive", w, v);
@@ -76,9 +76,9 @@ static gm_status curve_add(gm_zo_curve *c, double w, double v, gm_error *err)
         c->value[i] = v;
         return GM_OK;
     }
-    if (c->n >= GM_ZO_MAX_POINTS)
+    if (c->n >= GM_BOTTLENECK_MAX_POINTS)
         return gm_fail(err, GM_ERR_RANGE, "more than %d points on one throughput curve",
-                       GM_ZO_MAX_POINTS);
+                       GM_BOTTLENECK_MAX_POINTS);
     memmove(&c->warps[i + 1], &c->warps[i], (size_t)(c->n - i) * sizeof(double));
     memmove(&c->value[i + 1], &c->value[i], (size_t)(c->n - i) * sizeof(double));
     c->warps[i] = w;
@@ -87,7 +87,7 @@ static gm_status curve_add(gm_zo_curve *c, double w, double v, gm_error *err)
     return GM_OK;
 }
 
-void gm_zo_machine_free(gm_zo_machine *m)
+void gm_bottleneck_machine_free(gm_bottleneck_machine *m)
 {
     if (!m)
         return;
@@ -105,16 +105,16 @@ void gm_zo_machine_free(gm_zo_machine *m)
     m->n_global = m->n_sets = 0;
 }
 
-static double axis_value(const gm_zo_gpoint *g, int a)
+static double axis_value(const gm_bottleneck_gpoint *g, int a)
 {
     return a == 0 ? g->blocks : a == 1 ? g->threads : g->per_thread;
 }
 
 /* The distinct values of each axis of every set, and each point's. */
-static int index_values(gm_zo_machine *m)
+static int index_values(gm_bottleneck_machine *m)
 {
     for (size_t j = 0; j < m->n_sets; j++) {
-        struct gm_zo_gset *t = &m->sets[j];
+        struct gm_bottleneck_gset *t = &m->sets[j];
         for (int a = 0; a < 3; a++) {
             if (!(t->values[a] = calloc(t->n ? t->n : 1, sizeof *t->values[a])))
                 return 0;
@@ -134,9 +134,9 @@ static int index_values(gm_zo_machine *m)
     return 1;
 }
 
-/* The index of the points (gm_zo_machine.sets): best effort, a machine
+/* The index of the points (gm_bottleneck_machine.sets): best effort, a machine
  * without one is searched point by point. */
-static void index_points(gm_zo_machine *m)
+static void index_points(gm_bottleneck_machine *m)
 {
     size_t n = m->n_global;
     for (int l2 = 0; l2 < 2; l2++)
@@ -149,7 +149,7 @@ static void index_points(gm_zo_machine *m)
                     best = m->global[i].gbps;
             m->best_gbps[l2][st] = best;
         }
-    struct gm_zo_gset *sets = calloc(n ? n : 1, sizeof *sets);
+    struct gm_bottleneck_gset *sets = calloc(n ? n : 1, sizeof *sets);
     size_t *order = calloc(n ? n : 1, sizeof *order), *set_of = calloc(n ? n : 1, sizeof *set_of);
     size_t k = 0;
     if (!sets || !order || !set_of) {
@@ -159,13 +159,13 @@ static void index_points(gm_zo_machine *m)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        const gm_zo_gpoint *g = &m->global[i];
+        const gm_bottleneck_gpoint *g = &m->global[i];
         size_t j = 0;
         while (j < k && !(sets[j].l2 == g->l2 && sets[j].store == g->store &&
                           sets[j].bytes == g->bytes))
             j++;
         if (j == k)
-            sets[k++] = (struct gm_zo_gset){.l2 = g->l2, .store = g->store, .bytes = g->bytes};
+            sets[k++] = (struct gm_bottleneck_gset){.l2 = g->l2, .store = g->store, .bytes = g->bytes};
         sets[j].n++;
         set_of[i] = j;
     }
@@ -233,7 +233,8 @@ static const gm_mdata_rule throughput_rules[] = {
     {NULL, "documented", GM_Q_REAL, 1},
 };
 
-gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_error *err)
+gm_status gm_bottleneck_machine_from_mdata(const gm_mdata *md, gm_bottleneck_machine *m,
+                                           gm_error *err)
 {
     if (!md || !m)
         return gm_fail(err, GM_ERR_INVALID_ARG, "throughput data: NULL argument");
@@ -267,17 +268,17 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
         double bytes = gm_mdata_num(md, r, col[2]), ways = gm_mdata_num(md, r, col[3]);
         double warps = gm_mdata_num(md, r, col[4]), value = gm_mdata_num(md, r, col[8]);
         if (strcmp(kind, "inst") == 0) {
-            int p = gm_zo_pipe_find(name);
+            int p = gm_bottleneck_pipe_find(name);
             if (p >= 0 && (ilp == 1 || ilp == 4))
                 st = curve_add(ilp == 4 ? &m->inst4[p] : &m->inst[p], warps, value, err);
         } else if (strcmp(kind, "issue") == 0) {
             st = curve_add(&m->issue, warps, value, err);
         } else if (strcmp(kind, "shared") == 0 && strcmp(name, "copy") == 0 && bytes == 4) {
             int k = (int)lround(log2(ways));
-            if (k >= 0 && k < GM_ZO_WAYS && ways == (double)(1 << k))
+            if (k >= 0 && k < GM_BOTTLENECK_WAYS && ways == (double)(1 << k))
                 st = curve_add(&m->shared_k[k], warps, value, err);
         } else if (strcmp(kind, "global") == 0) {
-            gm_zo_gpoint *g = &m->global[m->n_global];
+            gm_bottleneck_gpoint *g = &m->global[m->n_global];
             g->l2 = strncmp(name, "l2_", 3) == 0;
             g->store = strstr(name, "_st") != NULL;
             g->bytes = (int)bytes;
@@ -306,25 +307,26 @@ gm_status gm_zo_machine_from_mdata(const gm_mdata *md, gm_zo_machine *m, gm_erro
         st = gm_fail(err, GM_ERR_MISSING,
                      "throughput data: needs issue, shared copy and global rows");
     if (st != GM_OK)
-        gm_zo_machine_free(m);
+        gm_bottleneck_machine_free(m);
     else
         index_points(m);
     return st;
 }
 
-/* The synthetic point nearest to the shape (see gm_zo_global_bw). */
-static const gm_zo_gpoint *global_point(const gm_zo_machine *m, int l2, int store, int bytes,
-                                        double blocks, double threads, double per_thread)
+/* The synthetic point nearest to the shape (see gm_bottleneck_global_bw). */
+static const gm_bottleneck_gpoint *global_point(const gm_bottleneck_machine *m, int l2, int store,
+                                                int bytes, double blocks, double threads,
+                                                double per_thread)
 {
     if (!m || !(blocks > 0) || !(threads > 0) || !(per_thread > 0))
         return NULL;
     /* The closest bytes per thread that was measured for this memory and op
      * (the first of equally close ones in the file). */
     int best_bytes = -1;
-    const struct gm_zo_gset *set = NULL;
+    const struct gm_bottleneck_gset *set = NULL;
     if (m->sets) {
         for (size_t j = 0; j < m->n_sets; j++) {
-            const struct gm_zo_gset *t = &m->sets[j];
+            const struct gm_bottleneck_gset *t = &m->sets[j];
             if (t->l2 == l2 && t->store == store &&
                 (best_bytes < 0 || abs(t->bytes - bytes) < abs(best_bytes - bytes))) {
                 best_bytes = t->bytes;
@@ -333,14 +335,14 @@ static const gm_zo_gpoint *global_point(const gm_zo_machine *m, int l2, int stor
         }
     } else {
         for (size_t i = 0; i < m->n_global; i++) {
-            const gm_zo_gpoint *g = &m->global[i];
+            const gm_bottleneck_gpoint *g = &m->global[i];
             if (g->l2 == l2 && g->store == store &&
                 (best_bytes < 0 || abs(g->bytes - bytes) < abs(best_bytes - bytes)))
                 best_bytes = g->bytes;
         }
     }
     double best_d = INFINITY;
-    const gm_zo_gpoint *best = NULL;
+    const gm_bottleneck_gpoint *best = NULL;
     if (set) {
         /* log2 of each distinct value's ratio once: the same expression of
          * the same operands as at each point, so the same distances */
@@ -368,7 +370,7 @@ static const gm_zo_gpoint *global_point(const gm_zo_machine *m, int l2, int stor
         return best;
     }
     for (size_t i = 0; i < m->n_global; i++) {
-        const gm_zo_gpoint *g = &m->global[i];
+        const gm_bottleneck_gpoint *g = &m->global[i];
         if (g->l2 != l2 || g->store != store || g->bytes != best_bytes)
             continue;
         double a = log2(g->blocks / blocks), b = log2(g->threads / threads),
@@ -382,15 +384,15 @@ static const gm_zo_gpoint *global_point(const gm_zo_machine *m, int l2, int stor
     return best;
 }
 
-double gm_zo_global_bw(const gm_zo_machine *m, int l2, int store, int bytes, double blocks,
-                       double threads, double per_thread)
+double gm_bottleneck_global_bw(const gm_bottleneck_machine *m, int l2, int store, int bytes,
+                               double blocks, double threads, double per_thread)
 {
-    const gm_zo_gpoint *g = global_point(m, l2, store, bytes, blocks, threads, per_thread);
+    const gm_bottleneck_gpoint *g = global_point(m, l2, store, bytes, blocks, threads, per_thread);
     return g ? g->gbps : NAN;
 }
 
 /* The best bandwidth of one table (for "too little parallelism"). */
-static double global_best(const gm_zo_machine *m, int l2, int store)
+static double global_best(const gm_bottleneck_machine *m, int l2, int store)
 {
     if (m->sets)
         return m->best_gbps[l2][store];
@@ -401,14 +403,14 @@ static double global_best(const gm_zo_machine *m, int l2, int store)
     return best;
 }
 
-void gm_zo_launch_init(gm_zo_launch *l)
+void gm_bottleneck_launch_init(gm_bottleneck_launch *l)
 {
     double *f = (double *)l;
     for (size_t i = 0; i < sizeof *l / sizeof(double); i++)
         f[i] = NAN;
 }
 
-void gm_zo_causes_text(int causes, char *buf, size_t len)
+void gm_bottleneck_causes_text(int causes, char *buf, size_t len)
 {
     static const char *const words[] = {"low computational density", "expensive instructions",
                                         "too few warps",             "bank conflicts",
@@ -432,7 +434,7 @@ static double pos(double v)
 }
 
 /* The bytes per lane of the launch's global accesses, as measured: 4, 8 or 16. */
-static int lane_bytes(const gm_zo_launch *l)
+static int lane_bytes(const gm_bottleneck_launch *l)
 {
     double s = isfinite(l->global_sectors_ideal) ? l->global_sectors_ideal : l->global_sectors;
     double b = s / l->global_inst; /* sectors of 32 B per 32 lanes = bytes per lane */
@@ -441,9 +443,10 @@ static int lane_bytes(const gm_zo_launch *l)
 
 /* The paper times each type with a dependent chain; the Hopper form with
  * four independent chains where the suite measured them. */
-static const gm_zo_curve *inst_curve(const gm_zo_machine *m, gm_zo_form form, int p)
+static const gm_bottleneck_curve *inst_curve(const gm_bottleneck_machine *m,
+                                             gm_bottleneck_form form, int p)
 {
-    return form == GM_ZO_HOPPER && m->inst4[p].n ? &m->inst4[p] : &m->inst[p];
+    return form == GM_BOTTLENECK_HOPPER && m->inst4[p].n ? &m->inst4[p] : &m->inst[p];
 }
 
 /* Shared wavefronts per clock per SM at w warps.  The paper: the conflict-
@@ -451,27 +454,29 @@ static const gm_zo_curve *inst_curve(const gm_zo_machine *m, gm_zo_form form, in
  * measured at the launch's own conflict degree k = wavefronts / ideal
  * (several wavefronts per instruction need fewer warps to fill the pipe),
  * interpolated between the measured 2^i-way curves in log2(k). */
-static double shared_rate(const gm_zo_machine *m, gm_zo_form form, const gm_zo_launch *l,
-                          double w)
+static double shared_rate(const gm_bottleneck_machine *m, gm_bottleneck_form form,
+                          const gm_bottleneck_launch *l, double w)
 {
     double k = l->shared_wavefronts / l->shared_ideal;
-    if (form != GM_ZO_HOPPER || !(k > 1))
-        return gm_zo_curve_at(&m->shared, w);
-    double x = fmin(log2(k), GM_ZO_WAYS - 1);
-    int lo = (int)floor(x), hi = lo + 1 < GM_ZO_WAYS ? lo + 1 : lo;
+    if (form != GM_BOTTLENECK_HOPPER || !(k > 1))
+        return gm_bottleneck_curve_at(&m->shared, w);
+    double x = fmin(log2(k), GM_BOTTLENECK_WAYS - 1);
+    int lo = (int)floor(x), hi = lo + 1 < GM_BOTTLENECK_WAYS ? lo + 1 : lo;
     while (lo > 0 && m->shared_k[lo].n == 0)
         lo--;
     while (hi > lo && m->shared_k[hi].n == 0)
         hi--;
-    double a = gm_zo_curve_at(&m->shared_k[lo], w), b = gm_zo_curve_at(&m->shared_k[hi], w);
+    double a = gm_bottleneck_curve_at(&m->shared_k[lo],
+                                      w), b = gm_bottleneck_curve_at(&m->shared_k[hi], w);
     double f = hi > lo ? (x - lo) / (hi - lo) : 0;
     return a + f * (b - a);
 }
 
-/* global_point through the memo (gm_zo_memo). */
-static const gm_zo_gpoint *memo_point(const gm_zo_machine *m, gm_zo_memo *memo, int l2,
-                                      int store, int bytes, double blocks, double threads,
-                                      double per_thread)
+/* global_point through the memo (gm_bottleneck_memo). */
+static const gm_bottleneck_gpoint *memo_point(const gm_bottleneck_machine *m,
+                                              gm_bottleneck_memo *memo, int l2, int store,
+                                              int bytes, double blocks, double threads,
+                                              double per_thread)
 {
     if (!memo)
         return global_point(m, l2, store, bytes, blocks, threads, per_thread);
@@ -480,23 +485,25 @@ static const gm_zo_gpoint *memo_point(const gm_zo_machine *m, gm_zo_memo *memo, 
             memo->e[i].blocks == blocks && memo->e[i].threads == threads &&
             memo->e[i].per_thread == per_thread)
             return memo->e[i].g;
-    const gm_zo_gpoint *g = global_point(m, l2, store, bytes, blocks, threads, per_thread);
+    const gm_bottleneck_gpoint *g = global_point(m, l2, store, bytes, blocks, threads, per_thread);
     if (memo->n < sizeof memo->e / sizeof memo->e[0])
-        memo->e[memo->n++] = (gm_zo_memo_entry){l2, store, bytes, blocks, threads, per_thread, g};
+        memo->e[memo->n++] = (gm_bottleneck_memo_entry){l2, store, bytes, blocks, threads, per_thread, g};
     return g;
 }
 
-gm_status gm_zo_predict(const gm_zo_machine *m, gm_zo_form form, int sm_count,
-                        const gm_zo_launch *l, gm_zo_result *r, gm_error *err)
+gm_status gm_bottleneck_predict(const gm_bottleneck_machine *m, gm_bottleneck_form form,
+                                int sm_count, const gm_bottleneck_launch *l,
+                                gm_bottleneck_result *r, gm_error *err)
 {
-    return gm_zo_predict_memo(m, form, sm_count, l, NULL, r, err);
+    return gm_bottleneck_predict_memo(m, form, sm_count, l, NULL, r, err);
 }
 
-gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_count,
-                             const gm_zo_launch *l, gm_zo_memo *memo, gm_zo_result *r,
-                             gm_error *err)
+gm_status gm_bottleneck_predict_memo(const gm_bottleneck_machine *m, gm_bottleneck_form form,
+                                     int sm_count, const gm_bottleneck_launch *l,
+                                     gm_bottleneck_memo *memo, gm_bottleneck_result *r,
+                                     gm_error *err)
 {
-    if (!m || !l || !r || sm_count < 1 || (form != GM_ZO_PAPER && form != GM_ZO_HOPPER))
+    if (!m || !l || !r || sm_count < 1 || (form != GM_BOTTLENECK_PAPER && form != GM_BOTTLENECK_HOPPER))
         return gm_fail(err, GM_ERR_INVALID_ARG, "zhang_owens: bad arguments");
     memset(r, 0, sizeof *r);
     r->form = form;
@@ -521,36 +528,37 @@ gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_cou
      * issues one warp-instruction per clock per SMSP: the measured best rate
      * times the share of the 4 SMSPs that have a warp; below that latency,
      * not issue, binds, and the pipe curves hold it. */
-    double x_issue = form == GM_ZO_HOPPER
-                         ? gm_zo_curve_max(&m->issue) * fmin(w, 4.0) / 4.0
-                         : gm_zo_curve_at(&m->issue, w);
-    for (int p = 0; p < GM_ZO_PIPES; p++) {
+    double x_issue = form == GM_BOTTLENECK_HOPPER
+                         ? gm_bottleneck_curve_max(&m->issue) * fmin(w, 4.0) / 4.0
+                         : gm_bottleneck_curve_at(&m->issue, w);
+    for (int p = 0; p < GM_BOTTLENECK_PIPES; p++) {
         r->t_pipe[p] = NAN;
         if (!isfinite(l->inst[p]))
             continue;
-        double x = m->inst[p].n ? gm_zo_curve_at(inst_curve(m, form, p), w) : x_issue;
+        double x = m->inst[p].n ? gm_bottleneck_curve_at(inst_curve(m, form, p), w) : x_issue;
         r->t_pipe[p] = l->inst[p] / (x * per_ns);
     }
-    if (isfinite(r->t_pipe[GM_ZO_FMAHEAVY]) && isfinite(r->t_pipe[GM_ZO_FMA]))
-        r->t_pipe[GM_ZO_FMA] = fmax(r->t_pipe[GM_ZO_FMA], r->t_pipe[GM_ZO_FMAHEAVY]);
+    if (isfinite(r->t_pipe[GM_BOTTLENECK_FMAHEAVY]) && isfinite(r->t_pipe[GM_BOTTLENECK_FMA]))
+        r->t_pipe[GM_BOTTLENECK_FMA] = fmax(r->t_pipe[GM_BOTTLENECK_FMA],
+                                            r->t_pipe[GM_BOTTLENECK_FMAHEAVY]);
     r->t_issue = isfinite(l->inst_total) ? l->inst_total / (x_issue * per_ns) : NAN;
     double t_inst = 0, t_max = 0;
     int any = 0;
-    for (int p = 0; p < GM_ZO_PIPES; p++)
-        if (p != GM_ZO_FMAHEAVY && isfinite(r->t_pipe[p])) {
+    for (int p = 0; p < GM_BOTTLENECK_PIPES; p++)
+        if (p != GM_BOTTLENECK_FMAHEAVY && isfinite(r->t_pipe[p])) {
             t_inst += r->t_pipe[p]; /* the paper: a linear combination */
             t_max = fmax(t_max, r->t_pipe[p]);
             any = 1;
         }
-    if (form == GM_ZO_HOPPER)
+    if (form == GM_BOTTLENECK_HOPPER)
         t_inst = fmax(t_max, pos(r->t_issue)); /* pipes overlap; issue binds */
-    r->t[GM_ZO_INST] = any || isfinite(r->t_issue) ? t_inst : NAN;
+    r->t[GM_BOTTLENECK_INST] = any || isfinite(r->t_issue) ? t_inst : NAN;
 
     /* Shared memory (Sec. 4.2): wavefronts over the bandwidth at w. */
-    r->t[GM_ZO_SHARED] = l->shared_wavefronts / (shared_rate(m, form, l, w) * per_ns);
+    r->t[GM_BOTTLENECK_SHARED] = l->shared_wavefronts / (shared_rate(m, form, l, w) * per_ns);
 
     /* Global memory (Sec. 4.3): the synthetic kernel of the same shape. */
-    r->t[GM_ZO_GLOBAL] = NAN;
+    r->t[GM_BOTTLENECK_GLOBAL] = NAN;
     r->global_bw = NAN;
     if (l->global_inst > 0 && l->blocks > 0 && l->threads_per_block > 0) {
         int b = lane_bytes(l);
@@ -561,10 +569,10 @@ gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_cou
         double bw[2][2];
         for (int l2 = 0; l2 < 2; l2++)
             for (int s = 0; s < 2; s++) {
-                const gm_zo_gpoint *g = memo_point(m, memo, l2, s, b, l->blocks,
-                                                   l->threads_per_block, per_thread);
+                const gm_bottleneck_gpoint *g = memo_point(m, memo, l2, s, b, l->blocks,
+                                                           l->threads_per_block, per_thread);
                 bw[l2][s] = g ? g->gbps : NAN;
-                if (g && form == GM_ZO_HOPPER && m->launch_ns > 0) {
+                if (g && form == GM_BOTTLENECK_HOPPER && m->launch_ns > 0) {
                     /* The synthetic kernel's time holds one launch; the Hopper
                      * form adds the launch once, so the bandwidth is the steady
                      * one: bytes over (time - launch), at most the best the
@@ -578,16 +586,16 @@ gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_cou
         r->global_bw = bw[0][0];
         double t_dram = pos(l->dram_read_bytes) / bw[0][0] + pos(l->dram_write_bytes) / bw[0][1];
         double t_l2 = pos(l->l2_read_bytes) / bw[1][0] + pos(l->l2_write_bytes) / bw[1][1];
-        r->t[GM_ZO_GLOBAL] = fmax(isfinite(t_dram) ? t_dram : 0, isfinite(t_l2) ? t_l2 : 0);
+        r->t[GM_BOTTLENECK_GLOBAL] = fmax(isfinite(t_dram) ? t_dram : 0, isfinite(t_l2) ? t_l2 : 0);
         if (!isfinite(l->dram_read_bytes) && !isfinite(l->l2_read_bytes))
-            r->t[GM_ZO_GLOBAL] = NAN;
+            r->t[GM_BOTTLENECK_GLOBAL] = NAN;
     } else if (l->global_inst == 0) {
-        r->t[GM_ZO_GLOBAL] = 0;
+        r->t[GM_BOTTLENECK_GLOBAL] = 0;
     }
 
     /* The bottleneck and the next one (Sec. 3: full overlap). */
     double first = -1, second = -1;
-    for (int k = 0; k < GM_ZO_PARTS; k++) {
+    for (int k = 0; k < GM_BOTTLENECK_PARTS; k++) {
         double t = r->t[k];
         if (!isfinite(t))
             continue;
@@ -601,7 +609,7 @@ gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_cou
             r->next = k;
         }
     }
-    r->t_launch = form == GM_ZO_HOPPER ? m->launch_ns * (l->launches >= 1 ? l->launches : 1) : 0;
+    r->t_launch = form == GM_BOTTLENECK_HOPPER ? m->launch_ns * (l->launches >= 1 ? l->launches : 1) : 0;
     if (r->bottleneck < 0) {
         r->predicted = NAN;
         return GM_OK;
@@ -611,64 +619,66 @@ gm_status gm_zo_predict_memo(const gm_zo_machine *m, gm_zo_form form, int sm_cou
         r->speedup_next = r->predicted / (r->t_launch + second);
 
     /* The paper's causes of the bottleneck. */
-    if (r->bottleneck == GM_ZO_INST) {
-        double compute = pos(l->inst[GM_ZO_FMA]) + pos(l->inst[GM_ZO_FP64]) +
-                         pos(l->inst[GM_ZO_FP16]);
+    if (r->bottleneck == GM_BOTTLENECK_INST) {
+        double compute = pos(l->inst[GM_BOTTLENECK_FMA]) + pos(l->inst[GM_BOTTLENECK_FP64]) +
+                         pos(l->inst[GM_BOTTLENECK_FP16]);
         if (l->inst_total > 0 && compute < 0.5 * l->inst_total)
-            r->causes |= GM_ZO_CAUSE_LOW_DENSITY;
+            r->causes |= GM_BOTTLENECK_CAUSE_LOW_DENSITY;
         int slow = -1;
-        for (int p = 0; p < GM_ZO_PIPES; p++)
-            if (p != GM_ZO_FMAHEAVY && isfinite(r->t_pipe[p]) &&
+        for (int p = 0; p < GM_BOTTLENECK_PIPES; p++)
+            if (p != GM_BOTTLENECK_FMAHEAVY && isfinite(r->t_pipe[p]) &&
                 (slow < 0 || r->t_pipe[p] > r->t_pipe[slow]))
                 slow = p;
-        if (slow == GM_ZO_XU || slow == GM_ZO_FP64)
-            r->causes |= GM_ZO_CAUSE_EXPENSIVE;
-        const gm_zo_curve *c = slow >= 0 && m->inst[slow].n &&
-                                       !(r->t_issue > r->t_pipe[slow] && form == GM_ZO_HOPPER)
+        if (slow == GM_BOTTLENECK_XU || slow == GM_BOTTLENECK_FP64)
+            r->causes |= GM_BOTTLENECK_CAUSE_EXPENSIVE;
+        const gm_bottleneck_curve *c = slow >= 0 && m->inst[slow].n &&
+                                       !(r->t_issue > r->t_pipe[slow] && form == GM_BOTTLENECK_HOPPER)
                                    ? inst_curve(m, form, slow)
                                    : &m->issue;
-        if (gm_zo_curve_at(c, w) < 0.8 * gm_zo_curve_max(c))
-            r->causes |= GM_ZO_CAUSE_FEW_WARPS;
-    } else if (r->bottleneck == GM_ZO_SHARED) {
+        if (gm_bottleneck_curve_at(c, w) < 0.8 * gm_bottleneck_curve_max(c))
+            r->causes |= GM_BOTTLENECK_CAUSE_FEW_WARPS;
+    } else if (r->bottleneck == GM_BOTTLENECK_SHARED) {
         if (l->shared_wavefronts > 1.1 * l->shared_ideal)
-            r->causes |= GM_ZO_CAUSE_CONFLICTS;
-        double compute = pos(l->inst[GM_ZO_FMA]) + pos(l->inst[GM_ZO_FP64]) +
-                         pos(l->inst[GM_ZO_FP16]);
+            r->causes |= GM_BOTTLENECK_CAUSE_CONFLICTS;
+        double compute = pos(l->inst[GM_BOTTLENECK_FMA]) + pos(l->inst[GM_BOTTLENECK_FP64]) +
+                         pos(l->inst[GM_BOTTLENECK_FP16]);
         if (l->shared_ideal > compute)
-            r->causes |= GM_ZO_CAUSE_BOOKKEEPING;
-        if (gm_zo_curve_at(&m->shared, w) < 0.8 * gm_zo_curve_max(&m->shared))
-            r->causes |= GM_ZO_CAUSE_FEW_WARPS; /* conflict-free: what more warps would buy */
+            r->causes |= GM_BOTTLENECK_CAUSE_BOOKKEEPING;
+        if (gm_bottleneck_curve_at(&m->shared, w) < 0.8 * gm_bottleneck_curve_max(&m->shared))
+            /* conflict-free: what more warps would buy */
+            r->causes |= GM_BOTTLENECK_CAUSE_FEW_WARPS;
     } else {
         if (l->global_sectors > 1.25 * l->global_sectors_ideal)
-            r->causes |= GM_ZO_CAUSE_UNCOALESCED;
+            r->causes |= GM_BOTTLENECK_CAUSE_UNCOALESCED;
         if (r->global_bw < 0.8 * global_best(m, 0, 0))
-            r->causes |= GM_ZO_CAUSE_LOW_PARALLEL;
+            r->causes |= GM_BOTTLENECK_CAUSE_LOW_PARALLEL;
     }
     return GM_OK;
 }
 
-gm_status gm_zo_whatif_all(const gm_zo_machine *m, gm_zo_form form, int sm_count,
-                           const gm_zo_launch *l, double more_warps, gm_zo_whatif *w,
-                           gm_error *err)
+gm_status gm_bottleneck_whatif_all(const gm_bottleneck_machine *m, gm_bottleneck_form form,
+                                   int sm_count, const gm_bottleneck_launch *l, double more_warps,
+                                   gm_bottleneck_whatif *w, gm_error *err)
 {
-    return gm_zo_whatif_all_memo(m, form, sm_count, l, more_warps, NULL, w, err);
+    return gm_bottleneck_whatif_all_memo(m, form, sm_count, l, more_warps, NULL, w, err);
 }
 
-gm_status gm_zo_whatif_all_memo(const gm_zo_machine *m, gm_zo_form form, int sm_count,
-                                const gm_zo_launch *l, double more_warps, gm_zo_memo *memo,
-                                gm_zo_whatif *w, gm_error *err)
+gm_status gm_bottleneck_whatif_all_memo(const gm_bottleneck_machine *m, gm_bottleneck_form form,
+                                        int sm_count, const gm_bottleneck_launch *l,
+                                        double more_warps, gm_bottleneck_memo *memo,
+                                        gm_bottleneck_whatif *w, gm_error *err)
 {
     if (!m || !l || !w)
         return gm_fail(err, GM_ERR_INVALID_ARG, "zhang_owens: bad what-if arguments");
-    gm_zo_result base, r;
-    gm_status st = gm_zo_predict_memo(m, form, sm_count, l, memo, &base, err);
+    gm_bottleneck_result base, r;
+    gm_status st = gm_bottleneck_predict_memo(m, form, sm_count, l, memo, &base, err);
     if (st != GM_OK)
         return st;
-    gm_zo_launch c = *l;
+    gm_bottleneck_launch c = *l;
     w->t_no_conflicts = w->speedup_no_conflicts = NAN;
     if (isfinite(l->shared_ideal)) {
         c.shared_wavefronts = l->shared_ideal;
-        if ((st = gm_zo_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
+        if ((st = gm_bottleneck_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
             return st;
         w->t_no_conflicts = r.predicted;
         w->speedup_no_conflicts = base.predicted / r.predicted;
@@ -683,7 +693,7 @@ gm_status gm_zo_whatif_all_memo(const gm_zo_machine *m, gm_zo_form form, int sm_
         c.dram_write_bytes *= f;
         c.l2_read_bytes *= f;
         c.l2_write_bytes *= f;
-        if ((st = gm_zo_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
+        if ((st = gm_bottleneck_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
             return st;
         w->t_coalesced = r.predicted;
         w->speedup_coalesced = base.predicted / r.predicted;
@@ -691,7 +701,7 @@ gm_status gm_zo_whatif_all_memo(const gm_zo_machine *m, gm_zo_form form, int sm_
     c = *l;
     w->more_warps = more_warps > 0 ? more_warps : m->max_warps_per_sm;
     c.warps_per_sm = w->more_warps;
-    if ((st = gm_zo_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
+    if ((st = gm_bottleneck_predict_memo(m, form, sm_count, &c, memo, &r, err)) != GM_OK)
         return st;
     w->t_more_warps = r.predicted;
     w->speedup_more_warps = base.predicted / r.predicted;

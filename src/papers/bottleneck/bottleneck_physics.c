@@ -12,23 +12,24 @@
 #include "bottleneck_unit_rows.h"
 
 /* The rows' names and counters (bottleneck_unit_rows.h). */
-#define TU_T_NAME(id, ...) #id,
-#define TU_T_METRIC(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+#define BOTTLENECK_T_NAME(id, ...) #id,
+#define BOTTLENECK_T_METRIC(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     metric,
-static const char *const tensor_name[GM_TU_N_TENSOR] = {GM_TU_TENSOR_ROWS(TU_T_NAME)};
-static const char *const tensor_metric[GM_TU_N_TENSOR] = {GM_TU_TENSOR_ROWS(TU_T_METRIC)};
-#define TU_M_NAME(id, ...) #id,
-#define TU_M_KIND(id, path, resident, store, sass, doc) {TU_TMA_##path, TU_L2_##resident, store},
-#define TU_TMA_LSU 0
-#define TU_TMA_TMA 1
-#define TU_L2_L2 1
-#define TU_L2_DRAM 0
-static const char *const memory_name[GM_TU_N_MEMORY] = {GM_TU_MEMORY_ROWS(TU_M_NAME)};
+static const char *const tensor_name[GM_BOTTLENECK_UNITS_N_TENSOR] = {GM_BOTTLENECK_UNITS_TENSOR_ROWS(BOTTLENECK_T_NAME)};
+static const char *const tensor_metric[GM_BOTTLENECK_UNITS_N_TENSOR] = {GM_BOTTLENECK_UNITS_TENSOR_ROWS(BOTTLENECK_T_METRIC)};
+#define BOTTLENECK_M_NAME(id, ...) #id,
+#define BOTTLENECK_M_KIND(id, path, resident, store, sass, doc) {BOTTLENECK_TMA_##path, BOTTLENECK_L2_##resident, store},
+#define BOTTLENECK_TMA_LSU 0
+#define BOTTLENECK_TMA_TMA 1
+#define BOTTLENECK_L2_L2 1
+#define BOTTLENECK_L2_DRAM 0
+static const char *const memory_name[GM_BOTTLENECK_UNITS_N_MEMORY] = {GM_BOTTLENECK_UNITS_MEMORY_ROWS(BOTTLENECK_M_NAME)};
 static const struct {
     int tma, l2, store;
-} memory_kind[GM_TU_N_MEMORY] = {GM_TU_MEMORY_ROWS(TU_M_KIND)};
+} memory_kind[GM_BOTTLENECK_UNITS_N_MEMORY] = {GM_BOTTLENECK_UNITS_MEMORY_ROWS(BOTTLENECK_M_KIND)};
 
-typedef enum { BU_BUSY, BU_ISSUE, BU_TENSOR, BU_L2, BU_DRAM, BU_TMA } bu_kind;
+typedef enum { BOTTLENECK_BUSY, BOTTLENECK_ISSUE, BOTTLENECK_TENSOR, BOTTLENECK_L2, BOTTLENECK_DRAM,
+               BOTTLENECK_TMA } bottleneck_kind;
 
 /* A pipe's cycles_active counter adds one per SM sub-partition (four per SM
  * since Maxwell, each with its own scheduler and pipes) and, for the FMA
@@ -41,40 +42,40 @@ typedef enum { BU_BUSY, BU_ISSUE, BU_TENSOR, BU_L2, BU_DRAM, BU_TMA } bu_kind;
  * no corpus launch kept it above 5% busy). */
 #define SUB_PARTITIONS 4.0
 
-typedef struct bu_row {
+typedef struct bottleneck_row {
     const char *name, *field, *use_field, *from_field;
-    bu_kind kind;
+    bottleneck_kind kind;
     /* busy cycles: of the busiest SM (.max) or summed over SMs (.sum); the
-     * whole time of BU_BUSY, the fallback of BU_TENSOR and BU_TMA */
+     * whole time of BOTTLENECK_BUSY, the fallback of BOTTLENECK_TENSOR and BOTTLENECK_TMA */
     const char *busy_max, *busy_sum;
-    const char *need; /* counted only where this counter was collected too */
-    double per_clock; /* busy counts one SM makes per cycle when fully busy */
-    gm_bu_role role;  /* the issue slots, a pipe they issue to, or neither */
-} bu_row;
+    const char *need;              /* counted only where this counter was collected too */
+    double per_clock;              /* busy counts one SM makes per cycle when fully busy */
+    gm_bottleneck_units_role role; /* the issue slots, a pipe they issue to, or neither */
+} bottleneck_row;
 
-/* BU_TENSOR: FLOPs of every tensor row's counter over its measured rate;
- * BU_L2, BU_DRAM: bytes read and written over the load and store rates of
- * that memory (the best of the units and throughput suites'); BU_TMA:
- * TMA load bytes over the best TMA rate; BU_ISSUE: warp-instructions issued
+/* BOTTLENECK_TENSOR: FLOPs of every tensor row's counter over its measured rate;
+ * BOTTLENECK_L2, BOTTLENECK_DRAM: bytes read and written over the load and store rates of
+ * that memory (the best of the units and throughput suites'); BOTTLENECK_TMA:
+ * TMA load bytes over the best TMA rate; BOTTLENECK_ISSUE: warp-instructions issued
  * over the issue rate the throughput suite measured. */
-static const bu_row units[] = {
-    {"tensor", "tensor_us", "tensor_use", "tensor_from", BU_TENSOR,
+static const bottleneck_row units[] = {
+    {"tensor", "tensor_us", "tensor_use", "tensor_from", BOTTLENECK_TENSOR,
      "sm__pipe_tensor_cycles_active.max", "sm__pipe_tensor_cycles_active.sum", NULL,
-     SUB_PARTITIONS, GM_BU_PIPE},
-    {"tma", "tma_us", "tma_use", "tma_from", BU_TMA, "sm__pipe_tma_cycles_active.max",
-     "sm__pipe_tma_cycles_active.sum", NULL, 1, GM_BU_OTHER},
-    {"l2", "l2_us", "l2_use", "l2_from", BU_L2, NULL, NULL, "lts__t_sectors.sum", 1, GM_BU_OTHER},
+     SUB_PARTITIONS, GM_BOTTLENECK_UNITS_PIPE},
+    {"tma", "tma_us", "tma_use", "tma_from", BOTTLENECK_TMA, "sm__pipe_tma_cycles_active.max",
+     "sm__pipe_tma_cycles_active.sum", NULL, 1, GM_BOTTLENECK_UNITS_OTHER},
+    {"l2", "l2_us", "l2_use", "l2_from", BOTTLENECK_L2, NULL, NULL, "lts__t_sectors.sum", 1, GM_BOTTLENECK_UNITS_OTHER},
     /* DRAM bytes are in the default set; the unit joins the verdict only with
      * the Hopper units' counters (L2 sectors), so that launches recorded
      * without them read as before */
-    {"dram", "dram_us", "dram_use", "dram_from", BU_DRAM, NULL, NULL, "lts__t_sectors.sum", 1,
-     GM_BU_OTHER},
-    {"fma pipe", "fma_pipe_us", "fma_pipe_use", "fma_pipe_from", BU_BUSY, NULL,
-     "sm__pipe_fma_cycles_active.sum", NULL, 2 * SUB_PARTITIONS, GM_BU_PIPE},
-    {"alu pipe", "alu_pipe_us", "alu_pipe_use", "alu_pipe_from", BU_BUSY, NULL,
-     "sm__pipe_alu_cycles_active.sum", NULL, SUB_PARTITIONS, GM_BU_PIPE},
-    {"issue slots", "issue_slots_us", "issue_slots_use", "issue_slots_from", BU_ISSUE, NULL,
-     NULL, "sm__inst_issued.sum", 1, GM_BU_ISSUE},
+    {"dram", "dram_us", "dram_use", "dram_from", BOTTLENECK_DRAM, NULL, NULL, "lts__t_sectors.sum",
+     1, GM_BOTTLENECK_UNITS_OTHER},
+    {"fma pipe", "fma_pipe_us", "fma_pipe_use", "fma_pipe_from", BOTTLENECK_BUSY, NULL,
+     "sm__pipe_fma_cycles_active.sum", NULL, 2 * SUB_PARTITIONS, GM_BOTTLENECK_UNITS_PIPE},
+    {"alu pipe", "alu_pipe_us", "alu_pipe_use", "alu_pipe_from", BOTTLENECK_BUSY, NULL,
+     "sm__pipe_alu_cycles_active.sum", NULL, SUB_PARTITIONS, GM_BOTTLENECK_UNITS_PIPE},
+    {"issue slots", "issue_slots_us", "issue_slots_use", "issue_slots_from", BOTTLENECK_ISSUE, NULL,
+     NULL, "sm__inst_issued.sum", 1, GM_BOTTLENECK_UNITS_ISSUE},
 };
 #define N_UNITS (sizeof units / sizeof units[0])
 
@@ -85,7 +86,7 @@ static const bu_row units[] = {
  * GH100).  mma.sync's FLOP counters (the NAMED rows of
  * bottleneck_unit_rows.h) are not among them: they take it to 15 passes,
  * and are collected when named. */
-const char *const gm_bu_metrics[] = {
+const char *const gm_bottleneck_units_metrics[] = {
     "sm__pipe_tensor_op_hmma_cycles_active.sum",
     "sm__inst_executed_pipe_tensor_op_gmma.sum",
     "sm__inst_executed_pipe_tensor_op_hmma.sum",
@@ -102,30 +103,30 @@ const char *const gm_bu_metrics[] = {
     NULL,
 };
 
-size_t gm_bu_count(void)
+size_t gm_bottleneck_units_count(void)
 {
     return N_UNITS;
 }
 
-const char *gm_bu_tensor_row_metric(int row)
+const char *gm_bottleneck_units_tensor_row_metric(int row)
 {
-    return row >= 0 && row < GM_TU_N_TENSOR ? tensor_metric[row] : NULL;
+    return row >= 0 && row < GM_BOTTLENECK_UNITS_N_TENSOR ? tensor_metric[row] : NULL;
 }
 
 static double get(const gm_launch_counters *k, const char *name)
 {
-    int row = name ? gm_bn_metric_row(name) : -1;
+    int row = name ? gm_bottleneck_metric_row(name) : -1;
     return row >= 0 ? k->metric[row] : NAN;
 }
 
 /* ---- the suite's rates ---- */
 
-void gm_bu_rates_none(gm_bu_rates *r)
+void gm_bottleneck_units_rates_none(gm_bottleneck_units_rates *r)
 {
     memset(r, 0, sizeof *r);
-    for (int i = 0; i < GM_TU_N_TENSOR; i++)
+    for (int i = 0; i < GM_BOTTLENECK_UNITS_N_TENSOR; i++)
         r->tensor[i] = NAN;
-    for (int i = 0; i < GM_TU_N_MEMORY; i++)
+    for (int i = 0; i < GM_BOTTLENECK_UNITS_N_MEMORY; i++)
         r->memory_gbps[i] = NAN;
 }
 
@@ -142,11 +143,12 @@ static const gm_mdata_rule units_rules[] = {
     {NULL, "documented", GM_Q_REAL, 1},  {NULL, "documented_rate", GM_Q_REAL, 1},
 };
 
-gm_status gm_bu_rates_from_mdata(const gm_mdata *md, gm_bu_rates *r, gm_error *err)
+gm_status gm_bottleneck_units_rates_from_mdata(const gm_mdata *md, gm_bottleneck_units_rates *r,
+                                               gm_error *err)
 {
     if (!md || !r)
         return gm_fail(err, GM_ERR_INVALID_ARG, "units data: NULL argument");
-    gm_bu_rates_none(r);
+    gm_bottleneck_units_rates_none(r);
     int kind = gm_mdata_col(md, "kind"), name = gm_mdata_col(md, "name");
     int value = gm_mdata_col(md, "value"), rate = gm_mdata_col(md, "rate");
     if (kind < 0 || name < 0 || value < 0 || rate < 0)
@@ -160,11 +162,11 @@ gm_status gm_bu_rates_from_mdata(const gm_mdata *md, gm_bu_rates *r, gm_error *e
     for (size_t i = 0; i < md->n_rows; i++) {
         const char *k = gm_mdata_text(md, i, kind), *n = gm_mdata_text(md, i, name);
         if (strcmp(k, "tensor") == 0) {
-            for (int t = 0; t < GM_TU_N_TENSOR; t++)
+            for (int t = 0; t < GM_BOTTLENECK_UNITS_N_TENSOR; t++)
                 if (strcmp(n, tensor_name[t]) == 0 && !(gm_mdata_num(md, i, value) <= r->tensor[t]))
                     r->tensor[t] = gm_mdata_num(md, i, value);
         } else if (strcmp(k, "memory") == 0) {
-            for (int m = 0; m < GM_TU_N_MEMORY; m++)
+            for (int m = 0; m < GM_BOTTLENECK_UNITS_N_MEMORY; m++)
                 if (strcmp(n, memory_name[m]) == 0 &&
                     !(gm_mdata_num(md, i, rate) <= r->memory_gbps[m]))
                     r->memory_gbps[m] = gm_mdata_num(md, i, rate);
@@ -179,7 +181,7 @@ gm_status gm_bu_rates_from_mdata(const gm_mdata *md, gm_bu_rates *r, gm_error *e
 
 /* The best bandwidth (1e9 B/s = B/ns) the throughput suite measured for one
  * memory and op (its LSU loads and stores at every shape). */
-static double throughput_rate(const gm_zo_machine *m, int l2, int store)
+static double throughput_rate(const gm_bottleneck_machine *m, int l2, int store)
 {
     double best = NAN;
     for (size_t i = 0; m && i < m->n_global; i++)
@@ -190,10 +192,10 @@ static double throughput_rate(const gm_zo_machine *m, int l2, int store)
 
 /* The units suite's best rate of a memory path (NaN: not measured); l2 < 0:
  * either memory. */
-static double units_rate(const gm_bu_rates *r, int tma, int l2, int store)
+static double units_rate(const gm_bottleneck_units_rates *r, int tma, int l2, int store)
 {
     double best = NAN;
-    for (int i = 0; r && r->have && i < GM_TU_N_MEMORY; i++)
+    for (int i = 0; r && r->have && i < GM_BOTTLENECK_UNITS_N_MEMORY; i++)
         if (memory_kind[i].tma == tma && (l2 < 0 || memory_kind[i].l2 == l2) &&
             memory_kind[i].store == store && r->memory_gbps[i] > 0 &&
             !(r->memory_gbps[i] <= best))
@@ -217,8 +219,8 @@ static double better(double a, double b, int *from_b)
  * H200 the throughput suite's best L2 load rate was 1.9x the units suite's
  * 4-byte-load kernel's.  *from: "units", "throughput" or, where the two
  * directions' best came from different suites, "units+throughput". */
-static void memory_rates(const gm_zo_machine *m, const gm_bu_rates *r, int l2, double *ld,
-                         double *st, const char **from)
+static void memory_rates(const gm_bottleneck_machine *m, const gm_bottleneck_units_rates *r, int l2,
+                         double *ld, double *st, const char **from)
 {
     int ld_tp, st_tp, by_tma;
     double units_ld = better(units_rate(r, 0, l2, 0), units_rate(r, 1, l2, 0), &by_tma);
@@ -227,7 +229,7 @@ static void memory_rates(const gm_zo_machine *m, const gm_bu_rates *r, int l2, d
     *from = ld_tp && st_tp ? "throughput" : !ld_tp && !st_tp ? "units" : "units+throughput";
 }
 
-static double busy_ns(const bu_row *u, const gm_launch_counters *k, double ghz, double sms)
+static double busy_ns(const bottleneck_row *u, const gm_launch_counters *k, double ghz, double sms)
 {
     double c = get(k, u->busy_max);
     if (!isfinite(c))
@@ -241,20 +243,21 @@ static double busy_ns(const bu_row *u, const gm_launch_counters *k, double ghz, 
  * Where some rows' counters were not collected (mma.sync's are opt-in), the
  * work they would add is unknown: the larger of the FLOP time and the
  * pipe's busy time. */
-static double tensor_ns(const bu_row *u, const gm_bu_rates *r, const gm_launch_counters *k,
-                        double ghz, double sms, double *flop_ns, const char **from)
+static double tensor_ns(const bottleneck_row *u, const gm_bottleneck_units_rates *r,
+                        const gm_launch_counters *k, double ghz, double sms, double *flop_ns,
+                        const char **from)
 {
     double busy = busy_ns(u, k, ghz, sms), t = 0;
     int collected = 0, missing = 0, unrated = 0;
     *flop_ns = NAN;
-    for (int i = 0; r && r->have && i < GM_TU_N_TENSOR; i++) {
+    for (int i = 0; r && r->have && i < GM_BOTTLENECK_UNITS_N_TENSOR; i++) {
         int first = 1;
         for (int j = 0; j < i && first; j++)
             first = strcmp(tensor_metric[j], tensor_metric[i]) != 0;
         if (!first)
             continue;
         double ops = get(k, tensor_metric[i]), rate = NAN;
-        for (int j = i; j < GM_TU_N_TENSOR; j++)
+        for (int j = i; j < GM_BOTTLENECK_UNITS_N_TENSOR; j++)
             if (strcmp(tensor_metric[j], tensor_metric[i]) == 0 && r->tensor[j] > 0 &&
                 !(r->tensor[j] <= rate))
                 rate = r->tensor[j];
@@ -279,27 +282,27 @@ static double tensor_ns(const bu_row *u, const gm_bu_rates *r, const gm_launch_c
     return busy;
 }
 
-static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates *r,
-                      const gm_launch_counters *k, double ghz, double sms, double *flop_ns,
-                      const char **from)
+static double unit_ns(const bottleneck_row *u, const gm_bottleneck_machine *m,
+                      const gm_bottleneck_units_rates *r, const gm_launch_counters *k, double ghz,
+                      double sms, double *flop_ns, const char **from)
 {
     *flop_ns = NAN;
     *from = "busy";
     if (u->need && !isfinite(get(k, u->need)))
         return NAN;
     switch (u->kind) {
-    case BU_BUSY:
+    case BOTTLENECK_BUSY:
         return busy_ns(u, k, ghz, sms);
-    case BU_TENSOR:
+    case BOTTLENECK_TENSOR:
         return tensor_ns(u, r, k, ghz, sms, flop_ns, from);
-    case BU_ISSUE: {
+    case BOTTLENECK_ISSUE: {
         /* the best issue rate the throughput suite measured (warp-instructions
          * per clock per SM), four schedulers where it has none */
-        double x = m ? gm_zo_curve_max(&m->issue) : NAN;
+        double x = m ? gm_bottleneck_curve_max(&m->issue) : NAN;
         *from = isfinite(x) ? "throughput" : "documented";
         return get(k, u->need) / ((isfinite(x) ? x : 4) * sms) / ghz;
     }
-    case BU_TMA: {
+    case BOTTLENECK_TMA: {
         /* The suite's TMA rows copy without multicast, and on the H200 they
          * run at the L2's rate (tma_l2_ld 33.4 B/clk/SM, LSU loads 32.8): a
          * rate of bytes the L2 read once each.  A kernel whose TMA delivered
@@ -316,7 +319,7 @@ static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates
         }
         return busy_ns(u, k, ghz, sms);
     }
-    case BU_L2: {
+    case BOTTLENECK_L2: {
         /* The sectors the L2 itself served, reads at the load rate, writes
          * at the store rate, other ops (atomics, reductions) at the load
          * rate.  Not what the SMs requested: TMA multicast delivers one L2
@@ -333,7 +336,7 @@ static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates
         double other = fmax(0, all - rd - wr);
         return (rd + other) / ld + wr / st;
     }
-    case BU_DRAM: {
+    case BOTTLENECK_DRAM: {
         double ld, st;
         memory_rates(m, r, 0, &ld, &st, from);
         double a = get(k, "dram__bytes_read.sum") / ld, b = get(k, "dram__bytes_write.sum") / st;
@@ -343,14 +346,15 @@ static double unit_ns(const bu_row *u, const gm_zo_machine *m, const gm_bu_rates
     return NAN;
 }
 
-size_t gm_bu_times(const gm_zo_machine *m, const gm_bu_rates *r, const gm_launch_counters *k,
-                   double clock_ghz, double sms, gm_bu_comp *out)
+size_t gm_bottleneck_units_times(const gm_bottleneck_machine *m, const gm_bottleneck_units_rates *r,
+                                 const gm_launch_counters *k, double clock_ghz, double sms,
+                                 gm_bottleneck_units_comp *out)
 {
     size_t have = 0;
     for (size_t i = 0; i < N_UNITS; i++) {
-        const bu_row *u = &units[i];
-        out[i] = (gm_bu_comp){u->name, u->field, u->use_field, u->from_field, NAN, NAN, "-",
-                              u->role};
+        const bottleneck_row *u = &units[i];
+        out[i] = (gm_bottleneck_units_comp){u->name, u->field, u->use_field, u->from_field, NAN,
+                                            NAN, "-", u->role};
         if (!k || !(clock_ghz > 0) || !(sms > 0))
             continue;
         double flop = NAN;
@@ -366,7 +370,7 @@ size_t gm_bu_times(const gm_zo_machine *m, const gm_bu_rates *r, const gm_launch
     return have;
 }
 
-double gm_bu_gmma_wavefronts(const gm_launch_counters *k)
+double gm_bottleneck_units_gmma_wavefronts(const gm_launch_counters *k)
 {
     return k ? get(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum") : NAN;
 }

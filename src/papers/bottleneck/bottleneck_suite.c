@@ -18,7 +18,7 @@
  *                name=queued queued on the GPU behind a kernel that holds it,
  *                name=graph a node of a CUDA graph of them; name=graph_gap
  *                what a graph node adds to a kernel that spins
- *                TP_GRAPH_SPIN_NS (its node's time less the spin);
+ *                GB_BOTTLENECK_GRAPH_SPIN_NS (its node's time less the spin);
  *   kind=device  the warps an SM holds.
  * Each point: one warm-up, then the median of REPS timed launches (device
  * events), `spread` = (max - min) / median.  The whole suite is re-measured
@@ -71,13 +71,13 @@ static const struct {
     double documented, guess;
     int chains;
 } ops[] = {
-    {TP_FFMA, "inst", "fma", "FFMA", 128.0 / 32, 4, 1},
-    {TP_IMAD, "inst", "fmaheavy", "IMAD", 64.0 / 32, 2, 1},
-    {TP_LOP3, "inst", "alu", "LOP3", 64.0 / 32, 2, 1},
-    {TP_DFMA, "inst", "fp64", "DFMA", 64.0 / 32, 2, 1},
-    {TP_HFMA2, "inst", "fp16", "HFMA2", 256.0 / 2 / 32, 4, 1},
-    {TP_MUFU, "inst", "xu", "MUFU.EX2", 16.0 / 32, 0.5, 1},
-    {TP_ISSUE, "issue", "issue", "FFMA+LOP3", 4, 4, 3},
+    {GB_BOTTLENECK_FFMA, "inst", "fma", "FFMA", 128.0 / 32, 4, 1},
+    {GB_BOTTLENECK_IMAD, "inst", "fmaheavy", "IMAD", 64.0 / 32, 2, 1},
+    {GB_BOTTLENECK_LOP3, "inst", "alu", "LOP3", 64.0 / 32, 2, 1},
+    {GB_BOTTLENECK_DFMA, "inst", "fp64", "DFMA", 64.0 / 32, 2, 1},
+    {GB_BOTTLENECK_HFMA2, "inst", "fp16", "HFMA2", 256.0 / 2 / 32, 4, 1},
+    {GB_BOTTLENECK_MUFU, "inst", "xu", "MUFU.EX2", 16.0 / 32, 0.5, 1},
+    {GB_BOTTLENECK_ISSUE, "issue", "issue", "FFMA+LOP3", 4, 4, 3},
 };
 
 static const char *const cols[] = {"kind",       "name",  "bytes",  "ways",       "ilp",
@@ -86,13 +86,13 @@ static const char *const cols[] = {"kind",       "name",  "bytes",  "ways",     
 #define NCOLS 13
 
 
-typedef struct tp_ctx {
+typedef struct bottleneck_ctx {
     const gb_suite_run *run;
     gm_mdata *md;
     double mhz;
     int sm, max_warps;
     long done, total;
-} tp_ctx;
+} bottleneck_ctx;
 
 /* Median of the REPS event times and their spread, (max - min) / median. */
 static double median_spread(const float *ms, int n, double *spread)
@@ -108,11 +108,11 @@ static double median_spread(const float *ms, int n, double *spread)
 
 static gm_status cuda_fail(int st, const char *what, gm_error *err)
 {
-    gm_status kind = st == TP_ERR_NO_CUDA ? GM_ERR_UNSUPPORTED : GM_ERR_CUDA;
-    return gm_fail(err, kind, "throughput: %s: %s", what, tp_error_string(st));
+    gm_status kind = st == GB_BOTTLENECK_ERR_NO_CUDA ? GM_ERR_UNSUPPORTED : GM_ERR_CUDA;
+    return gm_fail(err, kind, "throughput: %s: %s", what, gb_bottleneck_error_string(st));
 }
 
-static gm_status add_row(tp_ctx *c, const char *kind, const char *name, const double *v,
+static gm_status add_row(bottleneck_ctx *c, const char *kind, const char *name, const double *v,
                          const char *sass, gm_error *err)
 {
     const char *texts[NCOLS] = {kind, name, NULL, NULL, NULL, NULL, NULL,
@@ -123,7 +123,7 @@ static gm_status add_row(tp_ctx *c, const char *kind, const char *name, const do
     return gm_mdata_add_values(c->md, texts, vals, err);
 }
 
-static gm_status step(tp_ctx *c, const char *what, gm_error *err)
+static gm_status step(bottleneck_ctx *c, const char *what, gm_error *err)
 {
     c->done++;
     c->run->progress(c->run->io, c->done, c->total, what);
@@ -137,35 +137,36 @@ static gm_status step(tp_ctx *c, const char *what, gm_error *err)
 
 /* Blocks and threads that put w warps on each SM: one block per SM up to
  * 32 warps, two above. */
-static void shape(const tp_ctx *c, int w, int *blocks, int *threads)
+static void shape(const bottleneck_ctx *c, int w, int *blocks, int *threads)
 {
     *blocks = w <= 32 ? c->sm : 2 * c->sm;
     *threads = w <= 32 ? 32 * w : 16 * w;
 }
 
-static gm_status measure_inst(tp_ctx *c, const int *wl, int nw, gm_error *err)
+static gm_status measure_inst(bottleneck_ctx *c, const int *wl, int nw, gm_error *err)
 {
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
         for (int ilp = 1; ilp <= 4; ilp += 3)
         for (int i = 0; i < nw; i++) {
-            if (ops[o].op == TP_ISSUE && ilp != 1)
+            if (ops[o].op == GB_BOTTLENECK_ISSUE && ilp != 1)
                 continue; /* the issue kernel has its own three chains */
             int w = wl[i], blocks, threads;
             shape(c, w, &blocks, &threads);
             /* iterations for ~TARGET_CYCLES at the expected peak */
-            double per_iter = (double)TP_UNROLL * ops[o].chains * w / ops[o].guess;
+            double per_iter = (double)GB_BOTTLENECK_UNROLL * ops[o].chains * w / ops[o].guess;
             int iters = (int)fmax(4, TARGET_CYCLES / per_iter);
             float ms[REPS];
-            int st = tp_inst_run(ops[o].op, ilp, blocks, threads, iters, &ms[0]); /* warm-up */
+            /* warm-up */
+            int st = gb_bottleneck_inst_run(ops[o].op, ilp, blocks, threads, iters, &ms[0]);
             for (int r = 0; r < REPS && st == 0; r++)
-                st = tp_inst_run(ops[o].op, ilp, blocks, threads, iters, &ms[r]);
+                st = gb_bottleneck_inst_run(ops[o].op, ilp, blocks, threads, iters, &ms[r]);
             if (st)
                 return cuda_fail(st, ops[o].sass, err);
             double spread, med = median_spread(ms, REPS, &spread);
-            double inst = (double)iters * TP_UNROLL * ops[o].chains * blocks * (threads / 32);
+            double inst = (double)iters * GB_BOTTLENECK_UNROLL * ops[o].chains * blocks * (threads / 32);
             double rate = inst / (med * 1e-3 * c->mhz * 1e6 * c->sm);
-            double v[10] = {0, 0, ops[o].op == TP_ISSUE ? 3 : ilp, w, blocks, threads, iters,
-                            rate, spread, ops[o].documented};
+            double v[10] = {0, 0, ops[o].op == GB_BOTTLENECK_ISSUE ? 3 : ilp, w, blocks, threads,
+                            iters, rate, spread, ops[o].documented};
             gm_status s = add_row(c, ops[o].kind, ops[o].pipe, v, ops[o].sass, err);
             if (s == GM_OK)
                 s = step(c, "points", err);
@@ -181,14 +182,15 @@ static double wavefronts_per_access(int bytes, int stride)
     uint64_t a[32];
     for (int t = 0; t < 32; t++)
         a[t] = (uint64_t)t * (uint64_t)stride * (uint64_t)bytes;
-    gm_tx_shared_cost cost;
+    gm_bottleneck_tx_shared_cost cost;
     memset(&cost, 0, sizeof cost);
-    return gm_tx_shared_add(&gm_tx_hopper_shared, a, NULL, 32, bytes, &cost, NULL) == GM_OK
+    return gm_bottleneck_tx_shared_add(&gm_bottleneck_tx_hopper_shared, a, NULL, 32, bytes, &cost,
+                                       NULL) == GM_OK
                ? cost.wavefronts
                : NAN;
 }
 
-static gm_status measure_shared(tp_ctx *c, const int *wl, int nw, int quick, gm_error *err)
+static gm_status measure_shared(bottleneck_ctx *c, const int *wl, int nw, int quick, gm_error *err)
 {
     for (size_t b = 0; b < 3; b++)
         for (size_t k = 0; k < 6; k++) {
@@ -205,9 +207,9 @@ static gm_status measure_shared(tp_ctx *c, const int *wl, int nw, int quick, gm_
                 /* 8 x 2 copies per iteration, each a load and a store: 32 accesses */
                 int iters = (int)fmax(2, TARGET_CYCLES / (32.0 * w * wf));
                 float ms[REPS];
-                int st = tp_shared_run(bytes, ways, blocks, threads, iters, &ms[0]);
+                int st = gb_bottleneck_shared_run(bytes, ways, blocks, threads, iters, &ms[0]);
                 for (int r = 0; r < REPS && st == 0; r++)
-                    st = tp_shared_run(bytes, ways, blocks, threads, iters, &ms[r]);
+                    st = gb_bottleneck_shared_run(bytes, ways, blocks, threads, iters, &ms[r]);
                 if (st)
                     return cuda_fail(st, "shared copy", err);
                 double spread, med = median_spread(ms, REPS, &spread);
@@ -226,17 +228,17 @@ static gm_status measure_shared(tp_ctx *c, const int *wl, int nw, int quick, gm_
     return GM_OK;
 }
 
-static gm_status measure_global(tp_ctx *c, int quick, gm_error *err)
+static gm_status measure_global(bottleneck_ctx *c, int quick, gm_error *err)
 {
     void *buf = NULL;
     int *sink = NULL;
-    int st = tp_malloc(&buf, DRAM_BYTES);
+    int st = gb_bottleneck_malloc(&buf, DRAM_BYTES);
     if (!st)
-        st = tp_malloc((void **)&sink, 64);
+        st = gb_bottleneck_malloc((void **)&sink, 64);
     if (!st)
-        st = tp_memset(buf, DRAM_BYTES);
+        st = gb_bottleneck_memset(buf, DRAM_BYTES);
     if (st) {
-        tp_free(buf);
+        gb_bottleneck_free(buf);
         return cuda_fail(st, "global buffers", err);
     }
     gm_status s = GM_OK;
@@ -269,8 +271,8 @@ static gm_status measure_global(tp_ctx *c, int quick, gm_error *err)
                                     offset += (region + 4095) & ~4095ull;
                                     mask = -1;
                                 }
-                                e = tp_global_run(store, bytes, p, mask, blocks, threads, m, sink,
-                                                  &ms[r < 0 ? 0 : r]);
+                                e = gb_bottleneck_global_run(store, bytes, p, mask, blocks, threads,
+                                                             m, sink, &ms[r < 0 ? 0 : r]);
                             }
                             if (e) {
                                 s = cuda_fail(e, "global", err);
@@ -286,23 +288,23 @@ static gm_status measure_global(tp_ctx *c, int quick, gm_error *err)
                             if (s == GM_OK)
                                 s = step(c, "points", err);
                         }
-    tp_free(buf);
-    tp_free(sink);
+    gb_bottleneck_free(buf);
+    gb_bottleneck_free(sink);
     return s;
 }
 
 static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
 {
-    tp_ctx c;
+    bottleneck_ctx c;
     memset(&c, 0, sizeof c);
     c.run = run;
-    int st = tp_device_info(run->device, &c.sm, &c.max_warps);
+    int st = gb_bottleneck_device_info(run->device, &c.sm, &c.max_warps);
     if (st)
         return cuda_fail(st, "device", err);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     double mhz0 = 0, mhz1 = 0;
-    if ((st = tp_clock_mhz(&mhz0)))
+    if ((st = gb_bottleneck_clock_mhz(&mhz0)))
         return cuda_fail(st, "clock", err);
     c.mhz = mhz0;
     gm_mdata_meta meta = *run->meta;
@@ -310,7 +312,7 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
     snprintf(meta.method, sizeof meta.method,
              "median of %d event-timed launches after a warm-up; dependent chains of %d "
              "PTX-written instructions; clock from clock64 vs globaltimer",
-             REPS, TP_UNROLL);
+             REPS, GB_BOTTLENECK_UNROLL);
     c.md = gm_mdata_new(&meta, NCOLS, cols);
     if (!c.md)
         return gm_fail(err, GM_ERR_NOMEM, "throughput: out of memory");
@@ -324,15 +326,15 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
      * bound what-ifs), then back to back from the CPU (the Hopper form's
      * fixed cost).  The queued row comes first: a reader that knows only
      * kind=launch takes the last such row, the back-to-back one. */
-    if ((st = tp_queued_run(c.sm, 32, 20, &ms)) == 0)
-        st = tp_queued_run(c.sm, 32, 200, &ms);
+    if ((st = gb_bottleneck_queued_run(c.sm, 32, 20, &ms)) == 0)
+        st = gb_bottleneck_queued_run(c.sm, 32, 200, &ms);
     if (st)
         s = cuda_fail(st, "queued empty launch", err);
     double vq[10] = {0, 0, 1, 0, c.sm, 32, 200, ms * 1e6 / 200, NAN, NAN};
     if (s == GM_OK)
         s = add_row(&c, "launch", "queued", vq, "", err);
     /* The same in a CUDA graph: each node of empty launches (the graph's
-     * pace), and each node of launches that spin TP_GRAPH_SPIN_NS beyond
+     * pace), and each node of launches that spin GB_BOTTLENECK_GRAPH_SPIN_NS beyond
      * that spin (what a graph adds to a kernel's own time between two
      * dependent nodes: the CUDA-graph what-if).  Before the back-to-back row,
      * for the same reason.  Where a graph cannot be made the rows are left
@@ -340,19 +342,19 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
      * goes on. */
     const char *no_graph = NULL;
     for (int spin = 0; spin < 2 && s == GM_OK && !no_graph; spin++) {
-        long long ns = spin ? TP_GRAPH_SPIN_NS : 0;
-        if ((st = tp_graph_run(c.sm, 32, ns, 20, &ms)) == 0)
-            st = tp_graph_run(c.sm, 32, ns, 200, &ms);
+        long long ns = spin ? GB_BOTTLENECK_GRAPH_SPIN_NS : 0;
+        if ((st = gb_bottleneck_graph_run(c.sm, 32, ns, 20, &ms)) == 0)
+            st = gb_bottleneck_graph_run(c.sm, 32, ns, 200, &ms);
         if (st) {
-            no_graph = tp_error_string(st);
+            no_graph = gb_bottleneck_error_string(st);
             break;
         }
         /* never below 0: the file's launch rows are durations */
         double vg[10] = {0, 0, 1, 0, c.sm, 32, 200, fmax(0, ms * 1e6 / 200 - (double)ns), NAN, NAN};
         s = add_row(&c, "launch", spin ? "graph_gap" : "graph", vg, "", err);
     }
-    if (s == GM_OK && (st = tp_inst_run(TP_EMPTY, 1, c.sm, 32, 20, &ms)) == 0)
-        st = tp_inst_run(TP_EMPTY, 1, c.sm, 32, 200, &ms);
+    if (s == GM_OK && (st = gb_bottleneck_inst_run(GB_BOTTLENECK_EMPTY, 1, c.sm, 32, 20, &ms)) == 0)
+        st = gb_bottleneck_inst_run(GB_BOTTLENECK_EMPTY, 1, c.sm, 32, 200, &ms);
     if (s == GM_OK && st)
         s = cuda_fail(st, "empty launch", err);
     double v[10] = {0, 0, 1, 0, c.sm, 32, 200, ms * 1e6 / 200, NAN, NAN};
@@ -367,7 +369,7 @@ static gm_status throughput_run(const gb_suite_run *run, gm_error *err)
         s = run->checkpoint(run->io, c.md, err);
     if (s == GM_OK)
         s = measure_global(&c, run->quick, err);
-    if (s == GM_OK && (st = tp_clock_mhz(&mhz1)))
+    if (s == GM_OK && (st = gb_bottleneck_clock_mhz(&mhz1)))
         s = cuda_fail(st, "clock", err);
     if (s == GM_OK) {
         /* The clock seen before and after: a change over 2% is reported. */

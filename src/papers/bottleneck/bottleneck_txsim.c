@@ -5,15 +5,15 @@
 #include <stddef.h>
 #include <string.h>
 
-const gm_tx_global_rules gm_tx_hopper_global = {32, 32, 128, 0};
-const gm_tx_shared_rules gm_tx_hopper_shared = {32, 4, 0, 1};
-const gm_tx_global_rules gm_tx_gt200_global = {16, 32, 0, 1};
-const gm_tx_shared_rules gm_tx_gt200_shared = {16, 4, 16, 0};
+const gm_bottleneck_tx_global_rules gm_bottleneck_tx_hopper_global = {32, 32, 128, 0};
+const gm_bottleneck_tx_shared_rules gm_bottleneck_tx_hopper_shared = {32, 4, 0, 1};
+const gm_bottleneck_tx_global_rules gm_bottleneck_tx_gt200_global = {16, 32, 0, 1};
+const gm_bottleneck_tx_shared_rules gm_bottleneck_tx_gt200_shared = {16, 4, 16, 0};
 
 /* Largest number of pieces one group can touch: 32 threads x 16 bytes in
  * pieces of at least 1 byte would be 512; segments are >= 4 bytes in any
  * rule we model, so 32 x (16 / 4 + 1). */
-#define MAX_PIECES (GM_TX_MAX_THREADS * 5)
+#define MAX_PIECES (GM_BOTTLENECK_TX_MAX_THREADS * 5)
 
 static int is_pow2(long v)
 {
@@ -40,8 +40,9 @@ static int add_pieces(uint64_t *set, int count, uint64_t a, int w, int piece)
 static gm_status check_access(const uint64_t *addr, const unsigned char *active, int n,
                               int access_bytes, gm_error *err)
 {
-    if (!addr || n < 1 || n > GM_TX_MAX_THREADS)
-        return gm_fail(err, GM_ERR_INVALID_ARG, "txsim: %d threads (1..%d)", n, GM_TX_MAX_THREADS);
+    if (!addr || n < 1 || n > GM_BOTTLENECK_TX_MAX_THREADS)
+        return gm_fail(err, GM_ERR_INVALID_ARG, "txsim: %d threads (1..%d)", n,
+                       GM_BOTTLENECK_TX_MAX_THREADS);
     if (!is_pow2(access_bytes) || access_bytes > 16)
         return gm_fail(err, GM_ERR_INVALID_ARG, "txsim: access of %d bytes (1, 2, 4, 8 or 16)",
                        access_bytes);
@@ -57,7 +58,7 @@ static gm_status check_access(const uint64_t *addr, const unsigned char *active,
  * transactions and adds their bytes. */
 static int gt200_group(const uint64_t *addr, const int *thr, int m, int w, double *bytes)
 {
-    int pending[GM_TX_MAX_THREADS];
+    int pending[GM_BOTTLENECK_TX_MAX_THREADS];
     for (int i = 0; i < m; i++)
         pending[i] = 1;
     int size0 = w == 1 ? 32 : w == 2 ? 64 : 128;
@@ -98,9 +99,9 @@ static int gt200_group(const uint64_t *addr, const int *thr, int m, int w, doubl
     return tx;
 }
 
-gm_status gm_tx_global_add(const gm_tx_global_rules *r, const uint64_t *addr,
-                           const unsigned char *active, int n, int access_bytes,
-                           gm_tx_global_cost *cost, gm_error *err)
+gm_status gm_bottleneck_tx_global_add(const gm_bottleneck_tx_global_rules *r, const uint64_t *addr,
+                                      const unsigned char *active, int n, int access_bytes,
+                                      gm_bottleneck_tx_global_cost *cost, gm_error *err)
 {
     if (!r || !cost || r->group_threads < 1 || !is_pow2(r->segment_bytes) ||
         r->segment_bytes < 4 || (r->line_bytes && !is_pow2(r->line_bytes)))
@@ -110,7 +111,7 @@ gm_status gm_tx_global_add(const gm_tx_global_rules *r, const uint64_t *addr,
         return st;
     int any = 0;
     for (int g = 0; g < n; g += r->group_threads) {
-        int thr[GM_TX_MAX_THREADS], m = 0;
+        int thr[GM_BOTTLENECK_TX_MAX_THREADS], m = 0;
         for (int i = g; i < n && i < g + r->group_threads; i++)
             if (!active || active[i])
                 thr[m++] = i;
@@ -140,9 +141,9 @@ gm_status gm_tx_global_add(const gm_tx_global_rules *r, const uint64_t *addr,
     return GM_OK;
 }
 
-gm_status gm_tx_shared_add(const gm_tx_shared_rules *r, const uint64_t *addr,
-                           const unsigned char *active, int n, int access_bytes,
-                           gm_tx_shared_cost *cost, gm_error *err)
+gm_status gm_bottleneck_tx_shared_add(const gm_bottleneck_tx_shared_rules *r, const uint64_t *addr,
+                                      const unsigned char *active, int n, int access_bytes,
+                                      gm_bottleneck_tx_shared_cost *cost, gm_error *err)
 {
     if (!r || !cost || r->banks < 1 || r->banks > 64 || r->bank_bytes < 1 || r->phase_threads < 0)
         return gm_fail(err, GM_ERR_INVALID_ARG, "txsim: bad shared-memory rules");
@@ -154,8 +155,8 @@ gm_status gm_tx_shared_add(const gm_tx_shared_rules *r, const uint64_t *addr,
         phase = r->banks * r->bank_bytes / access_bytes;
     if (phase < 1)
         phase = 1;
-    if (phase > GM_TX_MAX_THREADS)
-        phase = GM_TX_MAX_THREADS;
+    if (phase > GM_BOTTLENECK_TX_MAX_THREADS)
+        phase = GM_BOTTLENECK_TX_MAX_THREADS;
     if (r->warp_if_free) { /* the whole warp, each bank at most once: one pass */
         uint64_t words[MAX_PIECES];
         int nw = 0, per_bank[64] = {0}, most = 0;

@@ -28,8 +28,8 @@
  * lane pairs to 16 words take one wavefront, not two (this rule fits the
  * 18 shared patterns checked against the counters, docs/bottleneck.md).
  */
-#ifndef GPUQ_TXSIM_H
-#define GPUQ_TXSIM_H
+#ifndef GPUQ_BOTTLENECK_TXSIM_H
+#define GPUQ_BOTTLENECK_TXSIM_H
 
 #include <stdint.h>
 #include "gpuq/status.h"
@@ -38,54 +38,54 @@
 extern "C" {
 #endif
 
-#define GM_TX_MAX_THREADS 32 /* one warp instruction */
+#define GM_BOTTLENECK_TX_MAX_THREADS 32 /* one warp instruction */
 
-typedef struct gm_tx_global_rules {
+typedef struct gm_bottleneck_tx_global_rules {
     int group_threads; /* threads coalesced together (issue granularity) */
     int segment_bytes; /* transaction size (power of two) */
     int line_bytes;    /* tag / cache-line size (power of two); 0: not counted */
     int gt200;         /* 1: the CC 1.2/1.3 segment-shrinking protocol */
-} gm_tx_global_rules;
+} gm_bottleneck_tx_global_rules;
 
-typedef struct gm_tx_shared_rules {
+typedef struct gm_bottleneck_tx_shared_rules {
     int banks;         /* 32 on Hopper, 16 on GT200 */
     int bank_bytes;    /* 4 */
     int phase_threads; /* 0: banks * bank_bytes / access_bytes */
     int warp_if_free;  /* 1: one wavefront when the whole warp is conflict-free */
-} gm_tx_shared_rules;
+} gm_bottleneck_tx_shared_rules;
 
-extern const gm_tx_global_rules gm_tx_hopper_global; /* {32, 32, 128, 0} */
-extern const gm_tx_shared_rules gm_tx_hopper_shared; /* {32, 4, 0, 1} */
-extern const gm_tx_global_rules gm_tx_gt200_global;  /* {16, 32, 0, 1} */
-extern const gm_tx_shared_rules gm_tx_gt200_shared;  /* {16, 4, 16, 0} */
+extern const gm_bottleneck_tx_global_rules gm_bottleneck_tx_hopper_global; /* {32, 32, 128, 0} */
+extern const gm_bottleneck_tx_shared_rules gm_bottleneck_tx_hopper_shared; /* {32, 4, 0, 1} */
+extern const gm_bottleneck_tx_global_rules gm_bottleneck_tx_gt200_global;  /* {16, 32, 0, 1} */
+extern const gm_bottleneck_tx_shared_rules gm_bottleneck_tx_gt200_shared;  /* {16, 4, 16, 0} */
 
-/* Totals of one or more warp instructions (gm_tx_*_add accumulates). */
-typedef struct gm_tx_global_cost {
+/* Totals of one or more warp instructions (gm_bottleneck_tx_*_add accumulates). */
+typedef struct gm_bottleneck_tx_global_cost {
     double instructions; /* warp instructions with an active thread */
     double requests;     /* groups with an active thread */
     double transactions; /* sectors (segments) */
     double lines;        /* distinct lines per group */
     double bytes;        /* bytes moved: transactions * segment size (gt200: the shrunk sizes) */
     double useful_bytes; /* bytes the threads asked for */
-} gm_tx_global_cost;
+} gm_bottleneck_tx_global_cost;
 
-typedef struct gm_tx_shared_cost {
+typedef struct gm_bottleneck_tx_shared_cost {
     double instructions;
     double wavefronts;   /* with bank conflicts */
     double ideal;        /* without: ceil(distinct words / banks) per phase */
-} gm_tx_shared_cost;
+} gm_bottleneck_tx_shared_cost;
 
 /* One warp instruction: n threads (1..32), addr[i] the byte address of
  * thread i, active[i] != 0 when it takes part (active NULL: all), each
  * accessing access_bytes (1, 2, 4, 8 or 16) at an address aligned to it.
  * Adds to *cost.  GM_ERR_INVALID_ARG for a misaligned address, a bad size
  * or bad rules. */
-gm_status gm_tx_global_add(const gm_tx_global_rules *r, const uint64_t *addr,
-                           const unsigned char *active, int n, int access_bytes,
-                           gm_tx_global_cost *cost, gm_error *err);
-gm_status gm_tx_shared_add(const gm_tx_shared_rules *r, const uint64_t *addr,
-                           const unsigned char *active, int n, int access_bytes,
-                           gm_tx_shared_cost *cost, gm_error *err);
+gm_status gm_bottleneck_tx_global_add(const gm_bottleneck_tx_global_rules *r, const uint64_t *addr,
+                                      const unsigned char *active, int n, int access_bytes,
+                                      gm_bottleneck_tx_global_cost *cost, gm_error *err);
+gm_status gm_bottleneck_tx_shared_add(const gm_bottleneck_tx_shared_rules *r, const uint64_t *addr,
+                                      const unsigned char *active, int n, int access_bytes,
+                                      gm_bottleneck_tx_shared_cost *cost, gm_error *err);
 
 #ifdef __cplusplus
 }

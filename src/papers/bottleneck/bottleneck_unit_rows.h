@@ -18,7 +18,7 @@
  *               with one commit group in flight (sm_90a);
  *   arch        the compute capability x 100 the instruction needs (the
  *               suite leaves the row out on a GPU below it);
- *   emul        the compute capability families (GM_TU_CC(major) | ...) where
+ *   emul        the compute capability families (GM_BOTTLENECK_UNITS_CC(major) | ...) where
  *               the instruction compiles but is not native: ptxas emulates it
  *               with other instructions, and a rate measured there would not
  *               be the tensor pipe's rate of the type, so the suite leaves the
@@ -72,53 +72,53 @@
 #define GPUQ_BOTTLENECK_UNIT_ROWS_H
 
 /* A compute capability family in a row's `emul` mask. */
-#define GM_TU_CC(major) (1u << (major))
+#define GM_BOTTLENECK_UNITS_CC(major) (1u << (major))
 /* 1 where a GPU of compute capability cc100 (x 100: 900) runs a row of
  * `arch` and `emul` natively, the suite measures it there. */
-#define GM_TU_NATIVE(arch, emul, cc100) ((cc100) >= (arch) && !(((emul) >> ((cc100) / 100)) & 1u))
+#define GM_BOTTLENECK_UNITS_NATIVE(arch, emul, cc100) ((cc100) >= (arch) && !(((emul) >> ((cc100) / 100)) & 1u))
 
-#define GM_TU_TENSOR_ROWS(X)                                                                       \
-    X(hmma_f16, "fp16", HMMA, 800, 0, 16, F,                                                       \
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "",                                     \
-      4096, 4096, "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", NAMED, "HMMA.16816.F32")    \
-    X(hmma_bf16, "bf16", HMMA, 800, 0, 16, F,                                                      \
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "",                                   \
-      4096, 4096, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", NAMED,                      \
-      "HMMA.16816.F32.BF16")                                                                       \
-    X(hmma_tf32, "tf32", HMMA, 800, 0, 8, F,                                                       \
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "",                                    \
-      2048, 2048, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", NAMED,                      \
-      "HMMA.1688.F32.TF32")                                                                        \
-    X(imma_s8, "int8", HMMA, 800, 0, 32, I,                                                        \
-      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "",                                       \
-      8192, 8192, "sm__ops_path_tensor_op_imma_src_int8.sum", NAMED, "IMMA.16832.S8.S8")           \
-    X(hmma_e4m3, "fp8", HMMA, 890, GM_TU_CC(9) | GM_TU_CC(10), 32, F,                              \
-      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "",                                   \
-      8192, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT,                                      \
-      "QMMA.16832.F32.E4M3.E4M3|HMMA.16816.F32")                                                   \
-    X(gmma_bf16_ss, "bf16", GMMA_SS, 900, 0, 16, F,                                                \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0, 0",                    \
-      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT,                 \
-      "HGMMA.64x128x16.F32.BF16")                                                                  \
-    X(gmma_bf16_rs, "bf16", GMMA_RS, 900, 0, 16, F,                                                \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0",                       \
-      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT,                 \
-      "HGMMA.64x128x16.F32.BF16")                                                                  \
-    X(gmma_f16_ss, "fp16", GMMA_SS, 900, 0, 16, F,                                                 \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "p, 1, 1, 0, 0",                      \
-      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", DEFAULT, "HGMMA.64x128x16.F32")   \
-    X(gmma_tf32_ss, "tf32", GMMA_SS, 900, 0, 8, F,                                                 \
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", "p, 1, 1",                           \
-      131072, 2048, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", DEFAULT,                 \
-      "HGMMA.64x128x8.F32.TF32")                                                                   \
-    X(gmma_e4m3_ss, "fp8", GMMA_SS, 900, 0, 32, F,                                                 \
-      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "p, 1, 1",                          \
-      524288, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT, "QGMMA.64x128x32.F32.E4M3.E4M3")   \
-    X(gmma_s8_ss, "int8", GMMA_SS, 900, 0, 32, I,                                                  \
-      "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", "p",                                    \
+#define GM_BOTTLENECK_UNITS_TENSOR_ROWS(X)                                                          \
+    X(hmma_f16, "fp16", HMMA, 800, 0, 16, F,                                                        \
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "",                                      \
+      4096, 4096, "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", NAMED, "HMMA.16816.F32")     \
+    X(hmma_bf16, "bf16", HMMA, 800, 0, 16, F,                                                       \
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "",                                    \
+      4096, 4096, "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", NAMED,                       \
+      "HMMA.16816.F32.BF16")                                                                        \
+    X(hmma_tf32, "tf32", HMMA, 800, 0, 8, F,                                                        \
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "",                                     \
+      2048, 2048, "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", NAMED,                       \
+      "HMMA.1688.F32.TF32")                                                                         \
+    X(imma_s8, "int8", HMMA, 800, 0, 32, I,                                                         \
+      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "",                                        \
+      8192, 8192, "sm__ops_path_tensor_op_imma_src_int8.sum", NAMED, "IMMA.16832.S8.S8")            \
+    X(hmma_e4m3, "fp8", HMMA, 890, GM_BOTTLENECK_UNITS_CC(9) | GM_BOTTLENECK_UNITS_CC(10), 32, F,   \
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "",                                    \
+      8192, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT,                                       \
+      "QMMA.16832.F32.E4M3.E4M3|HMMA.16816.F32")                                                    \
+    X(gmma_bf16_ss, "bf16", GMMA_SS, 900, 0, 16, F,                                                 \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0, 0",                     \
+      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT,                  \
+      "HGMMA.64x128x16.F32.BF16")                                                                   \
+    X(gmma_bf16_rs, "bf16", GMMA_RS, 900, 0, 16, F,                                                 \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "p, 1, 1, 0",                        \
+      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", DEFAULT,                  \
+      "HGMMA.64x128x16.F32.BF16")                                                                   \
+    X(gmma_f16_ss, "fp16", GMMA_SS, 900, 0, 16, F,                                                  \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "p, 1, 1, 0, 0",                       \
+      262144, 4096, "sm__ops_path_tensor_op_hgmma_src_fp16.sum", DEFAULT, "HGMMA.64x128x16.F32")    \
+    X(gmma_tf32_ss, "tf32", GMMA_SS, 900, 0, 8, F,                                                  \
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", "p, 1, 1",                            \
+      131072, 2048, "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", DEFAULT,                  \
+      "HGMMA.64x128x8.F32.TF32")                                                                    \
+    X(gmma_e4m3_ss, "fp8", GMMA_SS, 900, 0, 32, F,                                                  \
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "p, 1, 1",                           \
+      524288, 8192, "sm__ops_path_tensor_src_fp8.sum", DEFAULT, "QGMMA.64x128x32.F32.E4M3.E4M3")    \
+    X(gmma_s8_ss, "int8", GMMA_SS, 900, 0, 32, I,                                                   \
+      "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", "p",                                     \
       524288, 8192, "sm__ops_path_tensor_op_igmma_src_int8.sum", DEFAULT, "IGMMA.64x128x32.S8.S8")
 
-#define GM_TU_MEMORY_ROWS(X)                                                                       \
+#define GM_BOTTLENECK_UNITS_MEMORY_ROWS(X)                                                         \
     X(l2_ld, LSU, L2, 0, "LDG.E.128.STRONG.GPU", 0)                                                \
     X(l2_st, LSU, L2, 1, "STG.E.128", 0)                                                           \
     X(dram_ld, LSU, DRAM, 0, "LDG.E.128.STRONG.GPU", 1)                                            \
@@ -128,18 +128,18 @@
 
 /* A tensor row's counter as a list item of the unit's default metrics
  * where its `set` says so; a name may repeat. */
-#define GM_TU_DEFAULT_METRIC(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric,     \
-                             set, sass)                                                            \
-    GM_TU_IN_DEFAULT_##set(metric)
-#define GM_TU_IN_DEFAULT_DEFAULT(metric) metric,
-#define GM_TU_IN_DEFAULT_NAMED(metric)
+#define GM_BOTTLENECK_UNITS_DEFAULT_METRIC(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric,     \
+                                           set, sass)                                                            \
+    GM_BOTTLENECK_UNITS_IN_DEFAULT_##set(metric)
+#define GM_BOTTLENECK_UNITS_IN_DEFAULT_DEFAULT(metric) metric,
+#define GM_BOTTLENECK_UNITS_IN_DEFAULT_NAMED(metric)
 
 /* Row ids as enums (C and CUDA alike). */
-#define GM_TU_TENSOR_ENUM(id, ...) GM_TU_##id,
-#define GM_TU_MEMORY_ENUM(id, ...) GM_TU_##id,
-enum { GM_TU_TENSOR_ROWS(GM_TU_TENSOR_ENUM) GM_TU_N_TENSOR };
-enum { GM_TU_MEMORY_ROWS(GM_TU_MEMORY_ENUM) GM_TU_N_MEMORY };
-#undef GM_TU_TENSOR_ENUM
-#undef GM_TU_MEMORY_ENUM
+#define GM_BOTTLENECK_UNITS_TENSOR_ENUM(id, ...) GM_BOTTLENECK_UNITS_##id,
+#define GM_BOTTLENECK_UNITS_MEMORY_ENUM(id, ...) GM_BOTTLENECK_UNITS_##id,
+enum { GM_BOTTLENECK_UNITS_TENSOR_ROWS(GM_BOTTLENECK_UNITS_TENSOR_ENUM) GM_BOTTLENECK_UNITS_N_TENSOR };
+enum { GM_BOTTLENECK_UNITS_MEMORY_ROWS(GM_BOTTLENECK_UNITS_MEMORY_ENUM) GM_BOTTLENECK_UNITS_N_MEMORY };
+#undef GM_BOTTLENECK_UNITS_TENSOR_ENUM
+#undef GM_BOTTLENECK_UNITS_MEMORY_ENUM
 
 #endif

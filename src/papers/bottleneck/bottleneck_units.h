@@ -40,13 +40,14 @@
 extern "C" {
 #endif
 
-#define GM_BU_MAX 8
+#define GM_BOTTLENECK_UNITS_MAX 8
 
 /* What a unit is to the issue slots (the verdict's tie, bottleneck_verdict.h):
  * the issue slots themselves, a pipe they issue to, or neither. */
-typedef enum gm_bu_role { GM_BU_OTHER = 0, GM_BU_ISSUE, GM_BU_PIPE } gm_bu_role;
+typedef enum gm_bottleneck_units_role { GM_BOTTLENECK_UNITS_OTHER = 0, GM_BOTTLENECK_UNITS_ISSUE,
+                                        GM_BOTTLENECK_UNITS_PIPE } gm_bottleneck_units_role;
 
-typedef struct gm_bu_comp {
+typedef struct gm_bottleneck_units_comp {
     const char *name;       /* "tensor", "tma", "l2", "dram", "fma pipe", ... */
     const char *field;      /* "tensor_us": the report field of its time */
     const char *use_field;  /* "tensor_use": the report field of time / measured */
@@ -57,43 +58,45 @@ typedef struct gm_bu_comp {
                                rates; "units+throughput": l2 or dram's load rate from one,
                                its store rate from the other), "flops" (FLOPs at the units
                                suite's rates), "busy" (busy cycles), "documented" */
-    gm_bu_role role;
-} gm_bu_comp;
+    gm_bottleneck_units_role role;
+} gm_bottleneck_units_comp;
 
 /* The rates the suite "units" measured (its file, units.csv): each row's best
  * point (bottleneck_unit_rows.h), NaN where the row was not measured. */
-typedef struct gm_bu_rates {
-    int have;                           /* 0: no units data, every rate NaN */
-    double tensor[GM_TU_N_TENSOR];      /* FLOP (int8: operations) per clock per SM */
-    double memory_gbps[GM_TU_N_MEMORY]; /* 1e9 B/s */
-    double clock_mhz;                   /* the file's SM clock */
-} gm_bu_rates;
+typedef struct gm_bottleneck_units_rates {
+    int have;                                         /* 0: no units data, every rate NaN */
+    double tensor[GM_BOTTLENECK_UNITS_N_TENSOR];      /* FLOP (int8: operations) per clock per SM */
+    double memory_gbps[GM_BOTTLENECK_UNITS_N_MEMORY]; /* 1e9 B/s */
+    double clock_mhz;                                 /* the file's SM clock */
+} gm_bottleneck_units_rates;
 
-void gm_bu_rates_none(gm_bu_rates *r);
+void gm_bottleneck_units_rates_none(gm_bottleneck_units_rates *r);
 /* Reads the suite's file (columns kind, name, value, rate, ...; range-checked). */
-gm_status gm_bu_rates_from_mdata(const gm_mdata *md, gm_bu_rates *r, gm_error *err);
+gm_status gm_bottleneck_units_rates_from_mdata(const gm_mdata *md, gm_bottleneck_units_rates *r,
+                                               gm_error *err);
 /* The counter of a tensor row's work; NULL out of range. */
-const char *gm_bu_tensor_row_metric(int row);
+const char *gm_bottleneck_units_tensor_row_metric(int row);
 
 /* The number of unit rows (the report has their fields for every launch). */
-size_t gm_bu_count(void);
+size_t gm_bottleneck_units_count(void);
 
 /* Every unit's time for launch k (NaN where counters are missing), in table
- * order, into out[0 .. gm_bu_count()).  m: the throughput data (its best
+ * order, into out[0 .. gm_bottleneck_units_count()).  m: the throughput data (its best
  * L2 and DRAM rates and issue rate); r: the units data (may be NULL or
  * have == 0); clock_ghz: SM cycles per ns of the launch; sms: SMs with
  * work.  Returns how many units have a time. */
-size_t gm_bu_times(const gm_zo_machine *m, const gm_bu_rates *r, const gm_launch_counters *k,
-                   double clock_ghz, double sms, gm_bu_comp *out);
+size_t gm_bottleneck_units_times(const gm_bottleneck_machine *m, const gm_bottleneck_units_rates *r,
+                                 const gm_launch_counters *k, double clock_ghz, double sms,
+                                 gm_bottleneck_units_comp *out);
 
 /* The wgmma operand reads from shared memory (the tensor pipe's feed, not
  * LSU traffic): l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma, NaN
  * when not collected. */
-double gm_bu_gmma_wavefronts(const gm_launch_counters *k);
+double gm_bottleneck_units_gmma_wavefronts(const gm_launch_counters *k);
 
 /* The counters read beyond the unit's default metrics (NULL-terminated): its
  * opt-in list. */
-extern const char *const gm_bu_metrics[];
+extern const char *const gm_bottleneck_units_metrics[];
 
 #ifdef __cplusplus
 }

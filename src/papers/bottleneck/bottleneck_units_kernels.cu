@@ -6,7 +6,7 @@
 // results stored under a condition the host never meets, so nothing is dead
 // code.  Block 0's thread 0 reads clock64 and %globaltimer before and after
 // its work (tu_clock_note): the SM clock the launch ran at, recorded beside
-// its rate.  Host launchers (C linkage, tu_*) return a cudaError_t.
+// its rate.  Host launchers (C linkage, gb_bottleneck_units_*) return a cudaError_t.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -54,11 +54,11 @@ constexpr int TU_ARCH = 0;
         TU_ACC_##acc d[TU_MMA_ILP][4];                                                             \
         _Pragma("unroll") for (int k = 0; k < TU_MMA_ILP; k++)                                     \
             _Pragma("unroll") for (int i = 0; i < 4; i++) d[k][i] = 0;                             \
-        if constexpr (GM_TU_NATIVE(arch, emul, TU_ARCH)) {                                         \
+        if constexpr (GM_BOTTLENECK_UNITS_NATIVE(arch, emul, TU_ARCH)) {                           \
             TU_MMA_LOOP(ptx, acc);                                                                 \
         } else {                                                                                   \
             /* never run (the launcher refuses the row below its compute                           \
-             * capability and where it is emulated, tu_tensor_native); an                          \
+             * capability and where it is emulated, gb_bottleneck_units_tensor_native); an         \
              * instruction this GPU has, so that every architecture's code of                      \
              * the kernel holds HMMA or IMMA */                                                    \
             TU_MMA_LOOP(TU_MMA_BASE_##acc, acc);                                                   \
@@ -72,7 +72,7 @@ constexpr int TU_ARCH = 0;
 #define TU_KERNEL_GMMA_RS(id, arch, emul, acc, ptx)
 #define TU_KERNEL(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     TU_KERNEL_##form(id, arch, emul, acc, ptx)
-GM_TU_TENSOR_ROWS(TU_KERNEL)
+GM_BOTTLENECK_UNITS_TENSOR_ROWS(TU_KERNEL)
 #undef TU_KERNEL
 
 // ---- L2 and DRAM through the LSU -------------------------------------------------
@@ -128,29 +128,30 @@ __global__ void __launch_bounds__(1024, 1) tu_lsu_st(int4 *p, long long n, long 
 }
 
 // ---- host launchers ---------------------------------------------------------------
-extern "C" int tu_tensor_arch(int row)
+extern "C" int gb_bottleneck_units_tensor_arch(int row)
 {
     switch (row) {
 #define TU_ARCH_ROW(id, type, form, arch, ...) \
-    case GM_TU_##id: return arch;
-        GM_TU_TENSOR_ROWS(TU_ARCH_ROW)
+    case GM_BOTTLENECK_UNITS_##id: return arch;
+        GM_BOTTLENECK_UNITS_TENSOR_ROWS(TU_ARCH_ROW)
 #undef TU_ARCH_ROW
     }
     return 0;
 }
 
-extern "C" int tu_tensor_native(int row, int cc100)
+extern "C" int gb_bottleneck_units_tensor_native(int row, int cc100)
 {
     switch (row) {
 #define TU_NATIVE_ROW(id, type, form, arch, emul, ...) \
-    case GM_TU_##id: return GM_TU_NATIVE(arch, emul, cc100);
-        GM_TU_TENSOR_ROWS(TU_NATIVE_ROW)
+    case GM_BOTTLENECK_UNITS_##id: return GM_BOTTLENECK_UNITS_NATIVE(arch, emul, cc100);
+        GM_BOTTLENECK_UNITS_TENSOR_ROWS(TU_NATIVE_ROW)
 #undef TU_NATIVE_ROW
     }
     return 0;
 }
 
-extern "C" int tu_tensor_run(int row, int blocks, int threads, int iters, float *ms, double *mhz)
+extern "C" int gb_bottleneck_units_tensor_run(int row, int blocks, int threads, int iters,
+                                              float *ms, double *mhz)
 {
     static void *sink;
     cudaError_t st = cudaSuccess;
@@ -159,25 +160,26 @@ extern "C" int tu_tensor_run(int row, int blocks, int threads, int iters, float 
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (!tu_tensor_native(row, major * 100 + minor * 10)) return cudaErrorNoKernelImageForDevice;
-    if (tu_tensor_arch(row) >= 900) return tu_gmma_run(row, blocks, threads, iters, ms, mhz);
+    if (!gb_bottleneck_units_tensor_native(row, major * 100 + minor * 10)) return cudaErrorNoKernelImageForDevice;
+    if (gb_bottleneck_units_tensor_arch(row) >= 900) return gb_bottleneck_units_gmma_run(row, blocks, threads, iters, ms, mhz);
     cudaEvent_t e0, e1;
     if ((st = tu_timed_begin(&e0, &e1)) != cudaSuccess) return st;
     switch (row) {
 #define TU_LAUNCH_HMMA(id, acc) \
-    case GM_TU_##id: tu_##id<<<blocks, threads>>>(iters, 0x3c003c00u, 0x3c003c00u, (TU_ACC_##acc *)sink); break;
+    case GM_BOTTLENECK_UNITS_##id: tu_##id<<<blocks, threads>>>(iters, 0x3c003c00u, 0x3c003c00u, (TU_ACC_##acc *)sink); break;
 #define TU_LAUNCH_GMMA_SS(id, acc)
 #define TU_LAUNCH_GMMA_RS(id, acc)
 #define TU_LAUNCH(id, type, form, arch, emul, k, acc, ...) TU_LAUNCH_##form(id, acc)
-        GM_TU_TENSOR_ROWS(TU_LAUNCH)
+        GM_BOTTLENECK_UNITS_TENSOR_ROWS(TU_LAUNCH)
 #undef TU_LAUNCH
     default: break;
     }
     return tu_timed_end(e0, e1, ms, mhz);
 }
 
-extern "C" int tu_lsu_run(int store, int per_thread, const void *buf, long long n_vec,
-                          long long steps, int blocks, int threads, float *ms, double *mhz)
+extern "C" int gb_bottleneck_units_lsu_run(int store, int per_thread, const void *buf,
+                                           long long n_vec, long long steps, int blocks,
+                                           int threads, float *ms, double *mhz)
 {
     static int *sink;
     cudaError_t st = cudaSuccess;
@@ -201,8 +203,8 @@ extern "C" int tu_lsu_run(int store, int per_thread, const void *buf, long long 
 
 /* The device the suite runs on: its SMs, L2 bytes and the memory's quoted
  * peak (memory clock x bus width x 2, bytes per ns). */
-extern "C" int tu_device_info(int device, int *sm_count, int *cc, long long *l2_bytes,
-                              double *dram_peak_gbps)
+extern "C" int gb_bottleneck_units_device_info(int device, int *sm_count, int *cc,
+                                               long long *l2_bytes, double *dram_peak_gbps)
 {
     cudaError_t st = cudaSetDevice(device);
     if (st != cudaSuccess) return st;
@@ -220,11 +222,11 @@ extern "C" int tu_device_info(int device, int *sm_count, int *cc, long long *l2_
     *dram_peak_gbps = mem_khz * 1e3 * 2.0 * (v[4] / 8.0) / 1e9;
     return 0;
 }
-extern "C" int tu_malloc(void **p, size_t n) { return cudaMalloc(p, n); }
-extern "C" int tu_memset(void *p, size_t n) { return cudaMemset(p, 1, n); }
-extern "C" void tu_free(void *p) { cudaFree(p); }
-extern "C" const char *tu_error_string(int st) { return cudaGetErrorString((cudaError_t)st); }
-extern "C" int tu_error_is_no_image(int st)
+extern "C" int gb_bottleneck_units_malloc(void **p, size_t n) { return cudaMalloc(p, n); }
+extern "C" int gb_bottleneck_units_memset(void *p, size_t n) { return cudaMemset(p, 1, n); }
+extern "C" void gb_bottleneck_units_free(void *p) { cudaFree(p); }
+extern "C" const char *gb_bottleneck_units_error_string(int st) { return cudaGetErrorString((cudaError_t)st); }
+extern "C" int gb_bottleneck_units_error_is_no_image(int st)
 {
     return st == cudaErrorNoKernelImageForDevice || st == cudaErrorInvalidDeviceFunction;
 }

@@ -48,41 +48,41 @@ typedef struct tensor_row {
     double flop, documented;
     const char *sass;
 } tensor_row;
-#define TU_T_ROW(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
-    {#id, type, TU_IS_GMMA_##form, arch, emul, flop, doc, sass},
-#define TU_IS_GMMA_HMMA 0
-#define TU_IS_GMMA_GMMA_SS 1
-#define TU_IS_GMMA_GMMA_RS 1
-static const tensor_row tensor_rows[GM_TU_N_TENSOR] = {GM_TU_TENSOR_ROWS(TU_T_ROW)};
-#undef TU_T_ROW
+#define BOTTLENECK_T_ROW(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+    {#id, type, BOTTLENECK_IS_GMMA_##form, arch, emul, flop, doc, sass},
+#define BOTTLENECK_IS_GMMA_HMMA 0
+#define BOTTLENECK_IS_GMMA_GMMA_SS 1
+#define BOTTLENECK_IS_GMMA_GMMA_RS 1
+static const tensor_row tensor_rows[GM_BOTTLENECK_UNITS_N_TENSOR] = {GM_BOTTLENECK_UNITS_TENSOR_ROWS(BOTTLENECK_T_ROW)};
+#undef BOTTLENECK_T_ROW
 
 typedef struct memory_row {
     const char *id;
     int tma, l2, store, documented;
     const char *sass;
 } memory_row;
-#define TU_PATH_LSU 0
-#define TU_PATH_TMA 1
-#define TU_RES_L2 1
-#define TU_RES_DRAM 0
-#define TU_M_ROW(id, path, resident, store, sass, doc) \
-    {#id, TU_PATH_##path, TU_RES_##resident, store, doc, sass},
-static const memory_row memory_rows[GM_TU_N_MEMORY] = {GM_TU_MEMORY_ROWS(TU_M_ROW)};
-#undef TU_M_ROW
+#define BOTTLENECK_PATH_LSU 0
+#define BOTTLENECK_PATH_TMA 1
+#define BOTTLENECK_RES_L2 1
+#define BOTTLENECK_RES_DRAM 0
+#define BOTTLENECK_M_ROW(id, path, resident, store, sass, doc) \
+    {#id, BOTTLENECK_PATH_##path, BOTTLENECK_RES_##resident, store, doc, sass},
+static const memory_row memory_rows[GM_BOTTLENECK_UNITS_N_MEMORY] = {GM_BOTTLENECK_UNITS_MEMORY_ROWS(BOTTLENECK_M_ROW)};
+#undef BOTTLENECK_M_ROW
 
 /* The SASS each row's kernel must hold (kernel names: tu_<id> for tensor
  * rows; the LSU and TMA kernels are shared by their rows). */
-#define TU_T_SASS(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
-    {"tu_" #id, sass, TU_SASS_MIN_##form},
-#define TU_SASS_MIN_HMMA 16   /* TU_MMA_PER_ITER in one loop body */
-#define TU_SASS_MIN_GMMA_SS 8 /* TU_GMMA_PER_ITER */
-#define TU_SASS_MIN_GMMA_RS 8
-#define TU_M_SASS(id, path, resident, store, sass, doc) {TU_KERNEL_##path##_##store, sass, 1},
-#define TU_KERNEL_LSU_0 "tu_lsu_ld"
-#define TU_KERNEL_LSU_1 "tu_lsu_st"
-#define TU_KERNEL_TMA_0 "tu_tma_ld"
+#define BOTTLENECK_T_SASS(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
+    {"tu_" #id, sass, BOTTLENECK_SASS_MIN_##form},
+#define BOTTLENECK_SASS_MIN_HMMA 16   /* GB_BOTTLENECK_UNITS_MMA_PER_ITER in one loop body */
+#define BOTTLENECK_SASS_MIN_GMMA_SS 8 /* GB_BOTTLENECK_UNITS_GMMA_PER_ITER */
+#define BOTTLENECK_SASS_MIN_GMMA_RS 8
+#define BOTTLENECK_M_SASS(id, path, resident, store, sass, doc) {BOTTLENECK_KERNEL_##path##_##store, sass, 1},
+#define BOTTLENECK_KERNEL_LSU_0 "tu_lsu_ld"
+#define BOTTLENECK_KERNEL_LSU_1 "tu_lsu_st"
+#define BOTTLENECK_KERNEL_TMA_0 "tu_tma_ld"
 static const gb_sass_expect units_sass[] = {
-    GM_TU_TENSOR_ROWS(TU_T_SASS) GM_TU_MEMORY_ROWS(TU_M_SASS){NULL, NULL, 0},
+    GM_BOTTLENECK_UNITS_TENSOR_ROWS(BOTTLENECK_T_SASS) GM_BOTTLENECK_UNITS_MEMORY_ROWS(BOTTLENECK_M_SASS){NULL, NULL, 0},
 };
 
 static const int mma_warps_full[] = {1, 2, 4, 8, 12, 16, 24, 32};
@@ -107,7 +107,7 @@ static const gb_suite_key units_keys[] = {
     {NULL, NULL, NULL},
 };
 
-typedef struct tu_ctx {
+typedef struct bottleneck_units_ctx {
     const gb_suite_run *run;
     gm_mdata *md;
     double mhz;          /* the suite's clock before it ran */
@@ -115,13 +115,13 @@ typedef struct tu_ctx {
     long long l2_bytes;
     double dram_peak;    /* GB/s */
     long done, total;
-    int want_t[GM_TU_N_TENSOR], want_m[GM_TU_N_MEMORY];
-} tu_ctx;
+    int want_t[GM_BOTTLENECK_UNITS_N_TENSOR], want_m[GM_BOTTLENECK_UNITS_N_MEMORY];
+} bottleneck_units_ctx;
 
 static gm_status cuda_fail(int st, const char *what, gm_error *err)
 {
-    gm_status kind = st == TP_ERR_NO_CUDA ? GM_ERR_UNSUPPORTED : GM_ERR_CUDA;
-    return gm_fail(err, kind, "units: %s: %s", what, tu_error_string(st));
+    gm_status kind = st == GB_BOTTLENECK_ERR_NO_CUDA ? GM_ERR_UNSUPPORTED : GM_ERR_CUDA;
+    return gm_fail(err, kind, "units: %s: %s", what, gb_bottleneck_units_error_string(st));
 }
 
 /* Which rows `rows=` selects (all without it). */
@@ -143,9 +143,9 @@ static gm_status parse_rows(const gb_suite_run *run, int *want_t, int *want_m, i
                            s->key);
         }
     }
-    for (int i = 0; i < GM_TU_N_TENSOR; i++)
+    for (int i = 0; i < GM_BOTTLENECK_UNITS_N_TENSOR; i++)
         want_t[i] = !rows;
-    for (int i = 0; i < GM_TU_N_MEMORY; i++)
+    for (int i = 0; i < GM_BOTTLENECK_UNITS_N_MEMORY; i++)
         want_m[i] = !rows;
     if (!rows)
         return GM_OK;
@@ -153,11 +153,11 @@ static gm_status parse_rows(const gb_suite_run *run, int *want_t, int *want_m, i
     snprintf(buf, sizeof buf, "%s", rows);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int hit = 0;
-        for (int i = 0; i < GM_TU_N_TENSOR; i++)
+        for (int i = 0; i < GM_BOTTLENECK_UNITS_N_TENSOR; i++)
             if (strcmp(t, tensor_rows[i].id) == 0 || strcmp(t, "tensor") == 0 ||
                 (strcmp(t, "wgmma") == 0 && tensor_rows[i].wgmma))
                 want_t[i] = hit = 1;
-        for (int i = 0; i < GM_TU_N_MEMORY; i++)
+        for (int i = 0; i < GM_BOTTLENECK_UNITS_N_MEMORY; i++)
             if (strcmp(t, memory_rows[i].id) == 0 || strcmp(t, "memory") == 0 ||
                 (strcmp(t, "tma") == 0 && memory_rows[i].tma))
                 want_m[i] = hit = 1;
@@ -170,12 +170,13 @@ static gm_status parse_rows(const gb_suite_run *run, int *want_t, int *want_m, i
 
 static gm_status units_check(const gb_suite_run *run, gm_error *err)
 {
-    int t[GM_TU_N_TENSOR], m[GM_TU_N_MEMORY], reps;
+    int t[GM_BOTTLENECK_UNITS_N_TENSOR], m[GM_BOTTLENECK_UNITS_N_MEMORY], reps;
     return parse_rows(run, t, m, &reps, err);
 }
 
-static gm_status add_row(tu_ctx *c, const char *kind, const char *name, const char *type,
-                         const double *v, const char *unit, const char *sass, gm_error *err)
+static gm_status add_row(bottleneck_units_ctx *c, const char *kind, const char *name,
+                         const char *type, const double *v, const char *unit, const char *sass,
+                         gm_error *err)
 {
     const char *texts[NCOLS] = {kind, name, type, NULL, NULL, NULL, NULL, NULL, NULL,
                                 NULL, NULL, NULL, NULL, NULL, NULL, unit, sass};
@@ -185,7 +186,7 @@ static gm_status add_row(tu_ctx *c, const char *kind, const char *name, const ch
     return gm_mdata_add_values(c->md, texts, vals, err);
 }
 
-static gm_status step(tu_ctx *c, gm_error *err)
+static gm_status step(bottleneck_units_ctx *c, gm_error *err)
 {
     c->done++;
     c->run->progress(c->run->io, c->done, c->total, "points");
@@ -200,7 +201,7 @@ static gm_status step(tu_ctx *c, gm_error *err)
 /* One point: a warm-up and c->reps timed launches of `launch`; the median
  * time (ms), its spread and the clock of the median launch. */
 typedef int (*launch_fn)(const void *arg, float *ms, double *mhz);
-static int measure(const tu_ctx *c, launch_fn launch, const void *arg, double *ms_med,
+static int measure(const bottleneck_units_ctx *c, launch_fn launch, const void *arg, double *ms_med,
                    double *spread, double *mhz)
 {
     float ms[MAX_REPS];
@@ -235,13 +236,13 @@ typedef struct tensor_arg {
 static int launch_tensor(const void *arg, float *ms, double *mhz)
 {
     const tensor_arg *a = arg;
-    return tu_tensor_run(a->row, a->blocks, a->threads, a->iters, ms, mhz);
+    return gb_bottleneck_units_tensor_run(a->row, a->blocks, a->threads, a->iters, ms, mhz);
 }
 
-static gm_status measure_tensor(tu_ctx *c, gm_error *err)
+static gm_status measure_tensor(bottleneck_units_ctx *c, gm_error *err)
 {
     int quick = c->run->quick;
-    for (int row = 0; row < GM_TU_N_TENSOR; row++) {
+    for (int row = 0; row < GM_BOTTLENECK_UNITS_N_TENSOR; row++) {
         const tensor_row *t = &tensor_rows[row];
         if (!c->want_t[row])
             continue;
@@ -258,20 +259,21 @@ static gm_status measure_tensor(tu_ctx *c, gm_error *err)
         }
         /* left out below the instruction's compute capability, and where
          * the compiler emulates it (its rate would not be the pipe's) */
-        int emulated = c->cc * 10 >= t->arch && !GM_TU_NATIVE(t->arch, t->emul, c->cc * 10);
-        int skipped = !GM_TU_NATIVE(t->arch, t->emul, c->cc * 10);
+        int emulated = c->cc * 10 >= t->arch && !GM_BOTTLENECK_UNITS_NATIVE(t->arch, t->emul,
+                                                                            c->cc * 10);
+        int skipped = !GM_BOTTLENECK_UNITS_NATIVE(t->arch, t->emul, c->cc * 10);
         for (int i = 0; i < nw; i++) {
             gm_status s = GM_OK;
             if (!skipped) {
                 int w = wl[i];
-                double per_iter = t->flop * (t->wgmma ? TU_GMMA_PER_ITER * w / 4.0
-                                                      : TU_MMA_PER_ITER * (double)w);
+                double per_iter = t->flop * (t->wgmma ? GB_BOTTLENECK_UNITS_GMMA_PER_ITER * w / 4.0
+                                                      : GB_BOTTLENECK_UNITS_MMA_PER_ITER * (double)w);
                 double guess = t->documented * (t->wgmma ? 0.9 : 0.6); /* FLOP/clk/SM */
                 tensor_arg a = {row, c->sm, 32 * w,
                                 (int)fmax(4, TARGET_CYCLES * guess / per_iter)};
                 double ms, spread, mhz;
                 int st = measure(c, launch_tensor, &a, &ms, &spread, &mhz);
-                if (st && tu_error_is_no_image(st)) {
+                if (st && gb_bottleneck_units_error_is_no_image(st)) {
                     skipped = 1; /* no code for this GPU in the build: the row is left out */
                 } else if (st) {
                     return cuda_fail(st, t->id, err);
@@ -313,8 +315,8 @@ typedef struct lsu_arg {
 static int launch_lsu(const void *arg, float *ms, double *mhz)
 {
     const lsu_arg *a = arg;
-    return tu_lsu_run(a->store, a->per_thread, a->buf, a->n_vec, a->steps, a->blocks,
-                      a->threads, ms, mhz);
+    return gb_bottleneck_units_lsu_run(a->store, a->per_thread, a->buf, a->n_vec, a->steps,
+                                       a->blocks, a->threads, ms, mhz);
 }
 
 typedef struct tma_arg {
@@ -326,13 +328,13 @@ typedef struct tma_arg {
 static int launch_tma(const void *arg, float *ms, double *mhz)
 {
     const tma_arg *a = arg;
-    return tu_tma_run(a->buf, a->n_chunks, a->chunk, a->stages, a->per_block, a->blocks, ms,
-                      mhz);
+    return gb_bottleneck_units_tma_run(a->buf, a->n_chunks, a->chunk, a->stages, a->per_block,
+                                       a->blocks, ms, mhz);
 }
 
-static gm_status memory_point(tu_ctx *c, const memory_row *m, launch_fn fn, const void *arg,
-                              double warps, double blocks, double threads, double iters,
-                              double in_flight, double bytes, gm_error *err)
+static gm_status memory_point(bottleneck_units_ctx *c, const memory_row *m, launch_fn fn,
+                              const void *arg, double warps, double blocks, double threads,
+                              double iters, double in_flight, double bytes, gm_error *err)
 {
     double ms, spread, mhz;
     int st = measure(c, fn, arg, &ms, &spread, &mhz);
@@ -347,14 +349,14 @@ static gm_status memory_point(tu_ctx *c, const memory_row *m, launch_fn fn, cons
     return s == GM_OK ? step(c, err) : s;
 }
 
-static gm_status measure_memory(tu_ctx *c, void *buf, gm_error *err)
+static gm_status measure_memory(bottleneck_units_ctx *c, void *buf, gm_error *err)
 {
     int quick = c->run->quick;
     const int *wl = quick ? lsu_warps_quick : lsu_warps_full;
     int nw = quick ? 2 : 4;
     /* the L2-resident working set: half the L2 */
     unsigned long long l2_set = (unsigned long long)(c->l2_bytes > 0 ? c->l2_bytes / 2 : 16 << 20);
-    for (int r = 0; r < GM_TU_N_MEMORY; r++) {
+    for (int r = 0; r < GM_BOTTLENECK_UNITS_N_MEMORY; r++) {
         const memory_row *m = &memory_rows[r];
         if (!c->want_m[r])
             continue;
@@ -401,14 +403,14 @@ static gm_status measure_memory(tu_ctx *c, void *buf, gm_error *err)
     return GM_OK;
 }
 
-static long count_points(const tu_ctx *c)
+static long count_points(const bottleneck_units_ctx *c)
 {
     int quick = c->run->quick;
     long n = 0;
-    for (int r = 0; r < GM_TU_N_TENSOR; r++)
+    for (int r = 0; r < GM_BOTTLENECK_UNITS_N_TENSOR; r++)
         if (c->want_t[r])
             n += tensor_rows[r].wgmma ? (quick ? 2 : 4) : (quick ? 2 : 8);
-    for (int r = 0; r < GM_TU_N_MEMORY; r++)
+    for (int r = 0; r < GM_BOTTLENECK_UNITS_N_MEMORY; r++)
         if (c->want_m[r])
             n += memory_rows[r].tma ? (quick ? 2 : 7) : (quick ? 4 : 16);
     return n;
@@ -416,19 +418,19 @@ static long count_points(const tu_ctx *c)
 
 static gm_status units_run(const gb_suite_run *run, gm_error *err)
 {
-    tu_ctx c;
+    bottleneck_units_ctx c;
     memset(&c, 0, sizeof c);
     c.run = run;
     gm_status s = parse_rows(run, c.want_t, c.want_m, &c.reps, err);
     if (s != GM_OK)
         return s;
-    int st = tu_device_info(run->device, &c.sm, &c.cc, &c.l2_bytes, &c.dram_peak);
+    int st = gb_bottleneck_units_device_info(run->device, &c.sm, &c.cc, &c.l2_bytes, &c.dram_peak);
     if (st)
         return cuda_fail(st, "device", err);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     double mhz1 = 0;
-    if ((st = tp_clock_mhz(&c.mhz)))
+    if ((st = gb_bottleneck_clock_mhz(&c.mhz)))
         return cuda_fail(st, "clock", err);
     gm_mdata_meta meta = *run->meta;
     meta.sm_clock_mhz = c.mhz;
@@ -447,26 +449,26 @@ static gm_status units_run(const gb_suite_run *run, gm_error *err)
     if (s == GM_OK)
         s = add_row(&c, "device", "dram_peak_gbps", "", vd, "GB/s", "", err);
     void *buf = NULL;
-    if (s == GM_OK && (st = tu_malloc(&buf, DRAM_BYTES)) == 0)
-        st = tu_memset(buf, DRAM_BYTES);
+    if (s == GM_OK && (st = gb_bottleneck_units_malloc(&buf, DRAM_BYTES)) == 0)
+        st = gb_bottleneck_units_memset(buf, DRAM_BYTES);
     if (s == GM_OK && st)
         s = cuda_fail(st, "buffer", err);
     /* the LSU rows first, then mma.sync, wgmma and TMA (the newest code)
      * last: what was measured is checkpointed before each part */
-    int want_m[GM_TU_N_MEMORY];
+    int want_m[GM_BOTTLENECK_UNITS_N_MEMORY];
     memcpy(want_m, c.want_m, sizeof want_m);
-    for (int r = 0; r < GM_TU_N_MEMORY; r++)
+    for (int r = 0; r < GM_BOTTLENECK_UNITS_N_MEMORY; r++)
         c.want_m[r] = want_m[r] && !memory_rows[r].tma;
     if (s == GM_OK && (s = measure_memory(&c, buf, err)) == GM_OK)
         s = run->checkpoint(run->io, c.md, err);
     if (s == GM_OK && (s = measure_tensor(&c, err)) == GM_OK)
         s = run->checkpoint(run->io, c.md, err);
-    for (int r = 0; r < GM_TU_N_MEMORY; r++)
+    for (int r = 0; r < GM_BOTTLENECK_UNITS_N_MEMORY; r++)
         c.want_m[r] = want_m[r] && memory_rows[r].tma;
     if (s == GM_OK && c.cc >= 90 && (s = measure_memory(&c, buf, err)) == GM_OK)
         s = run->checkpoint(run->io, c.md, err);
-    tu_free(buf);
-    if (s == GM_OK && (st = tp_clock_mhz(&mhz1)))
+    gb_bottleneck_units_free(buf);
+    if (s == GM_OK && (st = gb_bottleneck_clock_mhz(&mhz1)))
         s = cuda_fail(st, "clock", err);
     if (s == GM_OK) {
         clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -7,14 +7,14 @@
 #include <string.h>
 
 /* One row per warp state: the counter, its short name, what it waits on,
- * whether a warp alone would spend it too (gm_bnv_stall_is_latency), and
+ * whether a warp alone would spend it too (gm_bottleneck_verdict_stall_is_latency), and
  * whether it lasts the same however many warps share the SM (fixed: a
  * dependent fixed-latency instruction, issuing; the scoreboards' waits
  * include the queue at the unit they wait on). */
 static const struct {
     const char *metric, *name, *words;
     int latency, fixed;
-} stalls[GM_BNV_STALLS] = {
+} stalls[GM_BOTTLENECK_VERDICT_STALLS] = {
     {"smsp__warps_issue_stalled_long_scoreboard.sum", "long scoreboard",
      "global, local or texture memory", 1, 0},
     {"smsp__warps_issue_stalled_short_scoreboard.sum", "short scoreboard",
@@ -34,33 +34,34 @@ static const struct {
     {"smsp__warps_issue_stalled_selected.sum", "selected", "issuing", 1, 1},
 };
 
-const char *gm_bnv_stall_metric(int s)
+const char *gm_bottleneck_verdict_stall_metric(int s)
 {
-    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].metric : NULL;
+    return s >= 0 && s < GM_BOTTLENECK_VERDICT_STALLS ? stalls[s].metric : NULL;
 }
 
-const char *gm_bnv_stall_name(int s)
+const char *gm_bottleneck_verdict_stall_name(int s)
 {
-    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].name : NULL;
+    return s >= 0 && s < GM_BOTTLENECK_VERDICT_STALLS ? stalls[s].name : NULL;
 }
 
-const char *gm_bnv_stall_words(int s)
+const char *gm_bottleneck_verdict_stall_words(int s)
 {
-    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].words : NULL;
+    return s >= 0 && s < GM_BOTTLENECK_VERDICT_STALLS ? stalls[s].words : NULL;
 }
 
-int gm_bnv_stall_is_latency(int s)
+int gm_bottleneck_verdict_stall_is_latency(int s)
 {
-    return s >= 0 && s < GM_BNV_STALLS ? stalls[s].latency : 0;
+    return s >= 0 && s < GM_BOTTLENECK_VERDICT_STALLS ? stalls[s].latency : 0;
 }
 
-double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, double clock_ghz)
+double gm_bottleneck_verdict_warp_latency_ns(const double stall[], double warps_launched,
+                                             double clock_ghz)
 {
     if (!stall || !(warps_launched > 0) || !(clock_ghz > 0))
         return NAN;
     double cycles = 0;
     int any = 0;
-    for (int s = 0; s < GM_BNV_STALLS; s++)
+    for (int s = 0; s < GM_BOTTLENECK_VERDICT_STALLS; s++)
         if (stalls[s].latency && isfinite(stall[s]) && stall[s] >= 0) {
             cycles += stall[s];
             any = 1;
@@ -68,12 +69,12 @@ double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, doubl
     return any ? cycles / warps_launched / clock_ghz : NAN;
 }
 
-double gm_bnv_fixed_latency_share(const double stall[])
+double gm_bottleneck_verdict_fixed_latency_share(const double stall[])
 {
     if (!stall)
         return NAN;
     double all = 0, fixed = 0;
-    for (int s = 0; s < GM_BNV_STALLS; s++)
+    for (int s = 0; s < GM_BOTTLENECK_VERDICT_STALLS; s++)
         if (stalls[s].latency && isfinite(stall[s]) && stall[s] >= 0) {
             all += stall[s];
             fixed += stalls[s].fixed ? stall[s] : 0;
@@ -81,29 +82,29 @@ double gm_bnv_fixed_latency_share(const double stall[])
     return all > 0 ? fixed / all : NAN;
 }
 
-const char *gm_bnv_kind_name(int kind)
+const char *gm_bottleneck_verdict_kind_name(int kind)
 {
     static const char *const names[] = {"-", "unit", "model error", "latency", "launch"};
-    return kind >= 0 && kind <= GM_BNV_LAUNCH ? names[kind] : "-";
+    return kind >= 0 && kind <= GM_BOTTLENECK_VERDICT_LAUNCH ? names[kind] : "-";
 }
 
-double gm_bnv_spread_ns(double measured_ns)
+double gm_bottleneck_verdict_spread_ns(double measured_ns)
 {
-    return fmax(GM_BNV_SPREAD_REL * measured_ns, GM_BNV_SPREAD_NS);
+    return fmax(GM_BOTTLENECK_VERDICT_SPREAD_REL * measured_ns, GM_BOTTLENECK_VERDICT_SPREAD_NS);
 }
 
-void gm_bnv_input_init(gm_bnv_input *in)
+void gm_bottleneck_verdict_input_init(gm_bottleneck_verdict_input *in)
 {
     memset(in, 0, sizeof *in);
     in->measured_ns = in->launch_ns = in->warp_cycles = NAN;
     in->warps_per_sm = in->reachable_warps = in->blocks = in->blocks_per_wave = NAN;
     in->launches = in->queued_ns = in->warps_launched = in->clock_ghz = NAN;
     in->graph_ns = in->graph_gap_ns = NAN;
-    for (int i = 0; i < GM_BNV_MAX_COMP; i++)
+    for (int i = 0; i < GM_BOTTLENECK_VERDICT_MAX_COMP; i++)
         in->comp_ns[i] = in->comp_best_ns[i] = NAN;
-    for (int i = 0; i < GM_BNV_STALLS; i++)
+    for (int i = 0; i < GM_BOTTLENECK_VERDICT_STALLS; i++)
         in->stall[i] = NAN;
-    for (int i = 0; i < GM_BNV_MAX_COMP; i++)
+    for (int i = 0; i < GM_BOTTLENECK_VERDICT_MAX_COMP; i++)
         in->comp_pipe_ns[i] = NAN;
 }
 
@@ -121,7 +122,7 @@ static void addf(char *buf, size_t len, const char *fmt, ...)
 
 /* What the warps wait on: the waiting state with most warp-cycles, and the
  * share of warp-cycles the collected states do not account for. */
-static void warp_states(const gm_bnv_input *in, gm_bnv *o)
+static void warp_states(const gm_bottleneck_verdict_input *in, gm_bottleneck_verdict *o)
 {
     o->wait = -1;
     o->wait_share = o->uncollected = NAN;
@@ -129,12 +130,12 @@ static void warp_states(const gm_bnv_input *in, gm_bnv *o)
         return;
     double known = 0;
     int any = 0;
-    for (int s = 0; s < GM_BNV_STALLS; s++) {
+    for (int s = 0; s < GM_BOTTLENECK_VERDICT_STALLS; s++) {
         if (!isfinite(in->stall[s]))
             continue;
         any = 1;
         known += in->stall[s];
-        if (s != GM_BNV_ST_SELECTED && (o->wait < 0 || in->stall[s] > in->stall[o->wait]))
+        if (s != GM_BOTTLENECK_VERDICT_ST_SELECTED && (o->wait < 0 || in->stall[s] > in->stall[o->wait]))
             o->wait = s;
     }
     if (!any)
@@ -153,7 +154,7 @@ static void warp_states(const gm_bnv_input *in, gm_bnv *o)
 }
 
 /* The launches a row adds up (at least one). */
-static double launches_of(const gm_bnv_input *in)
+static double launches_of(const gm_bottleneck_verdict_input *in)
 {
     return isfinite(in->launches) && in->launches >= 1 ? in->launches : 1;
 }
@@ -162,7 +163,7 @@ static double launches_of(const gm_bnv_input *in)
  * flight, so bringing the busiest unit from its share u of the measured time
  * to its best rate needs 1/u times the concurrency: warps x 1/u, or that many
  * more independent operations per warp at the warps the launch can have. */
-static void littles_law(const gm_bnv_input *in, gm_bnv *o)
+static void littles_law(const gm_bottleneck_verdict_input *in, gm_bottleneck_verdict *o)
 {
     o->busiest = -1;
     o->busiest_use = o->need_warps = o->need_ilp = NAN;
@@ -212,7 +213,8 @@ static void littles_law(const gm_bnv_input *in, gm_bnv *o)
  * what is left, an upper bound of a node's cost (docs/bottleneck.md: on the
  * H200 it put the 64-node graph of launch_chain at 3.26 us a node, measured
  * 2.40). */
-static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
+static void launch_whatifs(const gm_bottleneck_verdict_input *in, gm_bottleneck_verdict *o,
+                           double T1)
 {
     double n = launches_of(in), stream = fmax(in->launch_ns, T1), busy = NAN;
     for (size_t c = 0; c < in->n_comp; c++)
@@ -244,7 +246,7 @@ static void launch_whatifs(const gm_bnv_input *in, gm_bnv *o, double T1)
  * pipe's own work, not the component's time: the instruction part holds an
  * issue term of its own (bottleneck_model.c), the same count at the same
  * rate. */
-static void issue_tie(const gm_bnv_input *in, gm_bnv *o)
+static void issue_tie(const gm_bottleneck_verdict_input *in, gm_bottleneck_verdict *o)
 {
     if (!in->comp_issue[o->comp])
         return;
@@ -254,7 +256,7 @@ static void issue_tie(const gm_bnv_input *in, gm_bnv *o)
             (pipe < 0 || in->comp_pipe_ns[c] > in->comp_pipe_ns[pipe]))
             pipe = (int)c;
     if (pipe < 0 || in->comp_ns[o->comp] - in->comp_pipe_ns[pipe] > o->spread_ns ||
-        in->comp_pipe_ns[pipe] / in->measured_ns < GM_BNV_BUSY_SHARE)
+        in->comp_pipe_ns[pipe] / in->measured_ns < GM_BOTTLENECK_VERDICT_BUSY_SHARE)
         return;
     o->tied = o->comp;
     o->comp = pipe;
@@ -262,7 +264,7 @@ static void issue_tie(const gm_bnv_input *in, gm_bnv *o)
 }
 
 /* A grid under one wave: how full the GPU was. */
-static void small_grid(const gm_bnv_input *in, gm_bnv *o)
+static void small_grid(const gm_bottleneck_verdict_input *in, gm_bottleneck_verdict *o)
 {
     o->wave_fill = NAN;
     if (!(in->blocks > 0) || !(in->blocks_per_wave > 0) || in->blocks >= in->blocks_per_wave)
@@ -274,9 +276,10 @@ static void small_grid(const gm_bnv_input *in, gm_bnv *o)
          in->sm_count);
 }
 
-gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
+gm_status gm_bottleneck_verdict_decide(const gm_bottleneck_verdict_input *in,
+                                       gm_bottleneck_verdict *o, gm_error *err)
 {
-    if (!in || !o || in->n_comp > GM_BNV_MAX_COMP)
+    if (!in || !o || in->n_comp > GM_BOTTLENECK_VERDICT_MAX_COMP)
         return gm_fail(err, GM_ERR_INVALID_ARG, "bottleneck verdict: bad arguments");
     memset(o, 0, sizeof *o);
     o->comp = o->over = o->wait = o->busiest = o->tied = -1;
@@ -291,10 +294,10 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
         if (isfinite(in->comp_ns[c]) && (o->comp < 0 || in->comp_ns[c] > in->comp_ns[o->comp]))
             o->comp = (int)c;
     if (!(T > 0)) {
-        o->kind = GM_BNV_UNDECIDED;
+        o->kind = GM_BOTTLENECK_VERDICT_UNDECIDED;
         return GM_OK;
     }
-    o->spread_ns = gm_bnv_spread_ns(T);
+    o->spread_ns = gm_bottleneck_verdict_spread_ns(T);
     /* the physical check: the largest component that fits, and the worst misfit */
     o->comp = -1;
     for (size_t c = 0; c < in->n_comp; c++) {
@@ -318,13 +321,14 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
     }
     warp_states(in, o);
     double T1 = T / launches_of(in);
-    o->warp_latency_ns = gm_bnv_warp_latency_ns(in->stall, in->warps_launched, in->clock_ghz);
-    if (isfinite(in->launch_ns) && in->launch_ns > 0 && T1 <= in->launch_ns + gm_bnv_spread_ns(T1)) {
-        o->kind = GM_BNV_LAUNCH;
+    o->warp_latency_ns = gm_bottleneck_verdict_warp_latency_ns(in->stall, in->warps_launched,
+                                                               in->clock_ghz);
+    if (isfinite(in->launch_ns) && in->launch_ns > 0 && T1 <= in->launch_ns + gm_bottleneck_verdict_spread_ns(T1)) {
+        o->kind = GM_BOTTLENECK_VERDICT_LAUNCH;
         snprintf(o->text, sizeof o->text,
                  "launch bound: %.1f us, at most an empty launch back to back (%.1f us) and "
                  "the spread (%.1f us)",
-                 T1 / 1e3, in->launch_ns / 1e3, gm_bnv_spread_ns(T1) / 1e3);
+                 T1 / 1e3, in->launch_ns / 1e3, gm_bottleneck_verdict_spread_ns(T1) / 1e3);
         snprintf(o->fix, sizeof o->fix,
                  "fusing it into a neighbour or a CUDA graph saves up to %.1f us per launch",
                  in->launch_ns / 1e3);
@@ -333,18 +337,18 @@ gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *o, gm_error *err)
         return GM_OK;
     }
     if (o->over >= 0) {
-        o->kind = GM_BNV_MISFIT;
+        o->kind = GM_BOTTLENECK_VERDICT_MISFIT;
         snprintf(o->text, sizeof o->text, "model does not fit: %s", o->model_error);
         return GM_OK;
     }
-    if (o->comp >= 0 && o->share >= GM_BNV_BUSY_SHARE) {
-        o->kind = GM_BNV_UNIT;
+    if (o->comp >= 0 && o->share >= GM_BOTTLENECK_VERDICT_BUSY_SHARE) {
+        o->kind = GM_BOTTLENECK_VERDICT_UNIT;
         issue_tie(in, o);
         return GM_OK;
     }
-    o->kind = GM_BNV_LATENCY;
+    o->kind = GM_BOTTLENECK_VERDICT_LATENCY;
     int n = snprintf(o->text, sizeof o->text, "latency bound: no unit above %.0f%%",
-                     100 * GM_BNV_BUSY_SHARE);
+                     100 * GM_BOTTLENECK_VERDICT_BUSY_SHARE);
     if (o->comp >= 0 && n > 0 && (size_t)n < sizeof o->text)
         n += snprintf(o->text + n, sizeof o->text - (size_t)n, " (%s %.0f%%)",
                       in->comp_name[o->comp], 100 * o->share);

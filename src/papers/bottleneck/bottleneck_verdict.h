@@ -10,7 +10,7 @@
  *                 than the spread: the rate it was timed at is wrong for this
  *                 kernel; it is never named the bottleneck and the predicted
  *                 time is no prediction;
- *   unit bound    the largest component holds at least GM_BNV_BUSY_SHARE of
+ *   unit bound    the largest component holds at least GM_BOTTLENECK_VERDICT_BUSY_SHARE of
  *                 the measured time: that component is the bottleneck; where
  *                 it is the issue slots and the own work of a pipe they
  *                 issue to is within the spread of them, the pipe (the
@@ -43,8 +43,8 @@ extern "C" {
  * longer (reduce_kernel, 14 launches around 27.0 us), at most 608 ns below
  * (computeDigitCumSum, 6 launches around 8.7 us; durations come in steps of
  * 32 ns).  test_bottleneck_verdict checks that these cover every group. */
-#define GM_BNV_SPREAD_REL 0.07
-#define GM_BNV_SPREAD_NS 640.0
+#define GM_BOTTLENECK_VERDICT_SPREAD_REL 0.07
+#define GM_BOTTLENECK_VERDICT_SPREAD_NS 640.0
 /* A component at or above this share of the measured time is the
  * bottleneck; below, the launch is latency bound.  Of the 60 by-construction
  * kernels of validation/bottleneck (H100, validation/bottleneck/shares.py),
@@ -52,74 +52,77 @@ extern "C" {
  * the stride-8 gather at 2-4, the coalesced 4-byte gather at 2-32) have
  * shares of 0.18-0.51, the other 51 of 0.69 or more (stream_w2 0.692); 0.6
  * lies in that gap. */
-#define GM_BNV_BUSY_SHARE 0.6
+#define GM_BOTTLENECK_VERDICT_BUSY_SHARE 0.6
 
 /* The spread allowed around a measured duration: max(rel x T, abs). */
-double gm_bnv_spread_ns(double measured_ns);
+double gm_bottleneck_verdict_spread_ns(double measured_ns);
 
-/* Warp states, in the order of gm_bnv_stall_metric (one row each: counter,
+/* Warp states, in the order of gm_bottleneck_verdict_stall_metric (one row each: counter,
  * short name, what the warps wait on). */
-typedef enum gm_bnv_stall {
-    GM_BNV_ST_LONG_SB = 0,
-    GM_BNV_ST_SHORT_SB,
-    GM_BNV_ST_WAIT,
-    GM_BNV_ST_BARRIER,
-    GM_BNV_ST_GMMA,
-    GM_BNV_ST_BRANCH,
-    GM_BNV_ST_NO_INST,
-    GM_BNV_ST_MATH,
-    GM_BNV_ST_LG,
-    GM_BNV_ST_MIO,
-    GM_BNV_ST_MEMBAR,
-    GM_BNV_ST_SELECTED, /* issuing, not waiting */
-    GM_BNV_STALLS
-} gm_bnv_stall;
+typedef enum gm_bottleneck_verdict_stall {
+    GM_BOTTLENECK_VERDICT_ST_LONG_SB = 0,
+    GM_BOTTLENECK_VERDICT_ST_SHORT_SB,
+    GM_BOTTLENECK_VERDICT_ST_WAIT,
+    GM_BOTTLENECK_VERDICT_ST_BARRIER,
+    GM_BOTTLENECK_VERDICT_ST_GMMA,
+    GM_BOTTLENECK_VERDICT_ST_BRANCH,
+    GM_BOTTLENECK_VERDICT_ST_NO_INST,
+    GM_BOTTLENECK_VERDICT_ST_MATH,
+    GM_BOTTLENECK_VERDICT_ST_LG,
+    GM_BOTTLENECK_VERDICT_ST_MIO,
+    GM_BOTTLENECK_VERDICT_ST_MEMBAR,
+    GM_BOTTLENECK_VERDICT_ST_SELECTED, /* issuing, not waiting */
+    GM_BOTTLENECK_VERDICT_STALLS
+} gm_bottleneck_verdict_stall;
 
-const char *gm_bnv_stall_metric(int stall); /* "smsp__warps_issue_stalled_wait.sum"; NULL */
-const char *gm_bnv_stall_name(int stall);   /* "wait" */
-const char *gm_bnv_stall_words(int stall);  /* "a dependent fixed-latency instruction" */
+const char *gm_bottleneck_verdict_stall_metric(int stall); /* "smsp__warps_issue_stalled_wait.sum"; NULL */
+const char *gm_bottleneck_verdict_stall_name(int stall);   /* "wait" */
+const char *gm_bottleneck_verdict_stall_words(int stall);  /* "a dependent fixed-latency instruction" */
 /* 1 when a warp spends the state waiting on its own work (a dependency, a
  * barrier, a fetch, its own issue), which it would spend alone on the SM
  * too; 0 for the throttles, which are other warps' contention for a unit. */
-int gm_bnv_stall_is_latency(int stall);
+int gm_bottleneck_verdict_stall_is_latency(int stall);
 
 /* A warp's own latency: the warp-cycles in the latency states (above),
  * summed over the states collected, per warp launched, over the SM clock:
  * the time one warp of the launch takes when nothing competes with it (one
  * block alone; a wave's floor).  NaN when no latency state was collected,
  * warps or clock is not positive. */
-double gm_bnv_warp_latency_ns(const double stall[], double warps_launched, double clock_ghz);
+double gm_bottleneck_verdict_warp_latency_ns(const double stall[], double warps_launched,
+                                             double clock_ghz);
 /* The share of those warp-cycles in the states that last the same however
  * many warps share the SM (wait: a dependent fixed-latency instruction;
  * selected: issuing); the scoreboards' waits include the queue at the unit
  * they wait on.  NaN when no latency state was collected. */
-double gm_bnv_fixed_latency_share(const double stall[]);
+double gm_bottleneck_verdict_fixed_latency_share(const double stall[]);
 
-#define GM_BNV_MAX_COMP 16
+#define GM_BOTTLENECK_VERDICT_MAX_COMP 16
 
-typedef enum gm_bnv_kind {
-    GM_BNV_UNDECIDED = 0, /* no measured duration: the largest component, as before */
-    GM_BNV_UNIT,
-    GM_BNV_MISFIT,
-    GM_BNV_LATENCY,
-    GM_BNV_LAUNCH
-} gm_bnv_kind;
-const char *gm_bnv_kind_name(int kind); /* "unit", "model error", "latency", "launch", "-" */
+typedef enum gm_bottleneck_verdict_kind {
+    /* no measured duration: the largest component, as before */
+    GM_BOTTLENECK_VERDICT_UNDECIDED = 0,
+    GM_BOTTLENECK_VERDICT_UNIT,
+    GM_BOTTLENECK_VERDICT_MISFIT,
+    GM_BOTTLENECK_VERDICT_LATENCY,
+    GM_BOTTLENECK_VERDICT_LAUNCH
+} gm_bottleneck_verdict_kind;
+/* "unit", "model error", "latency", "launch", "-" */
+const char *gm_bottleneck_verdict_kind_name(int kind);
 
-typedef struct gm_bnv_input {
+typedef struct gm_bottleneck_verdict_input {
     double measured_ns;             /* gpu__time_duration; NaN: undecided */
     size_t n_comp;
-    const char *comp_name[GM_BNV_MAX_COMP];
-    double comp_ns[GM_BNV_MAX_COMP];      /* at the launch's warps (NaN: not timed) */
-    double comp_best_ns[GM_BNV_MAX_COMP]; /* at the unit's best measured rate (NaN: unknown) */
-    unsigned char comp_issue[GM_BNV_MAX_COMP]; /* 1: the issue slots (every instruction) */
-    double comp_pipe_ns[GM_BNV_MAX_COMP];      /* a pipe the issue slots issue to: the
+    const char *comp_name[GM_BOTTLENECK_VERDICT_MAX_COMP];
+    double comp_ns[GM_BOTTLENECK_VERDICT_MAX_COMP];      /* at the launch's warps (NaN: not timed) */
+    double comp_best_ns[GM_BOTTLENECK_VERDICT_MAX_COMP]; /* at the unit's best measured rate (NaN: unknown) */
+    unsigned char comp_issue[GM_BOTTLENECK_VERDICT_MAX_COMP]; /* 1: the issue slots (every instruction) */
+    double comp_pipe_ns[GM_BOTTLENECK_VERDICT_MAX_COMP];      /* a pipe the issue slots issue to: the
                                                   time of its own work (the instruction
                                                   part: its busiest pipe's, without its
                                                   issue term); NaN: not a pipe */
     double launch_ns;               /* an empty launch back to back; NaN: no machine data */
     double warp_cycles;             /* resident warp-cycles summed over SMs; NaN: unknown */
-    double stall[GM_BNV_STALLS];    /* warp-cycles per state; NaN: not collected */
+    double stall[GM_BOTTLENECK_VERDICT_STALLS]; /* warp-cycles per state; NaN: not collected */
     double warps_per_sm;            /* achieved */
     double reachable_warps;         /* what the launch could have (NaN: unknown) */
     const char *reachable_from;     /* how that was found ("sched: N_slot 2 x 8 warps (regs)") */
@@ -138,12 +141,12 @@ typedef struct gm_bnv_input {
                                        (name=graph_gap) */
     double warps_launched;          /* blocks x warps per block, times launches */
     double clock_ghz;               /* SM cycles per ns */
-} gm_bnv_input;
+} gm_bottleneck_verdict_input;
 
-void gm_bnv_input_init(gm_bnv_input *in); /* everything NaN / empty */
+void gm_bottleneck_verdict_input_init(gm_bottleneck_verdict_input *in); /* everything NaN / empty */
 
-typedef struct gm_bnv {
-    gm_bnv_kind kind;
+typedef struct gm_bottleneck_verdict {
+    gm_bottleneck_verdict_kind kind;
     int comp;             /* UNIT: the bottleneck; otherwise the largest component that fits */
     int tied;             /* UNIT: the issue slots, where the pipe named was within the spread
                              of them (-1: none) */
@@ -160,7 +163,7 @@ typedef struct gm_bnv {
     double need_warps;    /* Little's law: warps per SM for the busiest unit's best rate */
     double need_ilp;      /* independent operations per warp, at the warps the launch can have */
     double wave_fill;     /* blocks / blocks_per_wave when under one wave, else NaN */
-    double warp_latency_ns; /* gm_bnv_warp_latency_ns of the launch (per launch) */
+    double warp_latency_ns; /* gm_bottleneck_verdict_warp_latency_ns of the launch (per launch) */
     /* LATENCY, Little's law at the same latency: T / (T_fix + max((T - T_fix) / k,
      * T_best)), T_best the busiest unit at its best rate, T_fix = queued_ns (0
      * unknown): with k = 2 and 4 times the independent work in flight (twice the
@@ -178,9 +181,10 @@ typedef struct gm_bnv {
                              share in states not collected where that is larger */
     char fix[192];        /* what would help (latency, launch), "" none */
     char text[192];       /* the one-line verdict ("" for UNIT: the unit writes it) */
-} gm_bnv;
+} gm_bottleneck_verdict;
 
-gm_status gm_bnv_decide(const gm_bnv_input *in, gm_bnv *out, gm_error *err);
+gm_status gm_bottleneck_verdict_decide(const gm_bottleneck_verdict_input *in,
+                                       gm_bottleneck_verdict *out, gm_error *err);
 
 #ifdef __cplusplus
 }

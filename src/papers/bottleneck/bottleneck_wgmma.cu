@@ -68,41 +68,41 @@ __device__ __forceinline__ uint64_t tu_desc(unsigned addr)
     unsigned a[4];                                                                                \
     _Pragma("unroll") for (int i = 0; i < 4; i++) a[i] = 0x3c003c00u ^ (threadIdx.x * (i + 1))
 
-#define TU_GMMA_KERNEL(id, form, acc, ptx, tail)                                                  \
+#define TU_GMMA_KERNEL(id, form, acc, ptx, tail)                                                   \
     __global__ void __launch_bounds__(512, 1) tu_##id(int iters, TU_ACC_##acc *sink)             \
-    {                                                                                             \
-        __shared__ __align__(128) unsigned char smem[TU_GMMA_A_BYTES + TU_GMMA_B_BYTES];          \
-        tu_clock_note(0);                                                                         \
-        for (int i = threadIdx.x; i < (int)(sizeof smem / 4); i += blockDim.x)                    \
-            ((unsigned *)smem)[i] = 0x3c003c00u ^ (unsigned)(i & 0x0f0f);                         \
+    {                                                                                              \
+        __shared__ __align__(128) unsigned char smem[TU_GMMA_A_BYTES + TU_GMMA_B_BYTES];           \
+        tu_clock_note(0);                                                                          \
+        for (int i = threadIdx.x; i < (int)(sizeof smem / 4); i += blockDim.x)                     \
+            ((unsigned *)smem)[i] = 0x3c003c00u ^ (unsigned)(i & 0x0f0f);                          \
         /* generic-proxy writes, read by wgmma through the async proxy */                          \
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                              \
-        __syncthreads();                                                                          \
-        const unsigned base = (unsigned)__cvta_generic_to_shared(smem);                           \
-        const uint64_t da = tu_desc(base), db = tu_desc(base + TU_GMMA_A_BYTES);                  \
-        TU_GMMA_A_##form;                                                                         \
-        (void)da;                                                                                 \
-        TU_ACC_##acc d[64];                                                                       \
-        _Pragma("unroll") for (int i = 0; i < 64; i++) d[i] = 0;                                  \
-        for (int it = 0; it < iters; it++) {                                                      \
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");                               \
-            _Pragma("unroll") for (int u = 0; u < TU_GMMA_PER_ITER; u++)                          \
-                TU_GMMA_ISSUE_##form(ptx, tail, acc);                                             \
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");                        \
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");                        \
-        }                                                                                         \
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");                            \
-        TU_ACC_##acc s = 0;                                                                       \
-        _Pragma("unroll") for (int i = 0; i < 64; i++) s += d[i];                                 \
-        tu_clock_note(2);                                                                         \
-        if (s == (TU_ACC_##acc) - 1) sink[0] = s;                                                 \
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                               \
+        __syncthreads();                                                                           \
+        const unsigned base = (unsigned)__cvta_generic_to_shared(smem);                            \
+        const uint64_t da = tu_desc(base), db = tu_desc(base + TU_GMMA_A_BYTES);                   \
+        TU_GMMA_A_##form;                                                                          \
+        (void)da;                                                                                  \
+        TU_ACC_##acc d[64];                                                                        \
+        _Pragma("unroll") for (int i = 0; i < 64; i++) d[i] = 0;                                   \
+        for (int it = 0; it < iters; it++) {                                                       \
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");                                \
+            _Pragma("unroll") for (int u = 0; u < GB_BOTTLENECK_UNITS_GMMA_PER_ITER; u++)          \
+                TU_GMMA_ISSUE_##form(ptx, tail, acc);                                              \
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");                         \
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");                         \
+        }                                                                                          \
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");                             \
+        TU_ACC_##acc s = 0;                                                                        \
+        _Pragma("unroll") for (int i = 0; i < 64; i++) s += d[i];                                  \
+        tu_clock_note(2);                                                                          \
+        if (s == (TU_ACC_##acc) - 1) sink[0] = s;                                                  \
     }
 #define TU_KERNEL_HMMA(id, acc, ptx, tail) /* bottleneck_units_kernels.cu */
 #define TU_KERNEL_GMMA_SS(id, acc, ptx, tail) TU_GMMA_KERNEL(id, SS, acc, ptx, tail)
 #define TU_KERNEL_GMMA_RS(id, acc, ptx, tail) TU_GMMA_KERNEL(id, RS, acc, ptx, tail)
 #define TU_KERNEL(id, type, form, arch, emul, k, acc, ptx, tail, flop, doc, metric, set, sass) \
     TU_KERNEL_##form(id, acc, ptx, tail)
-GM_TU_TENSOR_ROWS(TU_KERNEL)
+GM_BOTTLENECK_UNITS_TENSOR_ROWS(TU_KERNEL)
 #undef TU_KERNEL
 
 // ---- TMA bulk loads ------------------------------------------------------------
@@ -163,7 +163,8 @@ __global__ void __launch_bounds__(32, 1) tu_tma_ld(const char *__restrict__ src,
 }
 
 // ---- host launchers ---------------------------------------------------------------
-extern "C" int tu_gmma_run(int row, int blocks, int threads, int iters, float *ms, double *mhz)
+extern "C" int gb_bottleneck_units_gmma_run(int row, int blocks, int threads, int iters, float *ms,
+                                            double *mhz)
 {
     static void *sink;
     cudaError_t st = cudaSuccess;
@@ -174,18 +175,19 @@ extern "C" int tu_gmma_run(int row, int blocks, int threads, int iters, float *m
     switch (row) {
 #define TU_LAUNCH_HMMA(id, acc)
 #define TU_LAUNCH_GMMA_SS(id, acc) \
-    case GM_TU_##id: tu_##id<<<blocks, threads>>>(iters, (TU_ACC_##acc *)sink); break;
+    case GM_BOTTLENECK_UNITS_##id: tu_##id<<<blocks, threads>>>(iters, (TU_ACC_##acc *)sink); break;
 #define TU_LAUNCH_GMMA_RS(id, acc) TU_LAUNCH_GMMA_SS(id, acc)
 #define TU_LAUNCH(id, type, form, arch, emul, k, acc, ...) TU_LAUNCH_##form(id, acc)
-        GM_TU_TENSOR_ROWS(TU_LAUNCH)
+        GM_BOTTLENECK_UNITS_TENSOR_ROWS(TU_LAUNCH)
 #undef TU_LAUNCH
     default: tu_timed_end(e0, e1, ms, mhz); return cudaErrorInvalidValue;
     }
     return tu_timed_end(e0, e1, ms, mhz);
 }
 
-extern "C" int tu_tma_run(const void *buf, long long n_chunks, int chunk, int stages,
-                          long long per_block, int blocks, float *ms, double *mhz)
+extern "C" int gb_bottleneck_units_tma_run(const void *buf, long long n_chunks, int chunk,
+                                           int stages, long long per_block, int blocks, float *ms,
+                                           double *mhz)
 {
     if (stages < 1 || stages > TU_TMA_MAX_STAGES || chunk < 16 || chunk % 16 || n_chunks < 1)
         return cudaErrorInvalidValue;

@@ -88,13 +88,13 @@ static void add_param(report *r, const gm_mdata *md, const char *section, const 
 {
     double doc;
     const char *note;
-    double v = gm_gd_data_param(md, name, &doc, &note);
+    double v = gm_waves_data_param(md, name, &doc, &note);
     if (isnan(v))
         return;
     add(r, section, label ? label : name, v, doc, 0, "%s", note ? note : "");
 }
 
-static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_data *tails)
+static void build(report *r, const gm_waves_data *d, gm_waves_form form, const gm_waves_data *tails)
 {
     const gm_mdata *md = d->md;
     static const char *const lim[] = {"L_T_B", "L_B_y", "L_B_z", "L_G_x", "L_G_y", "L_G_z",
@@ -103,7 +103,7 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
         add_param(r, md, "kernel limits", lim[i], NULL);
     for (size_t i = 0; i < d->n_ops; i++) {
-        const gm_gd_op *o = &d->ops[i];
+        const gm_waves_op *o = &d->ops[i];
         char name[64];
         snprintf(name, sizeof name, "%s (%s)", o->name, o->sass);
         /* throughputs within 5% of the guide count as agreeing */
@@ -111,11 +111,11 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
             "results/clk/SM (Eq. 3.7); P_1 %.2f cycles; s_u %d; peak at c = %d warps", o->fu.P1,
             o->s_u, o->c_at);
     }
-    const gm_gd_derived *o = &d->derived;
-    double doc, rec = gm_gd_data_param(md, "n_mp", &doc, NULL);
+    const gm_waves_derived *o = &d->derived;
+    double doc, rec = gm_waves_data_param(md, "n_mp", &doc, NULL);
     add(r, "num mp", "n_mp", o->n_mp, md->meta.sm_count, 0,
         "Eq. 3.8: last G before T(G) >= %.2f T(1) (FFMA; 32 warps); the suite read %.0f",
-        GM_GD_NMP_RATIO, rec);
+        GM_WAVES_NMP_RATIO, rec);
     int ck = gm_mdata_col(md, "kind"), cn = gm_mdata_col(md, "name"), cx = gm_mdata_col(md, "x"),
         cy = gm_mdata_col(md, "y"), cz = gm_mdata_col(md, "z"), cv = gm_mdata_col(md, "value"),
         cd = gm_mdata_col(md, "doc"), ce = gm_mdata_col(md, "extra"),
@@ -132,13 +132,13 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
         }
     }
     /* the state buffers as Eq. 3.9-3.13 read the raw N_slot points */
-    const int H = GM_GD_FORM_HOPPER, P = GM_GD_FORM_PAPER;
+    const int H = GM_WAVES_FORM_HOPPER, P = GM_WAVES_FORM_PAPER;
     double dN1, dN2, dS, dres, dR;
-    gm_gd_data_param(md, "N1", &dN1, NULL);
-    gm_gd_data_param(md, "N2", &dN2, NULL);
-    gm_gd_data_param(md, "S", &dS, NULL);
-    gm_gd_data_param(md, "s_res", &dres, NULL);
-    gm_gd_data_param(md, "R", &dR, NULL);
+    gm_waves_data_param(md, "N1", &dN1, NULL);
+    gm_waves_data_param(md, "N2", &dN2, NULL);
+    gm_waves_data_param(md, "S", &dS, NULL);
+    gm_waves_data_param(md, "s_res", &dres, NULL);
+    gm_waves_data_param(md, "R", &dR, NULL);
     add(r, "state buffers", "N1", o->N1, dN1, 0, "Eq. 3.12; doc: max blocks per SM");
     add(r, "state buffers", "N2", o->N2, dN2, 0, "Eq. 3.12; doc: max threads per SM / 32");
     add(r, "state buffers", "S", o->S[H], dS, 0, "Eq. 3.13, hopper form; doc: shared memory per SM");
@@ -172,17 +172,17 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
             double api = gm_mdata_num(md, row, cd);
             if (!k || strcmp(k, "nslot") || isnan(api))
                 continue;
-            int N = gm_gd_nslot(&d->form[form], (int)gm_mdata_num(md, row, cx),
-                                (long)gm_mdata_num(md, row, cy), (long)gm_mdata_num(md, row, cz),
-                                NULL);
+            int N = gm_waves_nslot(&d->form[form], (int)gm_mdata_num(md, row, cx),
+                                   (long)gm_mdata_num(md, row, cy), (long)gm_mdata_num(md, row, cz),
+                                   NULL);
             n++;
             diff += N != (int)api;
         }
         char name[64];
-        snprintf(name, sizeof name, "model_vs_api_%s", gm_gd_form_name(form));
+        snprintf(name, sizeof name, "model_vs_api_%s", gm_waves_form_name(form));
         add(r, "state buffers", name, diff, 0, 0,
             "points of %d where Eq. 3.3 (%s form) differs from the occupancy API", n,
-            gm_gd_form_name(form));
+            gm_waves_form_name(form));
     }
     add_param(r, md, "clusters", "cluster_max_portable", NULL);
     add_param(r, md, "clusters", "cluster_max_nonportable", NULL);
@@ -198,8 +198,8 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
     }
     static const char *const e2e[] = {"lds", "ffma", "mufu_ex2", "ldg"};
     for (size_t i = 0; i < 4; i++) {
-        gm_gd_fit f;
-        if (gm_gd_fit_tgb(d, e2e[i], form, &f, NULL) != GM_OK)
+        gm_waves_fit f;
+        if (gm_waves_fit_tgb(d, e2e[i], form, &f, NULL) != GM_OK)
             continue;
         char name[64];
         snprintf(name, sizeof name, "r_%s", e2e[i]);
@@ -208,13 +208,13 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
         snprintf(name, sizeof name, "median_err_%s", e2e[i]);
         add(r, "end to end", name, f.median_err, NAN, 0, "median |pred/meas - 1|; max %.3f",
             f.max_err);
-        gm_gd_fit_free(&f);
+        gm_waves_fit_free(&f);
     }
     /* the same check with the random refill of partial waves
      * (waves_refill.h), its mixing from the per-block logs */
     for (size_t i = 0; i < 4; i++) {
-        gm_gd_fit f;
-        if (gm_gd_fit_tgb_model(d, e2e[i], form, GM_GD_T_REFILL, tails, &f, NULL) != GM_OK)
+        gm_waves_fit f;
+        if (gm_waves_fit_tgb_model(d, e2e[i], form, GM_WAVES_T_REFILL, tails, &f, NULL) != GM_OK)
             continue;
         char name[64];
         snprintf(name, sizeof name, "r_%s_refill", e2e[i]);
@@ -224,21 +224,21 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
         snprintf(name, sizeof name, "median_err_%s_refill", e2e[i]);
         add(r, "end to end", name, f.median_err, NAN, 0,
             "median |pred/meas - 1|, refill model; max %.3f", f.max_err);
-        gm_gd_fit_free(&f);
+        gm_waves_fit_free(&f);
     }
     /* how much the launches behind each point varied (rows tgbs; files
      * from before them hold medians of 3 single-launch differences) */
     int any = 0;
     for (size_t i = 0; i < 4; i++) {
-        gm_gd_noise z;
-        if (!gm_gd_data_tgb_noise(d, e2e[i], GM_GD_NOISY, &z))
+        gm_waves_noise z;
+        if (!gm_waves_data_tgb_noise(d, e2e[i], GM_WAVES_NOISY, &z))
             continue;
         any = 1;
         char name[64];
         snprintf(name, sizeof name, "spread_%s", e2e[i]);
         add(r, "end to end", name, z.median, NAN, 0,
             "median (max - min) / median of a point's %d launches per size, %zu points; %zu "
-            "above %.0f%%; max %.3f at G = %.0f, b = %d", z.k, z.n, z.above, 100 * GM_GD_NOISY,
+            "above %.0f%%; max %.3f at G = %.0f, b = %d", z.k, z.n, z.above, 100 * GM_WAVES_NOISY,
             z.max, z.G_max, z.b_max);
         /* the noisy points themselves, the first few in the file's order */
         size_t listed = 0;
@@ -247,7 +247,7 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
             if (!k || !nm || strcmp(k, "tgbs") || strcmp(nm, e2e[i]))
                 continue;
             double s2 = gm_mdata_num(md, row, cv), s1 = gm_mdata_num(md, row, ce);
-            if (!(s2 > GM_GD_NOISY || s1 > GM_GD_NOISY))
+            if (!(s2 > GM_WAVES_NOISY || s1 > GM_WAVES_NOISY))
                 continue;
             snprintf(name, sizeof name, "noisy_%s_G%.0f_b%.0f", e2e[i], gm_mdata_num(md, row, cx),
                      gm_mdata_num(md, row, cy));
@@ -262,11 +262,11 @@ static void build(report *r, const gm_gd_data *d, gm_gd_form form, const gm_gd_d
             "launches (no tgbs rows)");
     /* the tail wave: how many SMs got blocks after the first ended, and the
      * most one SM got, against Eq. 3.2's even share ceil(G / n_mp) - N */
-    gm_gd_tail t;
+    gm_waves_tail t;
     size_t row = 0;
-    while (gm_gd_data_next_tail(d, &row, &t)) {
-        int N = gm_gd_data_nslot(d, form, gm_gd_data_op(d, t.op), t.b);
-        long even = N > 0 ? gm_gd_blocks_per_mp((long)t.G, d->form[form].n_mp) - N : -1;
+    while (gm_waves_data_next_tail(d, &row, &t)) {
+        int N = gm_waves_data_nslot(d, form, gm_waves_data_op(d, t.op), t.b);
+        long even = N > 0 ? gm_waves_blocks_per_mp((long)t.G, d->form[form].n_mp) - N : -1;
         char name[64];
         snprintf(name, sizeof name, "tail_%s_b%d", t.op, t.b);
         add(r, "end to end", name, t.most, (double)even, 0,
@@ -404,7 +404,7 @@ int cmd_diag(int argc, char **argv)
     const char *table = NULL, *gpu = NULL, *plot = NULL, *output = NULL, *tails = NULL;
     const char *form_arg = NULL, *fmt_arg = NULL;
     gm_format fmt = GM_FORMAT_TEXT;
-    gm_gd_form form = GM_GD_FORM_HOPPER;
+    gm_waves_form form = GM_WAVES_FORM_HOPPER;
     int c;
     optind = 1;
     opterr = 0;
@@ -434,7 +434,7 @@ int cmd_diag(int argc, char **argv)
         case 'F':
             if (cli_take_once(CMD, "--form", &form_arg, optarg) < 0)
                 return GPUQ_EXIT_USAGE;
-            if (gm_gd_form_parse(optarg, &form) != GM_OK)
+            if (gm_waves_form_parse(optarg, &form) != GM_OK)
                 return cli_usage_error(CMD, "--form: '%s' is not hopper or paper", optarg);
             break;
         case 'f':
@@ -474,7 +474,7 @@ int cmd_diag(int argc, char **argv)
     if (cli_check_output(CMD, "-o", output, inputs, 2) < 0)
         return GPUQ_EXIT_USAGE;
     gm_mdata *md = NULL, *tmd = NULL;
-    gm_gd_data *td = NULL;
+    gm_waves_data *td = NULL;
     if ((st = gm_mdata_load(path, &md, &err)) != GM_OK)
         return cli_fail(CMD, st, &err);
     if (strcmp(md->meta.suite, "sched") != 0) {
@@ -484,7 +484,7 @@ int cmd_diag(int argc, char **argv)
         gm_mdata_free(md);
         return GPUQ_EXIT_INPUT;
     }
-    gm_gd_data *d = malloc(sizeof *d);
+    gm_waves_data *d = malloc(sizeof *d);
     report *r = calloc(1, sizeof *r);
     int rc = GPUQ_EXIT_OK;
     if (!d || !r) {
@@ -492,12 +492,12 @@ int cmd_diag(int argc, char **argv)
         rc = GPUQ_EXIT_INPUT;
         goto done;
     }
-    if ((st = gm_gd_data_load(md, d, &err)) != GM_OK) {
+    if ((st = gm_waves_data_load(md, d, &err)) != GM_OK) {
         rc = cli_fail(CMD, st, &err);
         goto done;
     }
     if (tails && ((st = gm_mdata_load(tails, &tmd, &err)) != GM_OK ||
-                  (st = (td = malloc(sizeof *td)) ? gm_gd_data_load(tmd, td, &err)
+                  (st = (td = malloc(sizeof *td)) ? gm_waves_data_load(tmd, td, &err)
                                                   : GM_ERR_NOMEM) != GM_OK)) {
         rc = cli_fail(CMD, st, &err);
         goto done;
@@ -507,7 +507,7 @@ int cmd_diag(int argc, char **argv)
     rc = cli_write_output(CMD, output, write_report, &job);
     if (rc == GPUQ_EXIT_OK && plot) {
         int n = 0;
-        if ((st = diag_plot(d, form, plot, &n, &err)) != GM_OK)
+        if ((st = cli_waves_diag_plot(d, form, plot, &n, &err)) != GM_OK)
             rc = cli_fail(CMD, st, &err);
         else
             fprintf(stderr, "diag: %d figures in %s\n", n, plot);

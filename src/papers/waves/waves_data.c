@@ -76,7 +76,7 @@ static int is(const gm_mdata *md, size_t r, int col, const char *text)
     return t && strcmp(t, text) == 0;
 }
 
-double gm_gd_data_param(const gm_mdata *md, const char *name, double *doc, const char **note)
+double gm_waves_data_param(const gm_mdata *md, const char *name, double *doc, const char **note)
 {
     int c[C_COUNT];
     if (doc)
@@ -97,22 +97,22 @@ double gm_gd_data_param(const gm_mdata *md, const char *name, double *doc, const
     return NAN;
 }
 
-static gm_gd_op *find_op(const gm_gd_data *d, const char *name)
+static gm_waves_op *find_op(const gm_waves_data *d, const char *name)
 {
     for (size_t i = 0; name && i < d->n_ops; i++)
         if (strcmp(d->ops[i].name, name) == 0)
-            return (gm_gd_op *)&d->ops[i];
+            return (gm_waves_op *)&d->ops[i];
     return NULL;
 }
 
-static gm_gd_op *op_slot(gm_gd_data *d, const char *name)
+static gm_waves_op *op_slot(gm_waves_data *d, const char *name)
 {
-    gm_gd_op *found = find_op(d, name);
+    gm_waves_op *found = find_op(d, name);
     if (found)
         return found;
-    if (d->n_ops >= GM_GD_MAX_OPS || strlen(name) >= sizeof d->ops[0].name)
+    if (d->n_ops >= GM_WAVES_MAX_OPS || strlen(name) >= sizeof d->ops[0].name)
         return NULL;
-    gm_gd_op *o = &d->ops[d->n_ops++];
+    gm_waves_op *o = &d->ops[d->n_ops++];
     memset(o, 0, sizeof *o);
     strcpy(o->name, name);
     o->thr = o->guide = NAN;
@@ -122,7 +122,7 @@ static gm_gd_op *op_slot(gm_gd_data *d, const char *name)
 }
 
 /* Quick runs measure some c only: the curve in between is linear. */
-static void fill_gaps(gm_gd_fu_curve *f)
+static void fill_gaps(gm_waves_fu_curve *f)
 {
     size_t prev = 0; /* index + 1 of the last measured point */
     for (size_t i = 0; i < f->n; i++) {
@@ -143,7 +143,7 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* Eq. 3.8 on the nmp rows: the last G before the first whose time reaches
- * GM_GD_NMP_RATIO T(1). */
+ * GM_WAVES_NMP_RATIO T(1). */
 static int nmp_from_rows(const gm_mdata *md, const int *c)
 {
     size_t n = 0;
@@ -162,7 +162,7 @@ static int nmp_from_rows(const gm_mdata *md, const int *c)
     int nmp = 0;
     if (n >= 2 && v[0][0] == 1) {
         for (size_t i = 1; i < n; i++) {
-            if (v[i][1] >= GM_GD_NMP_RATIO * v[0][1]) {
+            if (v[i][1] >= GM_WAVES_NMP_RATIO * v[0][1]) {
                 nmp = (int)v[i - 1][0];
                 break;
             }
@@ -175,7 +175,8 @@ static int nmp_from_rows(const gm_mdata *md, const int *c)
 static const long unit_cands[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048};
 #define N_UNIT_CANDS (sizeof unit_cands / sizeof unit_cands[0])
 
-gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *o, gm_error *err)
+gm_status gm_waves_derive_md(const gm_mdata *md, int n_mp_override, gm_waves_derived *o,
+                             gm_error *err)
 {
     int c[C_COUNT];
     memset(o, 0, sizeof *o);
@@ -190,7 +191,7 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
     if (o->n_mp <= 0)
         return gm_fail(err, GM_ERR_MISSING, "sched machine data: no doubling in the nmp rows "
                                             "(Eq. 3.8; run 'gpuq calibrate --suite sched')");
-    gm_gd_point *p = malloc((md->n_rows + 1) * sizeof *p);
+    gm_waves_point *p = malloc((md->n_rows + 1) * sizeof *p);
     if (!p)
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     /* warp slots, shared memory, registers: consecutive blocks of p */
@@ -202,11 +203,11 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
             double total = gm_mdata_num(md, r, c[C_EXTRA]);
             if (!is(md, r, c[C_KIND], "nslot") || !is(md, r, c[C_NAME], kinds[k]) || !(total > 0))
                 continue;
-            gm_gd_point pt = {.b = (int)gm_mdata_num(md, r, c[C_X]),
-                              .s = (long)gm_mdata_num(md, r, c[C_Y]),
-                              .r = (long)gm_mdata_num(md, r, c[C_Z]),
-                              .total = (long)total};
-            gm_gd_point_from_total(&pt, o->n_mp);
+            gm_waves_point pt = {.b = (int)gm_mdata_num(md, r, c[C_X]),
+                                 .s = (long)gm_mdata_num(md, r, c[C_Y]),
+                                 .r = (long)gm_mdata_num(md, r, c[C_Z]),
+                                 .total = (long)total};
+            gm_waves_point_from_total(&pt, o->n_mp);
             if (!gm_quantity_ok(GM_Q_BLOCKS_PER_SM, pt.nslot)) {
                 free(p);
                 return gm_fail(err, GM_ERR_RANGE,
@@ -227,27 +228,27 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
     o->n_wsb = (int)(start[1] - start[0]);
     o->n_shm = (int)(start[2] - start[1]);
     o->n_rf = (int)(start[3] - start[2]);
-    gm_status st = gm_gd_derive_wsb(p, start[1], &o->N1, &o->N2, err);
+    gm_status st = gm_waves_derive_wsb(p, start[1], &o->N1, &o->N2, err);
     /* shared memory: the paper's form has no reservation; the Hopper form
      * takes the reservation that explains the most points */
     static const long res[] = {0, 256, 512, 1024, 2048};
     for (size_t i = 0; st == GM_OK && o->n_shm && i < sizeof res / sizeof res[0]; i++) {
         long S, smin;
         int mis;
-        st = gm_gd_derive_shm(p + start[1], (size_t)o->n_shm, o->N1, res[i], unit_cands,
-                              N_UNIT_CANDS, &S, &smin, &mis, err);
+        st = gm_waves_derive_shm(p + start[1], (size_t)o->n_shm, o->N1, res[i], unit_cands,
+                                 N_UNIT_CANDS, &S, &smin, &mis, err);
         if (st != GM_OK)
             break;
         if (i == 0) {
-            o->S[GM_GD_FORM_PAPER] = S;
-            o->s_min[GM_GD_FORM_PAPER] = smin;
-            o->shm_mismatch[GM_GD_FORM_PAPER] = mis;
+            o->S[GM_WAVES_FORM_PAPER] = S;
+            o->s_min[GM_WAVES_FORM_PAPER] = smin;
+            o->shm_mismatch[GM_WAVES_FORM_PAPER] = mis;
         }
-        if (i == 0 || mis < o->shm_mismatch[GM_GD_FORM_HOPPER]) {
-            o->S[GM_GD_FORM_HOPPER] = S;
-            o->s_min[GM_GD_FORM_HOPPER] = smin;
-            o->s_res[GM_GD_FORM_HOPPER] = res[i];
-            o->shm_mismatch[GM_GD_FORM_HOPPER] = mis;
+        if (i == 0 || mis < o->shm_mismatch[GM_WAVES_FORM_HOPPER]) {
+            o->S[GM_WAVES_FORM_HOPPER] = S;
+            o->s_min[GM_WAVES_FORM_HOPPER] = smin;
+            o->s_res[GM_WAVES_FORM_HOPPER] = res[i];
+            o->shm_mismatch[GM_WAVES_FORM_HOPPER] = mis;
         }
     }
     /* registers: the paper's single file, or whole warps in 2 or 4 partitions */
@@ -255,28 +256,28 @@ gm_status gm_gd_derive_md(const gm_mdata *md, int n_mp_override, gm_gd_derived *
     for (size_t i = 0; st == GM_OK && o->n_rf && i < 3; i++) {
         long R, rmin;
         int mis;
-        st = gm_gd_derive_rf(p + start[2], (size_t)o->n_rf, 32, o->N1, o->N2, parts[i], unit_cands,
-                             N_UNIT_CANDS, &R, &rmin, &mis, err);
+        st = gm_waves_derive_rf(p + start[2], (size_t)o->n_rf, 32, o->N1, o->N2, parts[i],
+                                unit_cands, N_UNIT_CANDS, &R, &rmin, &mis, err);
         if (st != GM_OK)
             break;
         if (i == 0) {
-            o->R[GM_GD_FORM_PAPER] = R;
-            o->r_min[GM_GD_FORM_PAPER] = rmin;
-            o->r_parts[GM_GD_FORM_PAPER] = 1;
-            o->rf_mismatch[GM_GD_FORM_PAPER] = mis;
+            o->R[GM_WAVES_FORM_PAPER] = R;
+            o->r_min[GM_WAVES_FORM_PAPER] = rmin;
+            o->r_parts[GM_WAVES_FORM_PAPER] = 1;
+            o->rf_mismatch[GM_WAVES_FORM_PAPER] = mis;
         }
-        if (i == 0 || mis < o->rf_mismatch[GM_GD_FORM_HOPPER]) {
-            o->R[GM_GD_FORM_HOPPER] = R;
-            o->r_min[GM_GD_FORM_HOPPER] = rmin;
-            o->r_parts[GM_GD_FORM_HOPPER] = parts[i];
-            o->rf_mismatch[GM_GD_FORM_HOPPER] = mis;
+        if (i == 0 || mis < o->rf_mismatch[GM_WAVES_FORM_HOPPER]) {
+            o->R[GM_WAVES_FORM_HOPPER] = R;
+            o->r_min[GM_WAVES_FORM_HOPPER] = rmin;
+            o->r_parts[GM_WAVES_FORM_HOPPER] = parts[i];
+            o->rf_mismatch[GM_WAVES_FORM_HOPPER] = mis;
         }
     }
     free(p);
     return st;
 }
 
-void gm_gd_params_from_derived(const gm_gd_derived *o, gm_gd_form f, gm_gd_params *p)
+void gm_waves_params_from_derived(const gm_waves_derived *o, gm_waves_form f, gm_waves_params *p)
 {
     memset(p, 0, sizeof *p);
     p->w = 32;
@@ -288,11 +289,11 @@ void gm_gd_params_from_derived(const gm_gd_derived *o, gm_gd_form f, gm_gd_param
     p->s_res = o->s_res[f];
     p->R = o->R[f];
     p->r_min = o->r_min[f];
-    p->r_parts = f == GM_GD_FORM_PAPER ? 1 : o->r_parts[f];
+    p->r_parts = f == GM_WAVES_FORM_PAPER ? 1 : o->r_parts[f];
     p->form = f;
 }
 
-int gm_gd_data_next_tail(const gm_gd_data *d, size_t *row, gm_gd_tail *t)
+int gm_waves_data_next_tail(const gm_waves_data *d, size_t *row, gm_waves_tail *t)
 {
     const gm_mdata *md = d->md;
     int c[C_COUNT];
@@ -321,32 +322,32 @@ int gm_gd_data_next_tail(const gm_gd_data *d, size_t *row, gm_gd_tail *t)
     return 0;
 }
 
-int gm_gd_data_nslot(const gm_gd_data *d, gm_gd_form f, const gm_gd_op *op, int b)
+int gm_waves_data_nslot(const gm_waves_data *d, gm_waves_form f, const gm_waves_op *op, int b)
 {
     if (!d->have_params || !op)
         return 0;
-    return gm_gd_nslot(&d->form[f], b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
+    return gm_waves_nslot(&d->form[f], b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
 }
 
 /* The refill mixing of every kernel with a per-block log: the busiest SM's
  * count against the even share and the random refill. */
-static void load_mix(gm_gd_data *d)
+static void load_mix(gm_waves_data *d)
 {
-    const gm_gd_params *p = &d->form[GM_GD_FORM_HOPPER];
-    gm_gd_tail t;
+    const gm_waves_params *p = &d->form[GM_WAVES_FORM_HOPPER];
+    gm_waves_tail t;
     size_t row = 0;
-    while (gm_gd_data_next_tail(d, &row, &t)) {
-        gm_gd_op *op = find_op(d, t.op);
+    while (gm_waves_data_next_tail(d, &row, &t)) {
+        gm_waves_op *op = find_op(d, t.op);
         if (!op || (t.b != 1 && t.b != 32) || !(t.G > 0))
             continue;
-        int N = gm_gd_data_nslot(d, GM_GD_FORM_HOPPER, op, t.b);
-        double m = gm_gd_refill_mix(t.most, (long)t.G, N, p->n_mp);
+        int N = gm_waves_data_nslot(d, GM_WAVES_FORM_HOPPER, op, t.b);
+        double m = gm_waves_refill_mix(t.most, (long)t.G, N, p->n_mp);
         if (!isnan(m))
             op->mix[t.b == 32] = m;
     }
 }
 
-gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
+gm_status gm_waves_data_load(const gm_mdata *md, gm_waves_data *d, gm_error *err)
 {
     int c[C_COUNT];
     memset(d, 0, sizeof *d);
@@ -356,17 +357,17 @@ gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
         return gm_fail(err, GM_ERR_MISSING, "sched machine data has no column '%s'", cols[miss]);
     /* the parameters come from the raw rows, so that the model and the
      * report agree with Eq. 3.8-3.13 applied to what was measured */
-    gm_gd_derived *o = &d->derived;
-    gm_status dst = gm_gd_derive_md(md, 0, o, err);
+    gm_waves_derived *o = &d->derived;
+    gm_status dst = gm_waves_derive_md(md, 0, o, err);
     if (dst != GM_OK)
         return dst;
-    for (int f = 0; f < GM_GD_FORM_COUNT; f++)
-        gm_gd_params_from_derived(o, (gm_gd_form)f, &d->form[f]);
+    for (int f = 0; f < GM_WAVES_FORM_COUNT; f++)
+        gm_waves_params_from_derived(o, (gm_waves_form)f, &d->form[f]);
     d->have_params = o->N1 > 0 && o->N2 > 0 && o->n_shm > 0 && o->n_rf > 0 &&
                      o->S[0] > 0 && o->S[1] > 0 && o->R[0] > 0 && o->R[1] > 0;
     for (size_t r = 0; r < md->n_rows; r++) {
         const char *kind = gm_mdata_text(md, r, c[C_KIND]), *name = gm_mdata_text(md, r, c[C_NAME]);
-        gm_gd_op *op;
+        gm_waves_op *op;
         if (!kind || !name || !name[0])
             continue;
         if (!strcmp(kind, "fu") && (op = op_slot(d, name))) {
@@ -396,12 +397,12 @@ gm_status gm_gd_data_load(const gm_mdata *md, gm_gd_data *d, gm_error *err)
     return GM_OK;
 }
 
-const gm_gd_op *gm_gd_data_op(const gm_gd_data *d, const char *name)
+const gm_waves_op *gm_waves_data_op(const gm_waves_data *d, const char *name)
 {
     return find_op(d, name);
 }
 
-void gm_gd_fit_free(gm_gd_fit *f)
+void gm_waves_fit_free(gm_waves_fit *f)
 {
     free(f->meas);
     free(f->pred);
@@ -411,46 +412,46 @@ void gm_gd_fit_free(gm_gd_fit *f)
     memset(f, 0, sizeof *f);
 }
 
-static const char *const tmodel_names[GM_GD_T_COUNT] = {"eq3.2", "refill"};
+static const char *const tmodel_names[GM_WAVES_T_COUNT] = {"eq3.2", "refill"};
 
-const char *gm_gd_tmodel_name(gm_gd_tmodel t)
+const char *gm_waves_tmodel_name(gm_waves_tmodel t)
 {
-    return (unsigned)t < GM_GD_T_COUNT ? tmodel_names[t] : "?";
+    return (unsigned)t < GM_WAVES_T_COUNT ? tmodel_names[t] : "?";
 }
 
-gm_status gm_gd_tmodel_parse(const char *text, gm_gd_tmodel *out)
+gm_status gm_waves_tmodel_parse(const char *text, gm_waves_tmodel *out)
 {
-    for (int i = 0; i < GM_GD_T_COUNT; i++) {
+    for (int i = 0; i < GM_WAVES_T_COUNT; i++) {
         if (text && strcmp(text, tmodel_names[i]) == 0) {
-            *out = (gm_gd_tmodel)i;
+            *out = (gm_waves_tmodel)i;
             return GM_OK;
         }
     }
     return GM_ERR_INVALID_ARG;
 }
 
-gm_status gm_gd_fit_tgb(const gm_gd_data *d, const char *opname, gm_gd_form form, gm_gd_fit *f,
-                        gm_error *err)
+gm_status gm_waves_fit_tgb(const gm_waves_data *d, const char *opname, gm_waves_form form,
+                           gm_waves_fit *f, gm_error *err)
 {
-    return gm_gd_fit_tgb_model(d, opname, form, GM_GD_T_EQ32, NULL, f, err);
+    return gm_waves_fit_tgb_model(d, opname, form, GM_WAVES_T_EQ32, NULL, f, err);
 }
 
-gm_status gm_gd_fit_tgb_model(const gm_gd_data *d, const char *opname, gm_gd_form form,
-                              gm_gd_tmodel tm, const gm_gd_data *tails, gm_gd_fit *f,
-                              gm_error *err)
+gm_status gm_waves_fit_tgb_model(const gm_waves_data *d, const char *opname, gm_waves_form form,
+                                 gm_waves_tmodel tm, const gm_waves_data *tails, gm_waves_fit *f,
+                                 gm_error *err)
 {
     int c[C_COUNT];
     const gm_mdata *md = d->md;
     memset(f, 0, sizeof *f);
     f->r = f->median_err = f->max_err = f->scale_ms = NAN;
     f->mix[0] = f->mix[1] = NAN;
-    const gm_gd_op *op = gm_gd_data_op(d, opname);
-    if (!op || op->fu.n == 0 || !d->have_params || (unsigned)form >= GM_GD_FORM_COUNT ||
+    const gm_waves_op *op = gm_waves_data_op(d, opname);
+    if (!op || op->fu.n == 0 || !d->have_params || (unsigned)form >= GM_WAVES_FORM_COUNT ||
         find_cols(md, c) >= 0)
         return gm_fail(err, GM_ERR_MISSING, "no fu(c) curve or state-buffer parameters for '%s'",
                        opname);
-    if (tm == GM_GD_T_REFILL) {
-        const gm_gd_op *t = gm_gd_data_op(tails ? tails : d, opname);
+    if (tm == GM_WAVES_T_REFILL) {
+        const gm_waves_op *t = gm_waves_data_op(tails ? tails : d, opname);
         if (!t || (isnan(t->mix[0]) && isnan(t->mix[1])))
             return gm_fail(err, GM_ERR_MISSING, "no per-block log (tail rows) for '%s': the "
                            "refill model needs its mixing", opname);
@@ -464,16 +465,16 @@ gm_status gm_gd_fit_tgb_model(const gm_gd_data *d, const char *opname, gm_gd_for
     f->b = malloc(cap * sizeof *f->b);
     f->nslot = malloc(cap * sizeof *f->nslot);
     if (!f->meas || !f->pred || !f->G || !f->b || !f->nslot) {
-        gm_gd_fit_free(f);
+        gm_waves_fit_free(f);
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     }
-    const gm_gd_params *p = &d->form[form];
+    const gm_waves_params *p = &d->form[form];
     for (size_t r = 0; r < md->n_rows; r++)
         if (is(md, r, c[C_KIND], "tgb") && is(md, r, c[C_NAME], opname) &&
             gm_mdata_num(md, r, c[C_X]) == 1 && gm_mdata_num(md, r, c[C_Y]) == 1)
             f->scale_ms = gm_mdata_num(md, r, c[C_VALUE]);
     if (!(f->scale_ms > 0)) {
-        gm_gd_fit_free(f);
+        gm_waves_fit_free(f);
         return gm_fail(err, GM_ERR_MISSING, "no measured time at G = 1, b = 1 for '%s'", opname);
     }
     for (size_t r = 0; r < md->n_rows; r++) {
@@ -484,13 +485,13 @@ gm_status gm_gd_fit_tgb_model(const gm_gd_data *d, const char *opname, gm_gd_for
         double meas = gm_mdata_num(md, r, c[C_VALUE]);
         if (G < 1 || b < 1 || !(meas > 0) || (G == 1 && b == 1))
             continue;
-        int N = gm_gd_nslot(p, b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
+        int N = gm_waves_nslot(p, b, op->smem, op->regs > 0 ? op->regs : 32, NULL);
         if (N <= 0)
             continue;
-        double T = tm == GM_GD_T_REFILL
-                       ? gm_gd_time_refill(&op->fu, G, b, N, p->n_mp,
-                                           gm_gd_refill_mix_at(f->mix[0], f->mix[1], b))
-                       : gm_gd_time(&op->fu, gm_gd_blocks_per_mp(G, p->n_mp), b, N);
+        double T = tm == GM_WAVES_T_REFILL
+                       ? gm_waves_time_refill(&op->fu, G, b, N, p->n_mp,
+                                              gm_waves_refill_mix_at(f->mix[0], f->mix[1], b))
+                       : gm_waves_time(&op->fu, gm_waves_blocks_per_mp(G, p->n_mp), b, N);
         f->meas[f->n] = meas;
         f->pred[f->n] = T * f->scale_ms;
         f->G[f->n] = G;
@@ -498,8 +499,8 @@ gm_status gm_gd_fit_tgb_model(const gm_gd_data *d, const char *opname, gm_gd_for
         f->nslot[f->n] = N;
         f->n++;
     }
-    f->r = gm_gd_pearson(f->pred, f->meas, f->n);
-    f->median_err = gm_gd_median_abs_err(f->pred, f->meas, f->n);
+    f->r = gm_waves_pearson(f->pred, f->meas, f->n);
+    f->median_err = gm_waves_median_abs_err(f->pred, f->meas, f->n);
     f->max_err = 0;
     for (size_t i = 0; i < f->n; i++) {
         double e = fabs(f->pred[i] / f->meas[i] - 1);

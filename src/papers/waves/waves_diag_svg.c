@@ -4,7 +4,7 @@
 
 #include "waves_diag_svg.h"
 
-const char *svg_color(int i)
+const char *cli_waves_svg_color(int i)
 {
     static const char *const c[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -27,7 +27,7 @@ static void esc(FILE *f, const char *s)
     }
 }
 
-FILE *svg_open(const char *path, int width, int height, const char *title)
+FILE *cli_waves_svg_open(const char *path, int width, int height, const char *title)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -43,7 +43,7 @@ FILE *svg_open(const char *path, int width, int height, const char *title)
     return f;
 }
 
-int svg_close(FILE *f)
+int cli_waves_svg_close(FILE *f)
 {
     if (!f)
         return -1;
@@ -52,28 +52,28 @@ int svg_close(FILE *f)
     return fclose(f) != 0 || bad ? -1 : 0;
 }
 
-static double tx(const svg_plot *p, double x)
+static double tx(const cli_waves_svg_plot *p, double x)
 {
     double a = p->logx ? log10(x) : x, lo = p->logx ? log10(p->xmin) : p->xmin,
            hi = p->logx ? log10(p->xmax) : p->xmax;
     return p->x0 + (a - lo) / (hi - lo) * p->w;
 }
 
-static double ty(const svg_plot *p, double y)
+static double ty(const cli_waves_svg_plot *p, double y)
 {
     double a = p->logy ? log10(y) : y, lo = p->logy ? log10(p->ymin) : p->ymin,
            hi = p->logy ? log10(p->ymax) : p->ymax;
     return p->y0 + p->h - (a - lo) / (hi - lo) * p->h;
 }
 
-static int inside(const svg_plot *p, double x, double y)
+static int inside(const cli_waves_svg_plot *p, double x, double y)
 {
     if (!isfinite(x) || !isfinite(y) || (p->logx && x <= 0) || (p->logy && y <= 0))
         return 0;
     return x >= p->xmin && x <= p->xmax && y >= p->ymin && y <= p->ymax;
 }
 
-static void ticks(svg_plot *p, int axis)
+static void ticks(cli_waves_svg_plot *p, int axis)
 {
     int logv = axis ? p->logy : p->logx;
     double lo = axis ? p->ymin : p->xmin, hi = axis ? p->ymax : p->xmax;
@@ -109,11 +109,11 @@ static void ticks(svg_plot *p, int axis)
     }
 }
 
-void svg_panel(svg_plot *p, FILE *f, double x0, double y0, double w, double h, double xmin,
-               double xmax, double ymin, double ymax, int logx, int logy, const char *title,
-               const char *xlabel, const char *ylabel)
+void cli_waves_svg_panel(cli_waves_svg_plot *p, FILE *f, double x0, double y0, double w, double h,
+                         double xmin, double xmax, double ymin, double ymax, int logx, int logy,
+                         const char *title, const char *xlabel, const char *ylabel)
 {
-    *p = (svg_plot){f, x0, y0, w, h, xmin, xmax, ymin, ymax, logx, logy, 0};
+    *p = (cli_waves_svg_plot){f, x0, y0, w, h, xmin, xmax, ymin, ymax, logx, logy, 0};
     if (!(p->xmax > p->xmin))
         p->xmax = p->xmin + 1;
     if (!(p->ymax > p->ymin))
@@ -134,7 +134,8 @@ void svg_panel(svg_plot *p, FILE *f, double x0, double y0, double w, double h, d
     fputs("</text>\n", f);
 }
 
-void svg_line(svg_plot *p, const double *x, const double *y, int n, const char *color, int dashed)
+void cli_waves_svg_line(cli_waves_svg_plot *p, const double *x, const double *y, int n,
+                        const char *color, int dashed)
 {
     int open = 0;
     for (int i = 0; i < n; i++) {
@@ -154,7 +155,8 @@ void svg_line(svg_plot *p, const double *x, const double *y, int n, const char *
         fputs("\"/>\n", p->f);
 }
 
-void svg_points(svg_plot *p, const double *x, const double *y, int n, const char *color, double r)
+void cli_waves_svg_points(cli_waves_svg_plot *p, const double *x, const double *y, int n,
+                          const char *color, double r)
 {
     for (int i = 0; i < n; i++)
         if (inside(p, x[i], y[i]))
@@ -162,7 +164,7 @@ void svg_points(svg_plot *p, const double *x, const double *y, int n, const char
                           "fill-opacity=\"0.7\"/>\n", tx(p, x[i]), ty(p, y[i]), r, color);
 }
 
-void svg_legend(svg_plot *p, const char *color, const char *text)
+void cli_waves_svg_legend(cli_waves_svg_plot *p, const char *color, const char *text)
 {
     double y = p->y0 + 12 + 14 * p->n_legend++;
     fprintf(p->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>\n",

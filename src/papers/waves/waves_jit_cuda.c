@@ -69,17 +69,17 @@ static int drv_load(void)
     return 1;
 }
 
-struct gb_jit {
+struct gb_waves_jit {
     CUdevice dev;
     CUcontext ctx;
     CUevent ev0, ev1;
-    CUevent evb[GB_JIT_BATCH + 1]; /* gb_jit_run_batch's, made on first use */
+    CUevent evb[GB_WAVES_JIT_BATCH + 1]; /* gb_waves_jit_run_batch's, made on first use */
     int n_evb;
     uint64_t allocs[64];
     int n_allocs;
 };
 
-struct gb_kern {
+struct gb_waves_kern {
     CUmodule mod;
     CUfunction fn;
     void *cubin;
@@ -109,7 +109,7 @@ static int attr(CUdevice d, CUdevice_attribute a)
     return v;
 }
 
-gm_status gb_jit_open(int device, gb_jit **out, gb_dev *dev, gm_error *err)
+gm_status gb_waves_jit_open(int device, gb_waves_jit **out, gb_waves_dev *dev, gm_error *err)
 {
     *out = NULL;
     if (!drv_load())
@@ -119,7 +119,7 @@ gm_status gb_jit_open(int device, gb_jit **out, gb_dev *dev, gm_error *err)
         return cu_fail(err, GM_ERR_NO_GPU, r, "cuInit");
     if (r != CUDA_SUCCESS)
         return cu_fail(err, GM_ERR_NO_GPU, r, "cuInit");
-    gb_jit *j = calloc(1, sizeof *j);
+    gb_waves_jit *j = calloc(1, sizeof *j);
     if (!j)
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     if ((r = p_cuDeviceGet(&j->dev, device)) != CUDA_SUCCESS ||
@@ -130,7 +130,7 @@ gm_status gb_jit_open(int device, gb_jit **out, gb_dev *dev, gm_error *err)
     p_cuCtxSetCurrent(j->ctx);
     if ((r = p_cuEventCreate(&j->ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
         (r = p_cuEventCreate(&j->ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS) {
-        gb_jit_close(j);
+        gb_waves_jit_close(j);
         return cu_fail(err, GM_ERR_CUDA, r, "cuEventCreate");
     }
     memset(dev, 0, sizeof *dev);
@@ -162,7 +162,7 @@ gm_status gb_jit_open(int device, gb_jit **out, gb_dev *dev, gm_error *err)
     return GM_OK;
 }
 
-void gb_jit_close(gb_jit *j)
+void gb_waves_jit_close(gb_waves_jit *j)
 {
     if (!j)
         return;
@@ -179,7 +179,8 @@ void gb_jit_close(gb_jit *j)
     free(j);
 }
 
-gm_status gb_jit_load(gb_jit *j, const char *ptx, const char *entry, gb_kern **out, gm_error *err)
+gm_status gb_waves_jit_load(gb_waves_jit *j, const char *ptx, const char *entry,
+                            gb_waves_kern **out, gm_error *err)
 {
     char log[4096] = "";
     CUjit_option opt[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -202,7 +203,7 @@ gm_status gb_jit_load(gb_jit *j, const char *ptx, const char *entry, gb_kern **o
         /* the JIT refusing a kernel (too much shared memory ...) is a limit, not a fault */
         return gm_fail(err, GM_ERR_RANGE, "JIT of %s: %s", entry, log[0] ? log : "failed");
     }
-    gb_kern *k = calloc(1, sizeof *k);
+    gb_waves_kern *k = calloc(1, sizeof *k);
     if (!k || !(k->cubin = malloc(size))) {
         free(k);
         p_cuLinkDestroy(ls);
@@ -213,14 +214,14 @@ gm_status gb_jit_load(gb_jit *j, const char *ptx, const char *entry, gb_kern **o
     p_cuLinkDestroy(ls);
     if ((r = p_cuModuleLoadData(&k->mod, k->cubin)) != CUDA_SUCCESS ||
         (r = p_cuModuleGetFunction(&k->fn, k->mod, entry)) != CUDA_SUCCESS) {
-        gb_kern_free(k);
+        gb_waves_kern_free(k);
         return cu_fail(err, GM_ERR_RANGE, r, entry);
     }
     *out = k;
     return GM_OK;
 }
 
-void gb_kern_free(gb_kern *k)
+void gb_waves_kern_free(gb_waves_kern *k)
 {
     if (!k)
         return;
@@ -230,27 +231,27 @@ void gb_kern_free(gb_kern *k)
     free(k);
 }
 
-int gb_kern_regs(const gb_kern *k)
+int gb_waves_kern_regs(const gb_waves_kern *k)
 {
     int v = -1;
     p_cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
     return v;
 }
 
-int gb_kern_static_smem(const gb_kern *k)
+int gb_waves_kern_static_smem(const gb_waves_kern *k)
 {
     int v = -1;
     p_cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
     return v;
 }
 
-void gb_kern_cubin(const gb_kern *k, const void **data, size_t *size)
+void gb_waves_kern_cubin(const gb_waves_kern *k, const void **data, size_t *size)
 {
     *data = k->cubin;
     *size = k->cubin_size;
 }
 
-gm_status gb_kern_set_dyn_smem(gb_kern *k, int bytes, gm_error *err)
+gm_status gb_waves_kern_set_dyn_smem(gb_waves_kern *k, int bytes, gm_error *err)
 {
     CUresult r = p_cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
     if (r != CUDA_SUCCESS)
@@ -258,7 +259,7 @@ gm_status gb_kern_set_dyn_smem(gb_kern *k, int bytes, gm_error *err)
     return GM_OK;
 }
 
-gm_status gb_kern_set_nonportable(gb_kern *k, int on, gm_error *err)
+gm_status gb_waves_kern_set_nonportable(gb_waves_kern *k, int on, gm_error *err)
 {
     CUresult r =
         p_cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, on);
@@ -267,7 +268,7 @@ gm_status gb_kern_set_nonportable(gb_kern *k, int on, gm_error *err)
     return GM_OK;
 }
 
-static void fill_config(CUlaunchConfig *c, CUlaunchAttribute *a, const gb_launch *l)
+static void fill_config(CUlaunchConfig *c, CUlaunchAttribute *a, const gb_waves_launch *l)
 {
     memset(c, 0, sizeof *c);
     c->gridDimX = l->grid[0] ? l->grid[0] : 1;
@@ -309,8 +310,8 @@ static gm_status wait_event(CUevent ev, double timeout_s, gm_error *err)
     }
 }
 
-gm_status gb_jit_run(gb_jit *j, gb_kern *k, const gb_launch *l, double timeout_s, double *ms,
-                     gm_error *err)
+gm_status gb_waves_jit_run(gb_waves_jit *j, gb_waves_kern *k, const gb_waves_launch *l,
+                           double timeout_s, double *ms, gm_error *err)
 {
     CUlaunchConfig c;
     CUlaunchAttribute a;
@@ -335,14 +336,14 @@ gm_status gb_jit_run(gb_jit *j, gb_kern *k, const gb_launch *l, double timeout_s
     return GM_OK;
 }
 
-gm_status gb_jit_run_batch(gb_jit *j, gb_kern *k, const gb_launch *l, size_t count,
-                           double timeout_s, double *ms, gm_error *err)
+gm_status gb_waves_jit_run_batch(gb_waves_jit *j, gb_waves_kern *k, const gb_waves_launch *l,
+                                 size_t count, double timeout_s, double *ms, gm_error *err)
 {
     if (count == 0)
         return GM_OK;
-    if (count > GB_JIT_BATCH || !l || !ms)
+    if (count > GB_WAVES_JIT_BATCH || !l || !ms)
         return gm_fail(err, GM_ERR_INVALID_ARG, "batch of %zu launches (1..%d)", count,
-                       GB_JIT_BATCH);
+                       GB_WAVES_JIT_BATCH);
     p_cuCtxSetCurrent(j->ctx);
     while ((size_t)j->n_evb < count + 1) {
         CU(p_cuEventCreate(&j->evb[j->n_evb], CU_EVENT_DEFAULT), "cuEventCreate");
@@ -371,7 +372,7 @@ gm_status gb_jit_run_batch(gb_jit *j, gb_kern *k, const gb_launch *l, size_t cou
     return st;
 }
 
-gm_status gb_jit_alloc(gb_jit *j, size_t bytes, uint64_t *dptr, gm_error *err)
+gm_status gb_waves_jit_alloc(gb_waves_jit *j, size_t bytes, uint64_t *dptr, gm_error *err)
 {
     CUdeviceptr p;
     if (j->n_allocs >= 64)
@@ -383,36 +384,38 @@ gm_status gb_jit_alloc(gb_jit *j, size_t bytes, uint64_t *dptr, gm_error *err)
     return GM_OK;
 }
 
-gm_status gb_jit_zero(gb_jit *j, uint64_t dptr, size_t bytes, gm_error *err)
+gm_status gb_waves_jit_zero(gb_waves_jit *j, uint64_t dptr, size_t bytes, gm_error *err)
 {
     (void)j;
     CU(p_cuMemsetD8((CUdeviceptr)dptr, 0, bytes), "cuMemsetD8");
     return GM_OK;
 }
 
-gm_status gb_jit_read(gb_jit *j, void *dst, uint64_t src, size_t bytes, gm_error *err)
+gm_status gb_waves_jit_read(gb_waves_jit *j, void *dst, uint64_t src, size_t bytes, gm_error *err)
 {
     (void)j;
     CU(p_cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes), "cuMemcpyDtoH");
     return GM_OK;
 }
 
-gm_status gb_jit_write(gb_jit *j, uint64_t dst, const void *src, size_t bytes, gm_error *err)
+gm_status gb_waves_jit_write(gb_waves_jit *j, uint64_t dst, const void *src, size_t bytes,
+                             gm_error *err)
 {
     (void)j;
     CU(p_cuMemcpyHtoD((CUdeviceptr)dst, src, bytes), "cuMemcpyHtoD");
     return GM_OK;
 }
 
-gm_status gb_kern_occupancy(gb_kern *k, int block, int dyn_smem, int *blocks, gm_error *err)
+gm_status gb_waves_kern_occupancy(gb_waves_kern *k, int block, int dyn_smem, int *blocks,
+                                  gm_error *err)
 {
     CU(p_cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k->fn, block, (size_t)dyn_smem),
        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     return GM_OK;
 }
 
-gm_status gb_kern_max_clusters(gb_jit *j, gb_kern *k, const gb_launch *l, int *clusters,
-                               gm_error *err)
+gm_status gb_waves_kern_max_clusters(gb_waves_jit *j, gb_waves_kern *k, const gb_waves_launch *l,
+                                     int *clusters, gm_error *err)
 {
     CUlaunchConfig c;
     CUlaunchAttribute a;

@@ -8,7 +8,7 @@
 #include "waves_meas.h"
 #include "core/stats.h"
 
-gm_status gm_gd_spread_of(const double *v, size_t n, gm_gd_spread *out)
+gm_status gm_waves_spread_of(const double *v, size_t n, gm_waves_spread *out)
 {
     memset(out, 0, sizeof *out);
     out->median = out->min = out->max = out->spread = NAN;
@@ -41,13 +41,14 @@ gm_status gm_gd_spread_of(const double *v, size_t n, gm_gd_spread *out)
     return GM_OK;
 }
 
-gm_status gm_gd_tgb_point_of(const double *t1, const double *t2, size_t k, gm_gd_tgb_point *out)
+gm_status gm_waves_tgb_point_of(const double *t1, const double *t2, size_t k,
+                                gm_waves_tgb_point *out)
 {
     memset(out, 0, sizeof *out);
     out->ms = out->spread = NAN;
-    gm_status st = gm_gd_spread_of(t1, k, &out->t1);
+    gm_status st = gm_waves_spread_of(t1, k, &out->t1);
     if (st == GM_OK)
-        st = gm_gd_spread_of(t2, k, &out->t2);
+        st = gm_waves_spread_of(t2, k, &out->t2);
     if (st != GM_OK)
         return st;
     out->ms = out->t2.median - out->t1.median;
@@ -55,7 +56,7 @@ gm_status gm_gd_tgb_point_of(const double *t1, const double *t2, size_t k, gm_gd
     return GM_OK;
 }
 
-void gm_gd_round_order(size_t n, unsigned round, size_t *order)
+void gm_waves_round_order(size_t n, unsigned round, size_t *order)
 {
     for (size_t i = 0; i < n; i++)
         order[i] = i;
@@ -70,8 +71,8 @@ void gm_gd_round_order(size_t n, unsigned round, size_t *order)
     }
 }
 
-int gm_gd_data_tgb_noise(const gm_gd_data *d, const char *op, double threshold,
-                         gm_gd_noise *out)
+int gm_waves_data_tgb_noise(const gm_waves_data *d, const char *op, double threshold,
+                            gm_waves_noise *out)
 {
     memset(out, 0, sizeof *out);
     out->median = out->max = out->G_max = NAN;
@@ -110,8 +111,8 @@ int gm_gd_data_tgb_noise(const gm_gd_data *d, const char *op, double threshold,
     return out->n > 0;
 }
 
-int gm_gd_data_tgb_range(const gm_gd_data *d, const char *op, long G, int b, double *lo,
-                         double *hi)
+int gm_waves_data_tgb_range(const gm_waves_data *d, const char *op, long G, int b, double *lo,
+                            double *hi)
 {
     *lo = *hi = NAN;
     const gm_mdata *md = d ? d->md : NULL;

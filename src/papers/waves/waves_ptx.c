@@ -8,7 +8,7 @@
 
 /* Results per clock per SM for cc 9.0 from the CUDA C++ Programming Guide's
  * "Arithmetic Instructions" throughput table; 0 where it lists none. */
-const gb_fu_op gb_fu_ops[] = {
+const gb_waves_fu_op gb_waves_fu_ops[] = {
     {"ffma", "FFMA", 128, 128},       /* 32-bit floating-point multiply-add */
     {"fadd", "FADD", 128, 128},       /* 32-bit floating-point add */
     {"iadd3", "IADD3", 64, 128},      /* 32-bit integer add (3-input add) */
@@ -28,16 +28,16 @@ const gb_fu_op gb_fu_ops[] = {
     {"atoms_popc", "ATOMS.POPC.INC", 0, 32}, /* shared atomic +1, one word per warp (paper 000) */
 };
 
-size_t gb_fu_op_count(void)
+size_t gb_waves_fu_op_count(void)
 {
-    return sizeof gb_fu_ops / sizeof gb_fu_ops[0];
+    return sizeof gb_waves_fu_ops / sizeof gb_waves_fu_ops[0];
 }
 
-const gb_fu_op *gb_fu_op_find(const char *name)
+const gb_waves_fu_op *gb_waves_fu_op_find(const char *name)
 {
-    for (size_t i = 0; i < gb_fu_op_count(); i++)
-        if (strcmp(gb_fu_ops[i].name, name) == 0)
-            return &gb_fu_ops[i];
+    for (size_t i = 0; i < gb_waves_fu_op_count(); i++)
+        if (strcmp(gb_waves_fu_ops[i].name, name) == 0)
+            return &gb_waves_fu_ops[i];
     return NULL;
 }
 
@@ -203,7 +203,7 @@ static void fold(sbuf *b, optype t)
         put(b, "  xor.b32 %%a12, %%a12, %%a13;\n");
     }
     put(b, "  setp.eq.u32 %%p7, %%a12, 0x7F3A5C11;\n  @%%p7 st.global.u32 [%%rd1+%u], %%a12;\n",
-        GB_SINK_OFFSET);
+        GB_WAVES_SINK_OFFSET);
 }
 
 /* The global semaphore of Sec. 3.2.2 ("if G > 1, must sync with global
@@ -223,7 +223,7 @@ static void global_sync(sbuf *b)
 
 /* Fig. 3.3: sync, clock, {insts} n times, sync, clock; run twice so that
  * the second, timed pass finds the instruction cache warm (Sec. 3.2.2). */
-int gb_ptx_fu(char *buf, size_t len, const gb_fu_op *op, int cc)
+int gb_waves_ptx_fu(char *buf, size_t len, const gb_waves_fu_op *op, int cc)
 {
     sbuf b = {buf, len, 0, 0};
     char name[64];
@@ -260,13 +260,13 @@ int gb_ptx_fu(char *buf, size_t len, const gb_fu_op *op, int cc)
             "  mul.wide.u32 %%rd22, %%r4, 24;\n  add.u64 %%rd23, %%rd1, %%rd22;\n"
             "  cvt.u64.u32 %%rd24, %%r21;\n  st.global.u64 [%%rd23+%u], %%rd24;\n"
             "  st.global.u64 [%%rd23+%u], %%rd20;\n  st.global.u64 [%%rd23+%u], %%rd21;\n"
-            "GD_FOLD:\n", GB_BLOCKLOG_OFFSET, GB_BLOCKLOG_OFFSET + 8, GB_BLOCKLOG_OFFSET + 16);
+            "GD_FOLD:\n", GB_WAVES_BLOCKLOG_OFFSET, GB_WAVES_BLOCKLOG_OFFSET + 8, GB_WAVES_BLOCKLOG_OFFSET + 16);
     if (!strcmp(op->name, "atoms_popc")) /* the count the atomics made is the result */
         put(&b, "  ld.shared.u32 %%a11, [gd_smem];\n");
     fold(&b, t);
     put(&b, "  ret;\n");
     if (!strcmp(op->name, "bra"))
-        put(&b, "GD_DEAD:\n  st.global.u32 [%%rd1+%u], %%a0;\n  ret;\n", GB_SINK_OFFSET + 4);
+        put(&b, "GD_DEAD:\n  st.global.u32 [%%rd1+%u], %%a0;\n  ret;\n", GB_WAVES_SINK_OFFSET + 4);
     put(&b, "}\n");
     return finish(&b);
 }
@@ -288,7 +288,8 @@ static void resources(sbuf *b, long smem, int regs)
     put(b, "GD_END:\n");
 }
 
-int gb_ptx_count(char *buf, size_t len, int cc, long smem_bytes, int regs, int maxnreg, int mode)
+int gb_waves_ptx_count(char *buf, size_t len, int cc, long smem_bytes, int regs, int maxnreg,
+                       int mode)
 {
     sbuf b = {buf, len, 0, 0};
     header(&b, cc);
@@ -344,7 +345,7 @@ int gb_ptx_count(char *buf, size_t len, int cc, long smem_bytes, int regs, int m
     return finish(&b);
 }
 
-int gb_ptx_wsched(char *buf, size_t len, int cc, int steps)
+int gb_waves_ptx_wsched(char *buf, size_t len, int cc, int steps)
 {
     sbuf b = {buf, len, 0, 0};
     header(&b, cc);
@@ -364,11 +365,11 @@ int gb_ptx_wsched(char *buf, size_t len, int cc, int steps)
             8 * (i + 1));
     put(&b, "GD_FOLD:\n  mov.b32 %%a12, %%f0;\n  setp.eq.u32 %%p7, %%a12, 0x7F3A5C11;\n"
             "  @%%p7 st.global.u32 [%%rd1+%u], %%a12;\n  ret;\n}\n",
-        GB_SINK_OFFSET);
+        GB_WAVES_SINK_OFFSET);
     return finish(&b);
 }
 
-int gb_ptx_empty(char *buf, size_t len, int cc)
+int gb_waves_ptx_empty(char *buf, size_t len, int cc)
 {
     sbuf b = {buf, len, 0, 0};
     header(&b, cc);

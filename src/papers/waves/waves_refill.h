@@ -17,8 +17,8 @@
  * mixing m in [0, 1] interpolates between the even share (m = 0, Eq. 3.2)
  * and the random refill (m = 1), and is measured per kernel from the
  * per-block logs ("tail" rows).  Pure C. */
-#ifndef GPUQ_GPUDIAG_REFILL_H
-#define GPUQ_GPUDIAG_REFILL_H
+#ifndef GPUQ_WAVES_REFILL_H
+#define GPUQ_WAVES_REFILL_H
 
 #include "waves_model.h"
 
@@ -29,29 +29,30 @@ extern "C" {
 /* The busiest of n_mp SMs when n of M slots are drawn at random and each SM
  * owns K of them: the smallest k with P(X <= k)^n_mp >= 1/2, X
  * hypergeometric(M, K, n).  -1 on bad arguments. */
-long gm_gd_refill_max(long M, long K, long n, int n_mp);
+long gm_waves_refill_max(long M, long K, long n, int n_mp);
 
 /* Tail blocks on the busiest SM for G blocks of N_slot per SM on n_mp SMs,
  * with mixing m: ceil(e + m (h - e)), e = the even share ceil(R / n_mp), h
- * = gm_gd_refill_max(n_mp N_slot, N_slot, R, n_mp), R the blocks past the
+ * = gm_waves_refill_max(n_mp N_slot, N_slot, R, n_mp), R the blocks past the
  * full waves.  *full gets the full waves.  0 when G fills whole waves or
  * less than one (Eq. 3.2 holds there: no slot is refilled at random). */
-long gm_gd_refill_tail(long G, int nslot, int n_mp, double m, long *full);
+long gm_waves_refill_tail(long G, int nslot, int n_mp, double m, long *full);
 
 /* T(G, b) in units of fu: full fu(b N_slot) + fu(b tail) past one wave,
  * Eq. 3.2 otherwise.  m = 0 gives Eq. 3.2 everywhere.  NaN on bad input. */
-double gm_gd_time_refill(const gm_gd_fu_curve *f, long G, int b, int nslot, int n_mp, double m);
+double gm_waves_time_refill(const gm_waves_fu_curve *f, long G, int b, int nslot, int n_mp,
+                            double m);
 
 /* The mixing one per-block log shows: (observed - e) / (h - e) clamped to
  * [0, 1] for the busiest SM's observed tail count at G blocks; 0 when
  * the random refill predicts no more than the even share; NaN when G is
  * not past one wave. */
-double gm_gd_refill_mix(long observed_max, long G, int nslot, int n_mp);
+double gm_waves_refill_mix(long observed_max, long G, int nslot, int n_mp);
 
 /* The mixing at b warps per block from the logs at b = 1 (m1) and b = 32
  * (m32), linear in log2 b (clamped to [1, 32]); either NaN: the other; both
  * NaN: NaN. */
-double gm_gd_refill_mix_at(double m1, double m32, int b);
+double gm_waves_refill_mix_at(double m1, double m32, int b);
 
 #ifdef __cplusplus
 }

@@ -4,10 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-const char *gm_gd_shape_from_name(gm_gd_shape_from f)
+const char *gm_waves_shape_from_name(gm_waves_shape_from f)
 {
     static const char *const names[] = {"-", "latency (measured)", "components", "ffma fu(c)"};
-    return (unsigned)f <= GM_GD_SHAPE_FU ? names[f] : "-";
+    return (unsigned)f <= GM_WAVES_SHAPE_FU ? names[f] : "-";
 }
 
 /* n equal blocks, each needing the share d of the unit at its own pace,
@@ -22,14 +22,14 @@ const char *gm_gd_shape_from_name(gm_gd_shape_from f)
  *
  * in units of one block's own time; continuous in d (at 1/d = K, rho = 0:
  * whole generations, ceil(n / K)). */
-double gm_gd_shape_gen(int n, double d)
+double gm_waves_shape_gen(int n, double d)
 {
     if (!(d > 0) || n <= 1 || n * d <= 1)
         return 1;
-    if (d >= 1 || n > GM_GD_SHAPE_MAX_GEN)
+    if (d >= 1 || n > GM_WAVES_SHAPE_MAX_GEN)
         return n * d;
     int K = (int)floor(1 / d);
-    double rho = 1 / d - K, F[GM_GD_SHAPE_MAX_GEN], end = 1;
+    double rho = 1 / d - K, F[GM_WAVES_SHAPE_MAX_GEN], end = 1;
     for (int j = 0; j < n; j++) {
         if (j < K) {
             F[j] = 1;
@@ -53,9 +53,9 @@ typedef struct shape_waves {
     double W[2], Wb[2];
 } shape_waves;
 
-static void waves_of(const gm_gd_shape *s, long G, int b, int N, shape_waves *w)
+static void waves_of(const gm_waves_shape *s, long G, int b, int N, shape_waves *w)
 {
-    long g = gm_gd_blocks_per_mp(G, s->n_mp), full = g / N, rem = g % N;
+    long g = gm_waves_blocks_per_mp(G, s->n_mp), full = g / N, rem = g % N;
     w->n = 0;
     w->b = b;
     w->sms = G < s->n_mp ? (double)G : (double)s->n_mp;
@@ -71,10 +71,10 @@ static void waves_of(const gm_gd_shape *s, long G, int b, int N, shape_waves *w)
     }
 }
 
-/* fn(ctx, c, sms) through the launch's memo (gm_gd_busy_memo) */
-static double busy_at(const gm_gd_shape *s, gm_gd_busy_fn fn, int sm, double c, double sms)
+/* fn(ctx, c, sms) through the launch's memo (gm_waves_busy_memo) */
+static double busy_at(const gm_waves_shape *s, gm_waves_busy_fn fn, int sm, double c, double sms)
 {
-    gm_gd_busy_memo *m = s->memo;
+    gm_waves_busy_memo *m = s->memo;
     if (!m)
         return fn(s->ctx, c, sms);
     if (m->ctx != s->ctx)
@@ -83,7 +83,7 @@ static double busy_at(const gm_gd_shape *s, gm_gd_busy_fn fn, int sm, double c, 
         if (m->e[i].sm == sm && m->e[i].c == c && m->e[i].sms == sms)
             return m->e[i].ns;
     double ns = fn(s->ctx, c, sms);
-    if (m->n < GM_GD_BUSY_MEMO) {
+    if (m->n < GM_WAVES_BUSY_MEMO) {
         m->e[m->n].sm = sm;
         m->e[m->n].c = c;
         m->e[m->n].sms = sms;
@@ -93,24 +93,24 @@ static double busy_at(const gm_gd_shape *s, gm_gd_busy_fn fn, int sm, double c, 
 }
 
 /* W(c) of one wave: the kernel's own, or the suite's fu(c). */
-static double wave_busy(const gm_gd_shape *s, double c, double sms)
+static double wave_busy(const gm_waves_shape *s, double c, double sms)
 {
-    if (s->from == GM_GD_SHAPE_FU || !s->busy)
-        return s->fu ? gm_gd_fu_at(s->fu, c) : NAN;
+    if (s->from == GM_WAVES_SHAPE_FU || !s->busy)
+        return s->fu ? gm_waves_fu_at(s->fu, c) : NAN;
     return busy_at(s, s->busy, 0, c, sms);
 }
 
 /* The per-SM units' part of W(c) (the whole of it without sm_busy); NaN
  * for the suite's fu(c), which has no units: no generations then. */
-static double wave_sm_busy(const gm_gd_shape *s, double c, double sms)
+static double wave_sm_busy(const gm_waves_shape *s, double c, double sms)
 {
-    if (s->from == GM_GD_SHAPE_FU || !s->busy)
+    if (s->from == GM_WAVES_SHAPE_FU || !s->busy)
         return NAN;
     return s->sm_busy ? busy_at(s, s->sm_busy, 1, c, sms) : busy_at(s, s->busy, 0, c, sms);
 }
 
 /* Every wave kind's costs at alpha = 1; 0 where one cannot be had. */
-static int costs_of(const gm_gd_shape *s, shape_waves *w)
+static int costs_of(const gm_waves_shape *s, shape_waves *w)
 {
     int ok = 1;
     for (int i = 0; i < w->n; i++) {
@@ -127,22 +127,23 @@ static int costs_of(const gm_gd_shape *s, shape_waves *w)
  * alone, times the generations its blocks take on the busiest scheduler
  * where they are more than it keeps at their own pace (K, fixed by the
  * fit: the term grows with L and alpha). */
-static double floor_term(const gm_gd_shape *s, const shape_waves *w, int i, double L, double alpha)
+static double floor_term(const gm_waves_shape *s, const shape_waves *w, int i, double L,
+                         double alpha)
 {
     double t1 = fmax(L, alpha * w->Wb[i]);
     if (!isfinite(s->K))
         return t1;
-    const double S = GM_GD_SHAPE_SCHEDULERS;
+    const double S = GM_WAVES_SHAPE_SCHEDULERS;
     /* the busiest scheduler holds ceil(c / S) of the wave's warps: of
      * blocks under S warps one warp each, of larger ones ceil(b / S) */
     double per = ceil(w->b / S), n = w->b >= S ? w->blocks[i] : ceil(w->c[i] / S);
     if (per >= s->K)
         return t1; /* a block alone fills the scheduler: alpha W(c) holds the wave */
-    return t1 * gm_gd_shape_gen((int)n, per / s->K);
+    return t1 * gm_waves_shape_gen((int)n, per / s->K);
 }
 
 /* sum of count x max(alpha W, t_1 gen) over the waves */
-static double waves_time(const gm_gd_shape *s, const shape_waves *w, double L, double alpha)
+static double waves_time(const gm_waves_shape *s, const shape_waves *w, double L, double alpha)
 {
     double t = 0;
     for (int i = 0; i < w->n; i++)
@@ -151,7 +152,7 @@ static double waves_time(const gm_gd_shape *s, const shape_waves *w, double L, d
 }
 
 /* The x in [lo, hi] where f(x) = target, f nondecreasing (bisection). */
-static double solve(const gm_gd_shape *s, const shape_waves *w, int for_L, double other,
+static double solve(const gm_waves_shape *s, const shape_waves *w, int for_L, double other,
                     double lo, double hi, double target)
 {
     for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
@@ -169,19 +170,19 @@ static double solve(const gm_gd_shape *s, const shape_waves *w, int for_L, doubl
  * the time the per-SM unit takes for them at its best rate (the launch's
  * warps at max_warps per SM, where the suite's curves have levelled off),
  * per scheduler, in whole warps; INFINITY where it cannot be had (no
- * latency, or mostly a scoreboard's: GM_GD_SHAPE_FIXED). */
-static double sched_warps(const gm_gd_shape *s, double L0)
+ * latency, or mostly a scoreboard's: GM_WAVES_SHAPE_FIXED). */
+static double sched_warps(const gm_waves_shape *s, double L0)
 {
-    if (!(L0 > 0) || s->from == GM_GD_SHAPE_FU || !s->busy || !(s->fixed_share >= GM_GD_SHAPE_FIXED))
+    if (!(L0 > 0) || s->from == GM_WAVES_SHAPE_FU || !s->busy || !(s->fixed_share >= GM_WAVES_SHAPE_FIXED))
         return INFINITY;
     double cmax = s->max_warps > 0 ? s->max_warps : 64;
     double per_warp = wave_sm_busy(s, cmax, s->n_mp) / cmax;
     if (!(per_warp > 0) || !isfinite(per_warp))
         return INFINITY;
-    return fmax(1, floor(L0 / (per_warp * GM_GD_SHAPE_SCHEDULERS) + 0.5));
+    return fmax(1, floor(L0 / (per_warp * GM_WAVES_SHAPE_SCHEDULERS) + 0.5));
 }
 
-gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_error *err)
+gm_status gm_waves_shape_fit(gm_waves_shape *s, long G, int b, int N, double T_ns, gm_error *err)
 {
     if (!s || G < 1 || b < 1 || N < 1 || s->n_mp < 1 || !(T_ns > 0))
         return gm_fail(err, GM_ERR_INVALID_ARG, "waves: bad launch shape for the what-ifs");
@@ -191,15 +192,15 @@ gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_
     shape_waves w;
     waves_of(s, G, b, N, &w);
     double nw = 0, H0 = 0, wmin = INFINITY, wmax = 0;
-    s->from = s->busy ? GM_GD_SHAPE_COMPONENTS : GM_GD_SHAPE_FU;
+    s->from = s->busy ? GM_WAVES_SHAPE_COMPONENTS : GM_WAVES_SHAPE_FU;
     s->K = INFINITY;
     for (int pass = 0; pass < 2; pass++) {
         int ok = costs_of(s, &w);
         if (ok)
             break;
-        if (s->from == GM_GD_SHAPE_FU || !s->fu)
+        if (s->from == GM_WAVES_SHAPE_FU || !s->fu)
             return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no cost of a wave for the what-ifs");
-        s->from = GM_GD_SHAPE_FU; /* the components cannot say: the suite's curve */
+        s->from = GM_WAVES_SHAPE_FU; /* the components cannot say: the suite's curve */
     }
     for (int i = 0; i < w.n; i++) {
         nw += w.count[i];
@@ -214,10 +215,10 @@ gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_
     int dom = w.n == 2 && w.count[1] > w.count[0] ? 1 : 0;
     double fl = floor_term(s, &w, dom, L0, 1);
     int latency = isfinite(s->latency_ns) ? fl >= w.W[dom] && fl > floor_term(s, &w, dom, 0, 1)
-                                          : H0 < GM_GD_SHAPE_BUSY * work;
-    if (s->from == GM_GD_SHAPE_COMPONENTS && H0 < work && latency) {
+                                          : H0 < GM_WAVES_SHAPE_BUSY * work;
+    if (s->from == GM_WAVES_SHAPE_COMPONENTS && H0 < work && latency) {
         /* latency bound: the time the components leave is the waves' floor */
-        s->from = GM_GD_SHAPE_LATENCY;
+        s->from = GM_WAVES_SHAPE_LATENCY;
         s->alpha = 1;
         s->L = solve(s, &w, 1, 1, 0, work, work);
     } else if (!(wmax > 0) || nw * L0 >= work) {
@@ -232,9 +233,9 @@ gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_
     return GM_OK;
 }
 
-double gm_gd_shape_time(const gm_gd_shape *s, long G, int b, int N)
+double gm_waves_shape_time(const gm_waves_shape *s, long G, int b, int N)
 {
-    if (!s || G < 1 || b < 1 || N < 1 || s->from == GM_GD_SHAPE_NONE)
+    if (!s || G < 1 || b < 1 || N < 1 || s->from == GM_WAVES_SHAPE_NONE)
         return NAN;
     shape_waves w;
     waves_of(s, G, b, N, &w);

@@ -40,7 +40,7 @@
  * time, in t_1, of n equal blocks served oldest first (waves_shape.c).
  * A block that alone fills the scheduler (d >= 1) takes its unit's time,
  * which alpha W(c) holds: gen = 1 then.  K is had only where the warps'
- * own latency L_0 is theirs: known, and mostly (GM_GD_SHAPE_FIXED) in the
+ * own latency L_0 is theirs: known, and mostly (GM_WAVES_SHAPE_FIXED) in the
  * states that last the same however many warps share the SM (a dependent
  * fixed-latency instruction, issuing); a scoreboard's wait holds the queue
  * at the unit the measured launch kept busy, which would be counted twice.
@@ -49,7 +49,7 @@
  * The measured launch decides L and alpha.  Where the floor holds up most
  * of its waves (with the warps' own latency from the warp states and the
  * rates as measured, the floor term t_1 gen is at least the components'
- * time; unknown: the components explain under GM_GD_SHAPE_BUSY of the
+ * time; unknown: the components explain under GM_WAVES_SHAPE_BUSY of the
  * time), it was latency bound and L is what makes the waves add up to that
  * time (alpha 1); otherwise L is the warps' own latency (0 unknown) and
  * alpha is fitted.  Pure C. */
@@ -63,41 +63,41 @@
 extern "C" {
 #endif
 
-/* The bottleneck verdict's threshold (bottleneck_verdict.h, GM_BNV_BUSY_SHARE):
+/* The bottleneck verdict's threshold (bottleneck_verdict.h, GM_BOTTLENECK_VERDICT_BUSY_SHARE):
  * components under this share of the time leave it to latency. */
-#define GM_GD_SHAPE_BUSY 0.6
+#define GM_WAVES_SHAPE_BUSY 0.6
 /* The share of the warps' own latency in fixed-latency states (waiting on a
  * dependent fixed-latency instruction, issuing) at which it is taken as
  * theirs and K is had: most of it.  The T(g,b) sweep's chain has 99.8%
  * (docs/diag.md). */
-#define GM_GD_SHAPE_FIXED 0.5
+#define GM_WAVES_SHAPE_FIXED 0.5
 
 /* W(c): ns for `sms` SMs each to run `warps_per_sm` of the kernel's warps
  * (NaN: cannot say). */
-typedef double (*gm_gd_busy_fn)(const void *ctx, double warps_per_sm, double sms);
+typedef double (*gm_waves_busy_fn)(const void *ctx, double warps_per_sm, double sms);
 
 /* Warp schedulers per SM (Volta to Hopper: four sub-partitions, a warp's
  * being its warp id mod 4; docs/diag.md, "Warp scheduling"). */
-#define GM_GD_SHAPE_SCHEDULERS 4
+#define GM_WAVES_SHAPE_SCHEDULERS 4
 /* Blocks per scheduler that gen() follows one by one; more are taken as
  * evenly shared (Hopper holds at most 64 warps per SM: 16 per scheduler). */
-#define GM_GD_SHAPE_MAX_GEN 256
+#define GM_WAVES_SHAPE_MAX_GEN 256
 
 /* gen(n, d): the time, in units of one block's own time, that n equal
  * blocks take when each needs the share d of a unit at its own pace and the
  * unit serves the oldest first (the rest of it to the next): 1 where n d
  * <= 1, n d where d >= 1. */
-double gm_gd_shape_gen(int n, double d);
+double gm_waves_shape_gen(int n, double d);
 
-typedef enum gm_gd_shape_from {
-    GM_GD_SHAPE_NONE = 0,
-    GM_GD_SHAPE_LATENCY,   /* components < BUSY of the time: L from the measured time */
-    GM_GD_SHAPE_COMPONENTS,/* the components, scaled; L from the warp states (or 0) */
-    GM_GD_SHAPE_FU         /* the suite's fu(c), scaled; L from the warp states (or 0) */
-} gm_gd_shape_from;
+typedef enum gm_waves_shape_from {
+    GM_WAVES_SHAPE_NONE = 0,
+    GM_WAVES_SHAPE_LATENCY,    /* components < BUSY of the time: L from the measured time */
+    GM_WAVES_SHAPE_COMPONENTS, /* the components, scaled; L from the warp states (or 0) */
+    GM_WAVES_SHAPE_FU          /* the suite's fu(c), scaled; L from the warp states (or 0) */
+} gm_waves_shape_from;
 
 /* "latency (measured)", "components", "ffma fu(c)", "-". */
-const char *gm_gd_shape_from_name(gm_gd_shape_from f);
+const char *gm_waves_shape_from_name(gm_waves_shape_from f);
 
 /* The wave costs W(c) and W_sm(c) had for one launch, kept across its fit
  * and its what-ifs (Eq. 3.2 at the launch's own shape and four others asks
@@ -107,42 +107,42 @@ const char *gm_gd_shape_from_name(gm_gd_shape_from f);
  * launch's, and one seen with another ctx is emptied first.  A cost is
  * taken from it only where (which function, c, SMs) are equal, so the
  * times are those without it. */
-#define GM_GD_BUSY_MEMO 32
-typedef struct gm_gd_busy_memo {
+#define GM_WAVES_BUSY_MEMO 32
+typedef struct gm_waves_busy_memo {
     const void *ctx;
     int n;
     struct {
         int sm;        /* 1: sm_busy's */
         double c, sms, ns;
-    } e[GM_GD_BUSY_MEMO];
-} gm_gd_busy_memo;
+    } e[GM_WAVES_BUSY_MEMO];
+} gm_waves_busy_memo;
 
-typedef struct gm_gd_shape {
+typedef struct gm_waves_shape {
     /* inputs */
-    gm_gd_busy_fn busy;         /* NULL: fu below */
-    gm_gd_busy_fn sm_busy;      /* the per-SM units of busy (issue, pipes, shared memory;
+    gm_waves_busy_fn busy;         /* NULL: fu below */
+    gm_waves_busy_fn sm_busy;      /* the per-SM units of busy (issue, pipes, shared memory;
                                    not L2 or DRAM); NULL: busy */
     const void *ctx;
-    const gm_gd_fu_curve *fu;   /* the suite's FFMA fu(c) */
+    const gm_waves_fu_curve *fu;   /* the suite's FFMA fu(c) */
     int n_mp;
-    double fixed_ns;            /* T_fix (0 none; at most half the measured time is used) */
-    double latency_ns;          /* the warps' own latency; NaN unknown */
-    double fixed_share;         /* its share in fixed-latency states (NaN unknown: no K) */
-    int max_warps;              /* warps per SM at most (the unit's best rate; 0: 64) */
-    gm_gd_busy_memo *memo;      /* NULL: every cost computed where asked */
+    double fixed_ns;               /* T_fix (0 none; at most half the measured time is used) */
+    double latency_ns;             /* the warps' own latency; NaN unknown */
+    double fixed_share;            /* its share in fixed-latency states (NaN unknown: no K) */
+    int max_warps;                 /* warps per SM at most (the unit's best rate; 0: 64) */
+    gm_waves_busy_memo *memo;      /* NULL: every cost computed where asked */
     /* fitted */
-    gm_gd_shape_from from;
-    double fixed, L, alpha;     /* ns, ns, scale */
-    double K;                   /* warps a scheduler keeps at their own pace (INFINITY: no
-                                   per-SM unit contended, or the latency unknown) */
-} gm_gd_shape;
+    gm_waves_shape_from from;
+    double fixed, L, alpha;        /* ns, ns, scale */
+    double K;                      /* warps a scheduler keeps at their own pace (INFINITY: no
+                                      per-SM unit contended, or the latency unknown) */
+} gm_waves_shape;
 
 /* Fits L and alpha to a launch of G blocks of b warps, N_slot N, that took
  * T_ns.  GM_ERR_INVALID_ARG for a shape or time that is not positive or a
  * wave cost that cannot be had. */
-gm_status gm_gd_shape_fit(gm_gd_shape *s, long G, int b, int N, double T_ns, gm_error *err);
+gm_status gm_waves_shape_fit(gm_waves_shape *s, long G, int b, int N, double T_ns, gm_error *err);
 /* T(G, b) in ns after the fit; NaN for a shape that is not positive. */
-double gm_gd_shape_time(const gm_gd_shape *s, long G, int b, int N);
+double gm_waves_shape_time(const gm_waves_shape *s, long G, int b, int N);
 
 #ifdef __cplusplus
 }

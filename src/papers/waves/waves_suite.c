@@ -11,8 +11,8 @@
 
 #include "waves_suite.h"
 
-const char *const gs_columns[GS_NCOLS] = {"kind", "name", "x", "y", "z",
-                                          "value", "doc", "extra", "note"};
+const char *const gb_waves_columns[GB_WAVES_NCOLS] = {"kind", "name", "x", "y", "z",
+                                                      "value", "doc", "extra", "note"};
 
 /* Every functional-unit kernel must repeat its instruction per_iter times
  * (the loop body; ptxas may unroll further).  Checked on the cubins the
@@ -38,8 +38,9 @@ static const gb_sass_expect sched_sass[] = {
     {NULL, NULL, 0},
 };
 
-gm_status gs_row(gs_ctx *c, const char *kind, const char *name, double x, double y, double z,
-                 double value, double doc, double extra, const char *note, gm_error *err)
+gm_status gb_waves_row(gb_waves_ctx *c, const char *kind, const char *name, double x, double y,
+                       double z, double value, double doc, double extra, const char *note,
+                       gm_error *err)
 {
     char clean[256];
     /* the writer refuses a comma in a cell: notes read ';' instead */
@@ -47,10 +48,10 @@ gm_status gs_row(gs_ctx *c, const char *kind, const char *name, double x, double
     for (char *q = clean; *q; q++)
         if (*q == ',' || *q == '"')
             *q = ';';
-    const char *texts[GS_NCOLS] = {kind, name ? name : "", NULL, NULL, NULL,
-                                   NULL, NULL, NULL, clean};
-    double vals[GS_NCOLS] = {0, 0, x, y, z, value, doc, extra, 0};
-    char nan_text[GS_NCOLS][4];
+    const char *texts[GB_WAVES_NCOLS] = {kind, name ? name : "", NULL, NULL, NULL,
+                                         NULL, NULL, NULL, clean};
+    double vals[GB_WAVES_NCOLS] = {0, 0, x, y, z, value, doc, extra, 0};
+    char nan_text[GB_WAVES_NCOLS][4];
     for (int i = 2; i < 8; i++) {
         if (isnan(vals[i])) { /* empty cell: not measured / not documented */
             nan_text[i][0] = '\0';
@@ -60,7 +61,7 @@ gm_status gs_row(gs_ctx *c, const char *kind, const char *name, double x, double
     return gm_mdata_add_values(c->md, texts, vals, err);
 }
 
-void gs_progress(gs_ctx *c, long add, const char *what)
+void gb_waves_progress(gb_waves_ctx *c, long add, const char *what)
 {
     c->done += add;
     if (c->done > c->total)
@@ -69,24 +70,24 @@ void gs_progress(gs_ctx *c, long add, const char *what)
         c->run->progress(c->run->io, c->done, c->total, what);
 }
 
-int gs_stop(gs_ctx *c)
+int gb_waves_stop(gb_waves_ctx *c)
 {
     return c->run && c->run->stop && c->run->stop(c->run->io);
 }
 
-gm_status gs_load(gs_ctx *c, const char *entry, gb_kern **k, gm_error *err)
+gm_status gb_waves_load(gb_waves_ctx *c, const char *entry, gb_waves_kern **k, gm_error *err)
 {
-    return gb_jit_load(c->j, c->ptx, entry, k, err);
+    return gb_waves_jit_load(c->j, c->ptx, entry, k, err);
 }
 
-gm_status gs_reset_sync(gs_ctx *c, gm_error *err)
+gm_status gb_waves_reset_sync(gb_waves_ctx *c, gm_error *err)
 {
-    return gb_jit_zero(c->j, c->sync, 4096, err);
+    return gb_waves_jit_zero(c->j, c->sync, 4096, err);
 }
 
-static gm_status setup(gs_ctx *c, int device, gm_error *err)
+static gm_status setup(gb_waves_ctx *c, int device, gm_error *err)
 {
-    gm_status st = gb_jit_open(device, &c->j, &c->dev, err);
+    gm_status st = gb_waves_jit_open(device, &c->j, &c->dev, err);
     if (st != GM_OK)
         return st;
     c->cc = c->dev.cc_major * 10 + c->dev.cc_minor;
@@ -96,11 +97,11 @@ static gm_status setup(gs_ctx *c, int device, gm_error *err)
                        "this GPU is %d.%d",
                        c->dev.cc_major, c->dev.cc_minor);
     c->timeout_s = 10.0;
-    if (!(c->ptx = malloc(GS_PTX_MAX)))
+    if (!(c->ptx = malloc(GB_WAVES_PTX_MAX)))
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
-    if ((st = gb_jit_alloc(c->j, GB_SINK_OFFSET + 4096, &c->out, err)) != GM_OK ||
-        (st = gb_jit_alloc(c->j, 4096, &c->sync, err)) != GM_OK ||
-        (st = gb_jit_alloc(c->j, 1 << 20, &c->data, err)) != GM_OK)
+    if ((st = gb_waves_jit_alloc(c->j, GB_WAVES_SINK_OFFSET + 4096, &c->out, err)) != GM_OK ||
+        (st = gb_waves_jit_alloc(c->j, 4096, &c->sync, err)) != GM_OK ||
+        (st = gb_waves_jit_alloc(c->j, 1 << 20, &c->data, err)) != GM_OK)
         return st;
     /* data[i] = &data[i]: the LDG chase's self-pointers */
     uint64_t *h = malloc(1 << 20);
@@ -108,29 +109,29 @@ static gm_status setup(gs_ctx *c, int device, gm_error *err)
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < (1 << 20) / 8; i++)
         h[i] = c->data + 8 * i;
-    st = gb_jit_write(c->j, c->data, h, 1 << 20, err);
+    st = gb_waves_jit_write(c->j, c->data, h, 1 << 20, err);
     free(h);
     if (st == GM_OK)
-        st = gb_jit_zero(c->j, c->out, GB_SINK_OFFSET + 4096, err);
+        st = gb_waves_jit_zero(c->j, c->out, GB_WAVES_SINK_OFFSET + 4096, err);
     return st;
 }
 
-static void teardown(gs_ctx *c)
+static void teardown(gb_waves_ctx *c)
 {
     gm_mdata_free(c->md);
     free(c->ptx);
-    gb_jit_close(c->j);
+    gb_waves_jit_close(c->j);
     memset(c, 0, sizeof *c);
 }
 
-typedef gm_status (*gs_test)(gs_ctx *c, gm_error *err);
+typedef gm_status (*waves_test)(gb_waves_ctx *c, gm_error *err);
 
 static gm_status sched_run(const gb_suite_run *run, gm_error *err)
 {
-    static const gs_test tests[] = {gs_test_limits, gs_test_fu,     gs_test_nmp,
-                                    gs_test_wsched, gs_test_nslot,  gs_test_clusters,
-                                    gs_test_tgb};
-    gs_ctx c;
+    static const waves_test tests[] = {gb_waves_test_limits, gb_waves_test_fu, gb_waves_test_nmp,
+                                       gb_waves_test_wsched, gb_waves_test_nslot,
+                                       gb_waves_test_clusters, gb_waves_test_tgb};
+    gb_waves_ctx c;
     memset(&c, 0, sizeof c);
     c.run = run;
     c.quick = run->quick;
@@ -146,13 +147,13 @@ static gm_status sched_run(const gb_suite_run *run, gm_error *err)
                  "driver-JIT PTX; limits: launch refusal; fu(c), n_mp: clock64, 2nd pass, median of 3; "
                  "policy: %%clock order; N_slot, clusters: bounded counter; T(g,b): events, warm-up "
                  "+ 9 rounds (quick 5) reordered, median T(2n) - median T(n); tgbs spread, tgbr all");
-    if (!(c.md = gm_mdata_new(&meta, GS_NCOLS, gs_columns))) {
+    if (!(c.md = gm_mdata_new(&meta, GB_WAVES_NCOLS, gb_waves_columns))) {
         teardown(&c);
         return gm_fail(err, GM_ERR_NOMEM, "out of memory");
     }
     c.total = c.quick ? 1300 : 8000; /* launches; T(g,b) is ~75% (19 per point) */
     for (size_t i = 0; i < sizeof tests / sizeof tests[0] && st == GM_OK; i++) {
-        if (gs_stop(&c)) {
+        if (gb_waves_stop(&c)) {
             st = gm_fail(err, GM_ERR_INTERRUPTED, "stopped after %zu of %zu tests", i,
                          sizeof tests / sizeof tests[0]);
             break;
@@ -166,39 +167,39 @@ static gm_status sched_run(const gb_suite_run *run, gm_error *err)
         }
     }
     if (st == GM_OK)
-        gs_progress(&c, c.total - c.done, "done");
+        gb_waves_progress(&c, c.total - c.done, "done");
     teardown(&c);
     return st;
 }
 
-gm_status gb_sched_dump_cubins(int device, const char *dir, gm_error *err)
+gm_status gb_waves_dump_cubins(int device, const char *dir, gm_error *err)
 {
-    gs_ctx c;
+    gb_waves_ctx c;
     memset(&c, 0, sizeof c);
     gm_status st = setup(&c, device, err);
     if (st == GM_OK && mkdir(dir, 0777) != 0 && errno != EEXIST)
         st = gm_fail(err, GM_ERR_IO, "%s: %s", dir, strerror(errno));
-    for (size_t i = 0; st == GM_OK && i < gb_fu_op_count(); i++) {
-        const gb_fu_op *op = &gb_fu_ops[i];
+    for (size_t i = 0; st == GM_OK && i < gb_waves_fu_op_count(); i++) {
+        const gb_waves_fu_op *op = &gb_waves_fu_ops[i];
         char entry[64], path[4096];
-        gb_kern *k = NULL;
-        if (gb_ptx_fu(c.ptx, GS_PTX_MAX, op, c.cc) < 0) {
+        gb_waves_kern *k = NULL;
+        if (gb_waves_ptx_fu(c.ptx, GB_WAVES_PTX_MAX, op, c.cc) < 0) {
             st = gm_fail(err, GM_ERR_NOMEM, "PTX of %s too long", op->name);
             break;
         }
         snprintf(entry, sizeof entry, "gd_fu_%s", op->name);
-        if ((st = gs_load(&c, entry, &k, err)) != GM_OK)
+        if ((st = gb_waves_load(&c, entry, &k, err)) != GM_OK)
             break;
         const void *bin;
         size_t size;
-        gb_kern_cubin(k, &bin, &size);
+        gb_waves_kern_cubin(k, &bin, &size);
         snprintf(path, sizeof path, "%s/%s.cubin", dir, entry);
         FILE *f = fopen(path, "wb");
         if (!f || fwrite(bin, 1, size, f) != size)
             st = gm_fail(err, GM_ERR_IO, "%s: %s", path, strerror(errno));
         if (f && fclose(f) != 0 && st == GM_OK)
             st = gm_fail(err, GM_ERR_IO, "%s: %s", path, strerror(errno));
-        gb_kern_free(k);
+        gb_waves_kern_free(k);
     }
     teardown(&c);
     return st;

@@ -20,8 +20,8 @@
  *                                                                   (extra: at n)
  * tgbr   one round's launches of a tgb point     G / b / round       ms at 2n (extra: at n)
  */
-#ifndef GPUQ_SCHED_SUITE_H
-#define GPUQ_SCHED_SUITE_H
+#ifndef GPUQ_WAVES_SUITE_H
+#define GPUQ_WAVES_SUITE_H
 
 #include "waves_model.h"
 #include "gpuq/mdata.h"
@@ -29,54 +29,55 @@
 #include "waves_ptx.h"
 #include "gpuq/suite.h"
 
-#define GS_NCOLS 9
-extern const char *const gs_columns[GS_NCOLS];
+#define GB_WAVES_NCOLS 9
+extern const char *const gb_waves_columns[GB_WAVES_NCOLS];
 
-#define GS_PTX_MAX (1 << 20)
-#define GS_MAX_OPS 24
+#define GB_WAVES_PTX_MAX (1 << 20)
+#define GB_WAVES_MAX_OPS 24
 
-typedef struct gs_ctx {
+typedef struct gb_waves_ctx {
     const gb_suite_run *run;
-    gb_jit *j;
-    gb_dev dev;
-    int cc;              /* 90 */
+    gb_waves_jit *j;
+    gb_waves_dev dev;
+    int cc;                 /* 90 */
     int quick;
     uint64_t out, sync, data;
     gm_mdata *md;
     char *ptx;
-    long done, total;    /* progress, in launches (estimated) */
-    double timeout_s;    /* host wait for one kernel */
+    long done, total;       /* progress, in launches (estimated) */
+    double timeout_s;       /* host wait for one kernel */
     /* results the later tests use */
     int L_TB;
     int n_mp;
-    gm_gd_fu_curve fu[GS_MAX_OPS];
-    int fu_ok[GS_MAX_OPS];
-    gm_gd_params params; /* derived state buffers (HOPPER form) */
+    gm_waves_fu_curve fu[GB_WAVES_MAX_OPS];
+    int fu_ok[GB_WAVES_MAX_OPS];
+    gm_waves_params params; /* derived state buffers (HOPPER form) */
     int have_params;
-} gs_ctx;
+} gb_waves_ctx;
 
 /* Appends a row (NaN where a number does not apply; text NULL = empty). */
-gm_status gs_row(gs_ctx *c, const char *kind, const char *name, double x, double y, double z,
-                 double value, double doc, double extra, const char *note, gm_error *err);
-void gs_progress(gs_ctx *c, long add, const char *what);
+gm_status gb_waves_row(gb_waves_ctx *c, const char *kind, const char *name, double x, double y,
+                       double z, double value, double doc, double extra, const char *note,
+                       gm_error *err);
+void gb_waves_progress(gb_waves_ctx *c, long add, const char *what);
 /* 1 when the user asked to stop */
-int gs_stop(gs_ctx *c);
+int gb_waves_stop(gb_waves_ctx *c);
 /* JIT of the PTX in c->ptx */
-gm_status gs_load(gs_ctx *c, const char *entry, gb_kern **k, gm_error *err);
+gm_status gb_waves_load(gb_waves_ctx *c, const char *entry, gb_waves_kern **k, gm_error *err);
 /* resets the semaphore words */
-gm_status gs_reset_sync(gs_ctx *c, gm_error *err);
+gm_status gb_waves_reset_sync(gb_waves_ctx *c, gm_error *err);
 
 /* the tests, in the order the suite runs them */
-gm_status gs_test_limits(gs_ctx *c, gm_error *err);
-gm_status gs_test_fu(gs_ctx *c, gm_error *err);
-gm_status gs_test_nmp(gs_ctx *c, gm_error *err);
-gm_status gs_test_wsched(gs_ctx *c, gm_error *err);
-gm_status gs_test_nslot(gs_ctx *c, gm_error *err);
-gm_status gs_test_clusters(gs_ctx *c, gm_error *err);
-gm_status gs_test_tgb(gs_ctx *c, gm_error *err);
+gm_status gb_waves_test_limits(gb_waves_ctx *c, gm_error *err);
+gm_status gb_waves_test_fu(gb_waves_ctx *c, gm_error *err);
+gm_status gb_waves_test_nmp(gb_waves_ctx *c, gm_error *err);
+gm_status gb_waves_test_wsched(gb_waves_ctx *c, gm_error *err);
+gm_status gb_waves_test_nslot(gb_waves_ctx *c, gm_error *err);
+gm_status gb_waves_test_clusters(gb_waves_ctx *c, gm_error *err);
+gm_status gb_waves_test_tgb(gb_waves_ctx *c, gm_error *err);
 
 /* The fu kernels' cubins as the driver made them, written to dir/gd_fu_<op>.cubin
  * (the SASS check of every functional-unit kernel). */
-gm_status gb_sched_dump_cubins(int device, const char *dir, gm_error *err);
+gm_status gb_waves_dump_cubins(int device, const char *dir, gm_error *err);
 
 #endif

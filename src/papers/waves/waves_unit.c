@@ -31,55 +31,57 @@
 #include "core/memo.h"
 #include "core/writer.h"
 
-static const char *const wv_metrics[] = {"gpu__time_duration.sum", NULL};
-static const char *const wv_suites[] = {"sched", NULL};
+static const char *const waves_metrics[] = {"gpu__time_duration.sum", NULL};
+static const char *const waves_suites[] = {"sched", NULL};
 /* the kernel's own cost of a wave for the launch-shape what-ifs (waves_shape.h) */
-static const char *const wv_optional[] = {"throughput", NULL};
+static const char *const waves_optional[] = {"throughput", NULL};
 /* Launches whose results are kept (core/memo.h): a million-launch file of a
  * few kernels repeats them, and a launch's what-ifs ask the throughput
  * model for up to a score of wave costs (four for a hist_add launch).
  * About 1.1 KB each (the launch as key). */
 #define WV_MEMO_LAUNCHES 256
 
-typedef struct wv_state {
-    gm_gd_form form;
-    int refill;              /* what-ifs with the random refill (variant "refill") */
-    gm_gd_data data;
-    const gm_gd_op *fu;      /* the curve the time predictions use */
-    int max_b;               /* warps per block the launch limit allows */
+typedef struct waves_state {
+    gm_waves_form form;
+    int refill;                 /* what-ifs with the random refill (variant "refill") */
+    gm_waves_data data;
+    const gm_waves_op *fu;      /* the curve the time predictions use */
+    int max_b;                  /* warps per block the launch limit allows */
     int row_dur;
     char source[160];
-    int have_tp;             /* throughput data: the kernel's own wave cost */
-    gm_zo_machine tp;
-    int row_elapsed, row_stall[GM_BNV_STALLS]; /* the warp states' and the clock's rows */
-    gm_memo *memo;           /* results of launches seen (NULL: none kept) */
-} wv_state;
+    int have_tp;                /* throughput data: the kernel's own wave cost */
+    gm_bottleneck_machine tp;
+    /* the warp states' and the clock's rows */
+    int row_elapsed, row_stall[GM_BOTTLENECK_VERDICT_STALLS];
+    gm_memo *memo;              /* results of launches seen (NULL: none kept) */
+} waves_state;
 
-typedef struct wv_result {
+typedef struct waves_result {
     double G, b, regs, smem, nslot, occ, waves, tail, T_us;
     double t_2G, t_halfG, t_2b, t_halfb; /* us, Eq. 3.2 scaled by T_us */
     double floor_us;                     /* one wave's time at the least (waves_shape.h) */
     const char *from;                    /* what the wave cost came from */
     char limiter[48], verdict[192];
     double severity;
-} wv_result;
+} waves_result;
 
-static gm_status wv_prepare(const gm_machine *m, const char *variant, void **state, gm_error *err)
+static gm_status waves_prepare(const gm_machine *m, const char *variant, void **state,
+                               gm_error *err)
 {
     if (!state)
         return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state");
-    gm_gd_form form = GM_GD_FORM_HOPPER;
+    gm_waves_form form = GM_WAVES_FORM_HOPPER;
     int refill = variant && strcmp(variant, "refill") == 0;
-    if (variant && !refill && gm_gd_form_parse(variant, &form) != GM_OK)
+    if (variant && !refill && gm_waves_form_parse(variant, &form) != GM_OK)
         return gm_fail(err, GM_ERR_INVALID_ARG,
                        "unknown model variant 'waves:%s' (known: hopper, paper, refill)", variant);
     const gm_mdata *md = m ? gm_machine_suite(m, "sched") : NULL;
     if (!md)
         return gm_fail(err, GM_ERR_MISSING, "waves: no machine data (gpuq calibrate --suite sched)");
-    wv_state *s = calloc(1, sizeof *s);
+    waves_state *s = calloc(1, sizeof *s);
     if (!s)
         return gm_fail(err, GM_ERR_NOMEM, "waves: out of memory");
-    gm_status st = gm_gd_data_load(md, &s->data, err);
+    gm_status st = gm_waves_data_load(md, &s->data, err);
     if (st == GM_OK && !s->data.have_params)
         st = gm_fail(err, GM_ERR_MISSING, "waves: the sched machine data has no state-buffer "
                                           "parameters (gpuq calibrate --suite sched)");
@@ -89,30 +91,30 @@ static gm_status wv_prepare(const gm_machine *m, const char *variant, void **sta
     }
     s->form = form;
     s->refill = refill;
-    s->fu = gm_gd_data_op(&s->data, "ffma");
-    double ltb = gm_gd_data_param(md, "L_T_B", NULL, NULL);
+    s->fu = gm_waves_data_op(&s->data, "ffma");
+    double ltb = gm_waves_data_param(md, "L_T_B", NULL, NULL);
     s->max_b = ltb > 0 ? (int)ltb / 32 : s->data.form[form].N2;
-    s->row_dur = gm_metric_find(wv_metrics[0]);
+    s->row_dur = gm_metric_find(waves_metrics[0]);
     const gm_mdata *tp = gm_machine_suite(m, "throughput");
     gm_error e2;
-    s->have_tp = tp && gm_zo_machine_from_mdata(tp, &s->tp, &e2) == GM_OK;
+    s->have_tp = tp && gm_bottleneck_machine_from_mdata(tp, &s->tp, &e2) == GM_OK;
     snprintf(s->source, sizeof s->source, "%.60s, %.40s", md->meta.gpu_name, md->meta.date);
     s->row_elapsed = gm_metric_find("sm__cycles_elapsed.avg");
-    for (int i = 0; i < GM_BNV_STALLS; i++)
-        s->row_stall[i] = gm_bnv_stall_metric(i) ? gm_metric_find(gm_bnv_stall_metric(i)) : -1;
+    for (int i = 0; i < GM_BOTTLENECK_VERDICT_STALLS; i++)
+        s->row_stall[i] = gm_bottleneck_verdict_stall_metric(i) ? gm_metric_find(gm_bottleneck_verdict_stall_metric(i)) : -1;
     /* without the memory for it, every launch is computed */
-    if (gm_memo_create(gm_memo_launch_key_size(), sizeof(wv_result), WV_MEMO_LAUNCHES, &s->memo,
+    if (gm_memo_create(gm_memo_launch_key_size(), sizeof(waves_result), WV_MEMO_LAUNCHES, &s->memo,
                        &e2) != GM_OK)
         s->memo = NULL;
     *state = s;
     return GM_OK;
 }
 
-static void wv_release(void *state)
+static void waves_release(void *state)
 {
-    wv_state *s = state;
+    waves_state *s = state;
     if (s && s->have_tp)
-        gm_zo_machine_free(&s->tp);
+        gm_bottleneck_machine_free(&s->tp);
     if (s)
         gm_memo_free(s->memo);
     free(state);
@@ -127,40 +129,41 @@ static double counter(const gm_launch_counters *k, int row)
  * (waves_shape.h): the components where the counters and the throughput
  * data are there, else the suite's FFMA fu(c); the floor from the warp
  * states.  Per launch, times the launches a summed row adds up. */
-static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
-                          const gm_launch_counters *k, wv_result *r, int N)
+static void shape_whatifs(const waves_state *s, const gm_counters_meta *meta,
+                          const gm_launch_counters *k, waves_result *r, int N)
 {
-    const gm_gd_params *p = &s->data.form[s->form];
+    const gm_waves_params *p = &s->data.form[s->form];
     double n = k->summed > 1 ? k->summed : 1;
-    gm_bn_wave wave;
-    gm_gd_busy_memo memo;
+    gm_bottleneck_wave wave;
+    gm_waves_busy_memo memo;
     memo.ctx = NULL;
     memo.n = 0; /* this launch's wave costs, shared by its fit and its what-ifs */
     gm_error e;
     int max_warps = meta && meta->max_warps_per_sm > 0 ? meta->max_warps_per_sm : p->N2;
     int kernel = s->have_tp &&
-                 gm_bn_wave_init(&s->tp, GM_ZO_HOPPER, k, max_warps, p->n_mp, &wave, &e) == GM_OK;
-    double stall[GM_BNV_STALLS];
-    for (int i = 0; i < GM_BNV_STALLS; i++)
+                 gm_bottleneck_wave_init(&s->tp, GM_BOTTLENECK_HOPPER, k, max_warps, p->n_mp, &wave,
+                                         &e) == GM_OK;
+    double stall[GM_BOTTLENECK_VERDICT_STALLS];
+    for (int i = 0; i < GM_BOTTLENECK_VERDICT_STALLS; i++)
         stall[i] = counter(k, s->row_stall[i]);
     double ghz = counter(k, s->row_elapsed) / counter(k, s->row_dur);
-    gm_gd_shape sh = {
-        .busy = kernel ? gm_bn_wave_busy_ns : NULL,
-        .sm_busy = kernel ? gm_bn_wave_sm_busy_ns : NULL,
+    gm_waves_shape sh = {
+        .busy = kernel ? gm_bottleneck_wave_busy_ns : NULL,
+        .sm_busy = kernel ? gm_bottleneck_wave_sm_busy_ns : NULL,
         .ctx = kernel ? &wave : NULL,
         .fu = s->fu ? &s->fu->fu : NULL,
         .n_mp = p->n_mp,
         .fixed_ns = s->have_tp ? s->tp.queued_ns : NAN,
-        .latency_ns = gm_bnv_warp_latency_ns(stall, r->G * r->b * n, ghz),
-        .fixed_share = gm_bnv_fixed_latency_share(stall),
+        .latency_ns = gm_bottleneck_verdict_warp_latency_ns(stall, r->G * r->b * n, ghz),
+        .fixed_share = gm_bottleneck_verdict_fixed_latency_share(stall),
         .max_warps = max_warps,
         .memo = &memo,
     };
     long G = (long)r->G;
     int b = (int)r->b;
-    if (gm_gd_shape_fit(&sh, G, b, N, r->T_us * 1e3 / n, &e) != GM_OK)
+    if (gm_waves_shape_fit(&sh, G, b, N, r->T_us * 1e3 / n, &e) != GM_OK)
         return;
-    r->from = gm_gd_shape_from_name(sh.from);
+    r->from = gm_waves_shape_from_name(sh.from);
     r->floor_us = (sh.fixed + sh.L) * n * 1e-3;
     struct {
         double *out;
@@ -172,40 +175,42 @@ static void shape_whatifs(const wv_state *s, const gm_counters_meta *meta,
               {&r->t_halfb, b >= 2 ? 2 * G : 0, b / 2}};
     for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
         int Ni = at[i].G >= 1 && at[i].b >= 1 && at[i].b <= s->max_b
-                     ? gm_gd_nslot(p, at[i].b, k->shared_bytes, k->regs_per_thread, NULL)
+                     ? gm_waves_nslot(p, at[i].b, k->shared_bytes, k->regs_per_thread, NULL)
                      : 0;
-        *at[i].out = Ni > 0 ? gm_gd_shape_time(&sh, at[i].G, at[i].b, Ni) * n * 1e-3 : NAN;
+        *at[i].out = Ni > 0 ? gm_waves_shape_time(&sh, at[i].G, at[i].b, Ni) * n * 1e-3 : NAN;
     }
 }
 
 /* Eq. 3.2 at (G, b) relative to the launch's own (G0, b0), times T. */
-static double scaled(const wv_state *s, double T, long G0, int b0, int N0, long G, int b, long smem,
-                     long regs)
+static double scaled(const waves_state *s, double T, long G0, int b0, int N0, long G, int b,
+                     long smem, long regs)
 {
-    const gm_gd_params *p = &s->data.form[s->form];
+    const gm_waves_params *p = &s->data.form[s->form];
     if (!s->fu || !(T > 0) || G < 1 || b < 1 || b > s->max_b)
         return NAN;
-    int N = gm_gd_nslot(p, b, smem, regs, NULL);
+    int N = gm_waves_nslot(p, b, smem, regs, NULL);
     if (N <= 0 || N0 <= 0)
         return NAN;
     double t0, t1;
     if (s->refill) {
         const double *mx = s->fu->mix;
-        t0 = gm_gd_time_refill(&s->fu->fu, G0, b0, N0, p->n_mp, gm_gd_refill_mix_at(mx[0], mx[1], b0));
-        t1 = gm_gd_time_refill(&s->fu->fu, G, b, N, p->n_mp, gm_gd_refill_mix_at(mx[0], mx[1], b));
+        t0 = gm_waves_time_refill(&s->fu->fu, G0, b0, N0, p->n_mp,
+                                  gm_waves_refill_mix_at(mx[0], mx[1], b0));
+        t1 = gm_waves_time_refill(&s->fu->fu, G, b, N, p->n_mp,
+                                  gm_waves_refill_mix_at(mx[0], mx[1], b));
     } else {
-        t0 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G0, p->n_mp), b0, N0);
-        t1 = gm_gd_time(&s->fu->fu, gm_gd_blocks_per_mp(G, p->n_mp), b, N);
+        t0 = gm_waves_time(&s->fu->fu, gm_waves_blocks_per_mp(G0, p->n_mp), b0, N0);
+        t1 = gm_waves_time(&s->fu->fu, gm_waves_blocks_per_mp(G, p->n_mp), b, N);
     }
     return t0 > 0 ? T * t1 / t0 : NAN;
 }
 
-/* One launch's result (wv_apply computes it or finds it in the memo). */
-static void wv_compute(const wv_state *s, const gm_counters_meta *meta,
-                       const gm_launch_counters *k, wv_result *r)
+/* One launch's result (waves_apply computes it or finds it in the memo). */
+static void waves_compute(const waves_state *s, const gm_counters_meta *meta,
+                       const gm_launch_counters *k, waves_result *r)
 {
     memset(r, 0, sizeof *r);
-    const gm_gd_params *p = &s->data.form[s->form];
+    const gm_waves_params *p = &s->data.form[s->form];
     double threads = (double)k->block[0] * (k->block[1] ? k->block[1] : 1) *
                      (k->block[2] ? k->block[2] : 1);
     double G = (double)k->grid[0] * (k->grid[1] ? k->grid[1] : 1) * (k->grid[2] ? k->grid[2] : 1);
@@ -228,9 +233,9 @@ static void wv_compute(const wv_state *s, const gm_counters_meta *meta,
         return;
     }
     unsigned lim = 0;
-    int N = gm_gd_nslot(p, b, k->shared_bytes, k->regs_per_thread, &lim);
+    int N = gm_waves_nslot(p, b, k->shared_bytes, k->regs_per_thread, &lim);
     r->nslot = N;
-    gm_gd_limiter_text(lim, r->limiter, sizeof r->limiter);
+    gm_waves_limiter_text(lim, r->limiter, sizeof r->limiter);
     if (N <= 0) {
         snprintf(r->verdict, sizeof r->verdict, "one block does not fit on an SM (N_slot = 0)");
         return;
@@ -239,7 +244,7 @@ static void wv_compute(const wv_state *s, const gm_counters_meta *meta,
     r->occ = (double)N * b / p->N2;
     long Gl = (long)G;
     /* a wave is N_slot blocks on each of the n_mp SMs */
-    r->waves = gm_gd_waves(Gl, p->n_mp * N, &r->tail);
+    r->waves = gm_waves_waves(Gl, p->n_mp * N, &r->tail);
     /* what the rounding up to whole waves costs: slots left empty */
     r->severity = 1.0 - r->waves / ceil(r->waves);
     long regs = k->regs_per_thread;
@@ -264,11 +269,11 @@ static void wv_compute(const wv_state *s, const gm_counters_meta *meta,
                  per_wave, N, r->limiter, 100 * r->tail);
 }
 
-static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
-                          const gm_launch_counters *k, void *result, gm_error *err)
+static gm_status waves_apply(const void *state, const gm_counters_meta *meta,
+                             const gm_launch_counters *k, void *result, gm_error *err)
 {
-    const wv_state *s = state;
-    wv_result *r = result;
+    const waves_state *s = state;
+    waves_result *r = result;
     if (!s || !k || !r)
         return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state, launch or result");
     /* the result depends on the launch's counters, shape and resources and
@@ -277,16 +282,16 @@ static gm_status wv_apply(const void *state, const gm_counters_meta *meta,
     int keyed = s->memo && gm_memo_launch_key_fill(&key, meta, k);
     if (keyed && gm_memo_get(s->memo, &key, r))
         return GM_OK;
-    wv_compute(s, meta, k, r);
+    waves_compute(s, meta, k, r);
     if (keyed)
         gm_memo_put(s->memo, &key, r);
     return GM_OK;
 }
 
-static size_t wv_fields(const void *state, const void *result, gm_field *out, size_t max)
+static size_t waves_fields(const void *state, const void *result, gm_field *out, size_t max)
 {
     (void)state;
-    const wv_result *r = result;
+    const waves_result *r = result;
     size_t n = 0;
 #define NUM(nm, v, w, h) \
     if (n < max) out[n++] = (gm_field){nm, GM_FIELD_NUM, (v), NULL, (w), (h), 0}
@@ -317,23 +322,23 @@ static size_t wv_fields(const void *state, const void *result, gm_field *out, si
     return n;
 }
 
-static void wv_verdict(const void *state, const void *result, gm_unit_verdict *out)
+static void waves_verdict(const void *state, const void *result, gm_unit_verdict *out)
 {
     (void)state;
-    const wv_result *r = result;
+    const waves_result *r = result;
     out->severity = r->severity;
     gm_copy_text(out->text, sizeof out->text, r->verdict);
 }
 
-static void wv_text_notes(FILE *out, const void *state, unsigned notes)
+static void waves_text_notes(FILE *out, const void *state, unsigned notes)
 {
     (void)notes;
-    const wv_state *s = state;
-    const gm_gd_params *p = &s->data.form[s->form];
+    const waves_state *s = state;
+    const gm_waves_params *p = &s->data.form[s->form];
     fprintf(out, "  machine data: sched (%s): n_mp %d, N1 %d, N2 %d, S %ld (s_min %ld), R %ld "
                  "(r_min %ld)\n",
             s->source, p->n_mp, p->N1, p->N2, p->S, p->s_min, p->R, p->r_min);
-    if (s->form == GM_GD_FORM_HOPPER)
+    if (s->form == GM_WAVES_FORM_HOPPER)
         fprintf(out, "  model: hopper: Eq. 3.3 with %ld bytes reserved per block and %d register-"
                      "file partitions of whole warps\n", p->s_res, p->r_parts);
     else
@@ -356,17 +361,17 @@ const gm_unit gm_unit_waves = {
     .name = "waves",
     .title = "blocks and waves",
     .paper = "Kim, GPUDIAG (paper 003)",
-    .metrics = wv_metrics,
-    .suites = wv_suites,
+    .metrics = waves_metrics,
+    .suites = waves_suites,
     .variants = "hopper,paper,refill",
-    .result_size = sizeof(wv_result),
-    .prepare = wv_prepare,
-    .release = wv_release,
-    .apply = wv_apply,
+    .result_size = sizeof(waves_result),
+    .prepare = waves_prepare,
+    .release = waves_release,
+    .apply = waves_apply,
     .free_result = NULL,
-    .fields = wv_fields,
-    .verdict = wv_verdict,
-    .text_notes = wv_text_notes,
+    .fields = waves_fields,
+    .verdict = waves_verdict,
+    .text_notes = waves_text_notes,
     .json_extra = NULL,
-    .optional_suites = wv_optional,
+    .optional_suites = waves_optional,
 };

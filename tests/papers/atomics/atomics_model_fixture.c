@@ -38,13 +38,13 @@ double T_steady(int n, int e, int c)
     return 4.0 * n * e + c;
 }
 
-void fill(gm_series *s, double (*f)(int, int, int))
+void fill(gm_atomics_series *s, double (*f)(int, int, int))
 {
     for (int n = 1; n <= s->n_max; n++)
         for (int e = 1; e <= s->e_max; e++)
             for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
                 double T = f(n, e, c);
-                *gm_series_cell(s, n, e, c) = (gm_cell){T, T, T, 0, 1, 0};
+                *gm_atomics_series_cell(s, n, e, c) = (gm_atomics_cell){T, T, T, 0, 1, 0};
             }
 }
 
@@ -62,37 +62,41 @@ double popc_steady(int n, int e, int c)
     return 2.0 * n;
 }
 
-gm_table *test_table(int which)
+gm_atomics_table *test_table(int which)
 {
-    gm_table_meta m;
+    gm_atomics_table_meta m;
     memset(&m, 0, sizeof m);
     snprintf(m.gpu_name, sizeof m.gpu_name, "Test GPU");
     m.cc_major = 9;
     m.sm_count = 4;
     m.max_warps_per_sm = 4;
     m.warp_size = 4;
-    gm_table *t = gm_table_new(&m);
+    gm_atomics_table *t = gm_atomics_table_new(&m);
     assert_non_null(t);
-    gm_series *s;
-    assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
-                                         GM_METHOD_SINGLE_SHOT, 1, &s),
+    gm_atomics_series *s;
+    assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_ADD,
+                                                 GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                 GM_ATOMICS_METHOD_SINGLE_SHOT, 1, &s),
                      GM_OK);
     fill(s, T_add);
     if (which & WITH_POPC) {
-        assert_int_equal(gm_table_add_series(t, GM_CLASS_POPC_INC, GM_PATTERN_SAME_ADDRESS,
-                                             GM_METHOD_SINGLE_SHOT, 0, &s),
+        assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_POPC_INC,
+                                                     GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                     GM_ATOMICS_METHOD_SINGLE_SHOT, 0, &s),
                          GM_OK);
         fill(s, popc_3);
     }
     if (which & WITH_STEADY) {
-        assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
-                                             GM_METHOD_STEADY_STATE, 1, &s),
+        assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_ADD,
+                                                     GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                     GM_ATOMICS_METHOD_STEADY_STATE, 1, &s),
                          GM_OK);
         fill(s, T_steady);
     }
     if (which & WITH_POPC_STEADY) {
-        assert_int_equal(gm_table_add_series(t, GM_CLASS_POPC_INC, GM_PATTERN_SAME_ADDRESS,
-                                             GM_METHOD_STEADY_STATE, 0, &s),
+        assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_POPC_INC,
+                                                     GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                     GM_ATOMICS_METHOD_STEADY_STATE, 0, &s),
                          GM_OK);
         fill(s, popc_steady);
     }
@@ -100,8 +104,8 @@ gm_table *test_table(int which)
 }
 
 /* Steady-state series for w: T(n,e,c) = 50 + c + w_n n e with w_n = 9, 1,
- * 1.5, 2 cycles per wavefront on layers n = 1..4.  The slope of gm_cycles_
- * per_wavefront, (T(n,4,0) - T(n,2,0)) / (n (4 - 2)), is w_n on layer n;
+ * 1.5, 2 cycles per wavefront on layers n = 1..4.  The slope of
+ * gm_atomics_cycles_per_wavefront, (T(n,4,0) - T(n,2,0)) / (n (4 - 2)), is w_n on layer n;
  * the layers n_max/4 = 1 .. 4 give the median (1.5 + 2) / 2 = 1.75: the
  * latency-bound layer n = 1 (9) does not pull it. */
 const double wave_w[5] = {0, 9, 1, 1.5, 2};
@@ -111,31 +115,34 @@ double T_wave(int n, int e, int c)
     return 50 + c + wave_w[n] * n * e;
 }
 
-gm_table *wave_table(void)
+gm_atomics_table *wave_table(void)
 {
-    gm_table *t = test_table(0);
-    gm_series *s;
-    assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
-                                         GM_METHOD_STEADY_STATE, 1, &s),
+    gm_atomics_table *t = test_table(0);
+    gm_atomics_series *s;
+    assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_ADD,
+                                                 GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                 GM_ATOMICS_METHOD_STEADY_STATE, 1, &s),
                      GM_OK);
     fill(s, T_wave);
     return t;
 }
 
-const gm_series *add_series(const gm_table *t)
+const gm_atomics_series *add_series(const gm_atomics_table *t)
 {
-    return gm_table_find(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS, GM_METHOD_SINGLE_SHOT);
+    return gm_atomics_table_find(t, GM_ATOMICS_CLASS_ADD, GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                 GM_ATOMICS_METHOD_SINGLE_SHOT);
 }
 
-const gm_series *popc_series(const gm_table *t)
+const gm_atomics_series *popc_series(const gm_atomics_table *t)
 {
-    return gm_table_find(t, GM_CLASS_POPC_INC, GM_PATTERN_SAME_ADDRESS, GM_METHOD_SINGLE_SHOT);
+    return gm_atomics_table_find(t, GM_ATOMICS_CLASS_POPC_INC, GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                 GM_ATOMICS_METHOD_SINGLE_SHOT);
 }
 
-gm_model_options model(const char *name)
+gm_atomics_model_options model(const char *name)
 {
-    gm_model_options o;
-    assert_int_equal(gm_model_by_name(name, &o), GM_OK);
+    gm_atomics_model_options o;
+    assert_int_equal(gm_atomics_model_by_name(name, &o), GM_OK);
     return o;
 }
 
@@ -159,14 +166,14 @@ void counters_blank(gm_launch_counters *k)
 void counters_example(gm_launch_counters *k)
 {
     counters_blank(k);
-    k->metric[GM_M_N_ATOM_SASS] = 1600;
-    k->metric[GM_M_N_ATOM] = 1600;
-    k->metric[GM_M_N_CAS] = 400;
-    k->metric[GM_M_N_ALU] = 1200;
-    k->metric[GM_M_O_WAVEFRONTS] = 3200;
-    k->metric[GM_M_CYCLES_SUM] = 344000;
-    k->metric[GM_M_CYCLES_AVG] = 86000;
-    k->metric[GM_M_CYCLES_MIN] = 43000;
-    k->metric[GM_M_CYCLES_MAX] = 172000;
-    k->metric[GM_M_OCCUPANCY_PCT] = 50;
+    k->metric[GM_ATOMICS_M_N_ATOM_SASS] = 1600;
+    k->metric[GM_ATOMICS_M_N_ATOM] = 1600;
+    k->metric[GM_ATOMICS_M_N_CAS] = 400;
+    k->metric[GM_ATOMICS_M_N_ALU] = 1200;
+    k->metric[GM_ATOMICS_M_O_WAVEFRONTS] = 3200;
+    k->metric[GM_ATOMICS_M_CYCLES_SUM] = 344000;
+    k->metric[GM_ATOMICS_M_CYCLES_AVG] = 86000;
+    k->metric[GM_ATOMICS_M_CYCLES_MIN] = 43000;
+    k->metric[GM_ATOMICS_M_CYCLES_MAX] = 172000;
+    k->metric[GM_ATOMICS_M_OCCUPANCY_PCT] = 50;
 }

@@ -27,20 +27,20 @@ void check_near(double got, double want, double tol, const char *file, int line)
 double T_add(int n, int e, int c);
 double T_popc(int n);
 double T_steady(int n, int e, int c);
-void fill(gm_series *s, double (*f)(int, int, int));
+void fill(gm_atomics_series *s, double (*f)(int, int, int));
 double popc_3(int n, int e, int c);
 double popc_steady(int n, int e, int c);
 
 enum { WITH_POPC = 1, WITH_STEADY = 2, WITH_POPC_STEADY = 4 };
 
-gm_table *test_table(int which);
+gm_atomics_table *test_table(int which);
 /* w_n per layer of wave_table's steady-state series (atomics_model_fixture.c). */
 extern const double wave_w[5];
 double T_wave(int n, int e, int c);
-gm_table *wave_table(void);
-const gm_series *add_series(const gm_table *t);
-const gm_series *popc_series(const gm_table *t);
-gm_model_options model(const char *name);
+gm_atomics_table *wave_table(void);
+const gm_atomics_series *add_series(const gm_atomics_table *t);
+const gm_atomics_series *popc_series(const gm_atomics_table *t);
+gm_atomics_model_options model(const char *name);
 void counters_blank(gm_launch_counters *k);
 void counters_example(gm_launch_counters *k);
 

@@ -68,9 +68,9 @@ double synth_T(int n, int e, int c)
     return 100.0 + 10.0 * n + 3.0 * e + 7.0 * c;
 }
 
-gm_table_meta small_meta(int n_max, int e_max)
+gm_atomics_table_meta small_meta(int n_max, int e_max)
 {
-    gm_table_meta m;
+    gm_atomics_table_meta m;
     memset(&m, 0, sizeof m);
     snprintf(m.gpu_name, sizeof m.gpu_name, "Test GPU");
     m.cc_major = 9;
@@ -89,31 +89,33 @@ gm_table_meta small_meta(int n_max, int e_max)
     return m;
 }
 
-void fill_series(gm_series *s)
+void fill_series(gm_atomics_series *s)
 {
     for (int n = 1; n <= s->n_max; n++)
         for (int e = 1; e <= s->e_max; e++)
             for (int c = 0; c <= (s->mixes_cas ? n : 0); c++) {
-                gm_cell *cell = gm_series_cell(s, n, e, c);
+                gm_atomics_cell *cell = gm_atomics_series_cell(s, n, e, c);
                 double T = synth_T(n, e, c);
-                *cell = (gm_cell){T, T - 1, T + 2, 3 / T, 7, 0};
+                *cell = (gm_atomics_cell){T, T - 1, T + 2, 3 / T, 7, 0};
             }
 }
 
 /* A complete table: add/same_address/single_shot mixing CAS, and
  * popc_inc/same_address/single_shot without. */
-gm_table *synth_table(int n_max, int e_max)
+gm_atomics_table *synth_table(int n_max, int e_max)
 {
-    gm_table_meta m = small_meta(n_max, e_max);
-    gm_table *t = gm_table_new(&m);
+    gm_atomics_table_meta m = small_meta(n_max, e_max);
+    gm_atomics_table *t = gm_atomics_table_new(&m);
     assert_non_null(t);
-    gm_series *s;
-    assert_int_equal(gm_table_add_series(t, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
-                                         GM_METHOD_SINGLE_SHOT, 1, &s),
+    gm_atomics_series *s;
+    assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_ADD,
+                                                 GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                 GM_ATOMICS_METHOD_SINGLE_SHOT, 1, &s),
                      GM_OK);
     fill_series(s);
-    assert_int_equal(gm_table_add_series(t, GM_CLASS_POPC_INC, GM_PATTERN_SAME_ADDRESS,
-                                         GM_METHOD_SINGLE_SHOT, 0, &s),
+    assert_int_equal(gm_atomics_table_add_series(t, GM_ATOMICS_CLASS_POPC_INC,
+                                                 GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                 GM_ATOMICS_METHOD_SINGLE_SHOT, 0, &s),
                      GM_OK);
     fill_series(s);
     return t;
@@ -196,9 +198,9 @@ void expect_load(const text *t, gm_status want, const char *needle)
     char path[300];
     tmp_path(path, sizeof path, "x.csv");
     text_write(t, path, "\n");
-    gm_table *table = NULL;
+    gm_atomics_table *table = NULL;
     gm_error err = {{0}};
-    gm_status st = gm_table_load(path, &table, &err);
+    gm_status st = gm_atomics_table_load(path, &table, &err);
     if (st != want || (needle && !strstr(err.msg, needle)))
         print_error("status %s, message '%s'; wanted %s with '%s'\n", gm_strerror(st), err.msg,
                     gm_strerror(want), needle ? needle : "");
@@ -212,7 +214,7 @@ void expect_load(const text *t, gm_status want, const char *needle)
         /* Every rejection names the file. */
         assert_non_null(strstr(err.msg, path));
     }
-    gm_table_free(table);
+    gm_atomics_table_free(table);
 }
 
 void expect_line_error(int line_no, const char *content, gm_status want, const char *needle)
@@ -225,9 +227,9 @@ void expect_line_error(int line_no, const char *content, gm_status want, const c
     expect_load(&t, want, with_line);
 }
 
-void assert_tables_identical(const gm_table *a, const gm_table *b)
+void assert_tables_identical(const gm_atomics_table *a, const gm_atomics_table *b)
 {
-    const gm_table_meta *ma = &a->meta, *mb = &b->meta;
+    const gm_atomics_table_meta *ma = &a->meta, *mb = &b->meta;
     assert_string_equal(ma->gpu_name, mb->gpu_name);
     assert_int_equal(ma->cc_major, mb->cc_major);
     assert_int_equal(ma->cc_minor, mb->cc_minor);
@@ -244,7 +246,7 @@ void assert_tables_identical(const gm_table *a, const gm_table *b)
     assert_string_equal(ma->gpuq_version, mb->gpuq_version);
     assert_int_equal(a->n_series, b->n_series);
     for (int i = 0; i < a->n_series; i++) {
-        const gm_series *sa = &a->series[i], *sb = &b->series[i];
+        const gm_atomics_series *sa = &a->series[i], *sb = &b->series[i];
         assert_int_equal(sa->cls, sb->cls);
         assert_int_equal(sa->pattern, sb->pattern);
         assert_int_equal(sa->method, sb->method);
@@ -252,7 +254,8 @@ void assert_tables_identical(const gm_table *a, const gm_table *b)
         for (int n = 1; n <= sa->n_max; n++)
             for (int e = 1; e <= sa->e_max; e++)
                 for (int c = 0; c <= (sa->mixes_cas ? n : 0); c++) {
-                    const gm_cell *x = gm_series_cell(sa, n, e, c), *y = gm_series_cell(sb, n, e, c);
+                    const gm_atomics_cell *x = gm_atomics_series_cell(sa, n, e,
+                                                                      c), *y = gm_atomics_series_cell(sb, n, e, c);
                     if (isnan(x->t_median)) {
                         assert_true(isnan(y->t_median));
                         continue;

@@ -36,11 +36,11 @@ void write_text(const char *path, const char *contents);
 /* Synthetic T for the test tables: T = 100 + 10 n + 3 e + 7 c, with
  * t_min = T - 1, t_max = T + 2 and spread = 3 / T. */
 double synth_T(int n, int e, int c);
-gm_table_meta small_meta(int n_max, int e_max);
-void fill_series(gm_series *s);
+gm_atomics_table_meta small_meta(int n_max, int e_max);
+void fill_series(gm_atomics_series *s);
 /* A complete table: add/same_address/single_shot mixing CAS, and
  * popc_inc/same_address/single_shot without. */
-gm_table *synth_table(int n_max, int e_max);
+gm_atomics_table *synth_table(int n_max, int e_max);
 void text_base(text *t);
 /* 1-based line numbers, as in the loader's messages. */
 void text_set(text *t, int line_no, const char *fmt, ...);
@@ -50,6 +50,6 @@ void text_write(const text *t, const char *path, const char *eol);
 /* Loads text t and expects status want with `needle` in the message. */
 void expect_load(const text *t, gm_status want, const char *needle);
 void expect_line_error(int line_no, const char *content, gm_status want, const char *needle);
-void assert_tables_identical(const gm_table *a, const gm_table *b);
+void assert_tables_identical(const gm_atomics_table *a, const gm_atomics_table *b);
 
 #endif

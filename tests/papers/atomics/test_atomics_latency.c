@@ -21,37 +21,37 @@
 /* 1 SM-wide example: 64 warps max, occupancy 25% (16 warps), 1000 active
  * cycles -> W_active = 16000 warp-cycles.  The two-counter form (wait and
  * selected not collected). */
-static gm_atomic_latency_input sample(double sb, double mio, double n, double inst)
+static gm_atomics_latency_input sample(double sb, double mio, double n, double inst)
 {
-    gm_atomic_latency_input in = {.stalled_short_scoreboard = sb,
-                                  .stalled_mio_throttle = mio,
-                                  .occupancy_pct = 25.0,
-                                  .cycles_sum = 1000.0,
-                                  .max_warps_per_sm = 64,
-                                  .n_atom = n,
-                                  .shared_inst = inst,
-                                  .stalled_wait = NAN,
-                                  .stalled_selected = NAN,
-                                  .form = GM_LATENCY_ISSUE};
+    gm_atomics_latency_input in = {.stalled_short_scoreboard = sb,
+                                   .stalled_mio_throttle = mio,
+                                   .occupancy_pct = 25.0,
+                                   .cycles_sum = 1000.0,
+                                   .max_warps_per_sm = 64,
+                                   .n_atom = n,
+                                   .shared_inst = inst,
+                                   .stalled_wait = NAN,
+                                   .stalled_selected = NAN,
+                                   .form = GM_ATOMICS_LATENCY_ISSUE};
     return in;
 }
 
 /* The same with wait and selected collected. */
-static gm_atomic_latency_input sample4(double sb, double mio, double n, double inst, double wait,
-                                       double sel)
+static gm_atomics_latency_input sample4(double sb, double mio, double n, double inst, double wait,
+                                        double sel)
 {
-    gm_atomic_latency_input in = sample(sb, mio, n, inst);
+    gm_atomics_latency_input in = sample(sb, mio, n, inst);
     in.stalled_wait = wait;
     in.stalled_selected = sel;
     return in;
 }
 
 /* L of a valid input (compute must accept it). */
-static gm_atomic_latency computed(gm_atomic_latency_input in)
+static gm_atomics_latency computed(gm_atomics_latency_input in)
 {
-    gm_atomic_latency out;
+    gm_atomics_latency out;
     gm_error err;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_OK);
+    assert_int_equal(gm_atomics_latency_compute(&in, &out, &err), GM_OK);
     return out;
 }
 
@@ -59,7 +59,7 @@ static void all_atomics_waited_for(void **state)
 {
     (void)state;
     /* Only ATOMS in the shared pipe: 12000 + 2000 of 16000 warp-cycles. */
-    gm_atomic_latency out = computed(sample(12000, 2000, 500, 500));
+    gm_atomics_latency out = computed(sample(12000, 2000, 500, 500));
     assert_null(out.missing);
     assert_float_equal(out.warps_active, 16000, 1e-9);
     assert_float_equal(out.atom_share, 1.0, 1e-12);
@@ -72,7 +72,7 @@ static void plain_loads_apportioned(void **state)
     (void)state;
     /* A quarter of the shared-pipe instructions are ATOMS: a quarter of the
      * short-scoreboard and MIO stalls count. */
-    gm_atomic_latency out = computed(sample(8000, 0, 100, 400));
+    gm_atomics_latency out = computed(sample(8000, 0, 100, 400));
     assert_float_equal(out.atom_share, 0.25, 1e-12);
     assert_float_equal(out.L, 0.5 * 0.25, 1e-12);
 }
@@ -84,8 +84,8 @@ static void issue_term_names_unread_atomics(void **state)
      * scoreboard, no MIO throttle), the warp is paced (wait 8000) and
      * issues 800 instructions, 200 of them ATOMS:
      * (8000 + 800) / 16000 x 200 / 800 = 0.55 x 0.25. */
-    gm_atomic_latency out = computed(sample4(0, 0, 200, 200, 8000, 800));
-    assert_int_equal(out.form, GM_LATENCY_ISSUE);
+    gm_atomics_latency out = computed(sample4(0, 0, 200, 200, 8000, 800));
+    assert_int_equal(out.form, GM_ATOMICS_LATENCY_ISSUE);
     assert_float_equal(out.stall_share, 0.0, 1e-12);
     assert_float_equal(out.issue_share, 0.55, 1e-12);
     assert_float_equal(out.issue_atom_share, 0.25, 1e-12);
@@ -94,20 +94,21 @@ static void issue_term_names_unread_atomics(void **state)
     out = computed(sample4(4000, 0, 100, 400, 2000, 400));
     assert_float_equal(out.L, 0.0625 + 0.0375, 1e-12);
     /* The two-counter form asked for: the issue term is left out. */
-    gm_atomic_latency_input in = sample4(4000, 0, 100, 400, 2000, 400);
-    in.form = GM_LATENCY_SB_MIO;
+    gm_atomics_latency_input in = sample4(4000, 0, 100, 400, 2000, 400);
+    in.form = GM_ATOMICS_LATENCY_SB_MIO;
     out = computed(in);
-    assert_int_equal(out.form, GM_LATENCY_SB_MIO);
+    assert_int_equal(out.form, GM_ATOMICS_LATENCY_SB_MIO);
     assert_float_equal(out.L, 0.0625, 1e-12);
     assert_true(isnan(out.issue_share));
     /* Selected 0 with ATOMS executed (mixed files): the share is capped at 1. */
     out = computed(sample4(0, 0, 100, 100, 1600, 0));
     assert_float_equal(out.issue_atom_share, 1.0, 1e-12);
     assert_float_equal(out.L, 0.1, 1e-12);
-    assert_float_equal(gm_latency_threshold(GM_LATENCY_ISSUE), GM_L_LATENCY, 0);
-    assert_float_equal(gm_latency_threshold(GM_LATENCY_SB_MIO), GM_L_LATENCY_SB_MIO, 0);
-    assert_string_equal(gm_latency_form_name(GM_LATENCY_ISSUE), "issue");
-    assert_string_equal(gm_latency_form_name(GM_LATENCY_SB_MIO), "sb-mio");
+    assert_float_equal(gm_atomics_latency_threshold(GM_ATOMICS_LATENCY_ISSUE), GM_L_LATENCY, 0);
+    assert_float_equal(gm_atomics_latency_threshold(GM_ATOMICS_LATENCY_SB_MIO), GM_L_LATENCY_SB_MIO,
+                       0);
+    assert_string_equal(gm_atomics_latency_form_name(GM_ATOMICS_LATENCY_ISSUE), "issue");
+    assert_string_equal(gm_atomics_latency_form_name(GM_ATOMICS_LATENCY_SB_MIO), "sb-mio");
 }
 
 static void issue_form_falls_back_without_its_counters(void **state)
@@ -115,26 +116,26 @@ static void issue_form_falls_back_without_its_counters(void **state)
     (void)state;
     /* wait or selected missing: the two-counter L exactly, and says so. */
     for (int which = 0; which < 2; which++) {
-        gm_atomic_latency_input in = sample4(12000, 2000, 500, 500, 3000, 1000);
+        gm_atomics_latency_input in = sample4(12000, 2000, 500, 500, 3000, 1000);
         if (which)
             in.stalled_wait = NAN;
         else
             in.stalled_selected = NAN;
-        gm_atomic_latency out = computed(in);
-        assert_int_equal(out.form, GM_LATENCY_SB_MIO);
+        gm_atomics_latency out = computed(in);
+        assert_int_equal(out.form, GM_ATOMICS_LATENCY_SB_MIO);
         assert_null(out.missing);
         assert_float_equal(out.L, 0.875, 0);
         assert_true(isnan(out.issue_share));
     }
-    gm_atomic_latency out = computed(sample(12000, 2000, 500, 500));
-    assert_int_equal(out.form, GM_LATENCY_SB_MIO);
+    gm_atomics_latency out = computed(sample(12000, 2000, 500, 500));
+    assert_int_equal(out.form, GM_ATOMICS_LATENCY_SB_MIO);
     assert_float_equal(out.L, 0.875, 0);
 }
 
 static void no_atomics_is_zero_even_without_stall_counters(void **state)
 {
     (void)state;
-    gm_atomic_latency out = computed(sample(NAN, NAN, 0, 400));
+    gm_atomics_latency out = computed(sample(NAN, NAN, 0, 400));
     assert_true(out.L == 0.0);
     assert_null(out.missing);
 }
@@ -142,10 +143,10 @@ static void no_atomics_is_zero_even_without_stall_counters(void **state)
 static void missing_counter_named(void **state)
 {
     (void)state;
-    gm_atomic_latency out = computed(sample(NAN, 10, 5, 5));
+    gm_atomics_latency out = computed(sample(NAN, 10, 5, 5));
     assert_true(isnan(out.L));
     assert_string_equal(out.missing, "smsp__warps_issue_stalled_short_scoreboard.sum");
-    gm_atomic_latency_input in = sample(1, 1, 5, 5);
+    gm_atomics_latency_input in = sample(1, 1, 5, 5);
     in.max_warps_per_sm = 0;
     out = computed(in);
     assert_true(isnan(out.L));
@@ -155,14 +156,14 @@ static void missing_counter_named(void **state)
 static void bad_input_fails(void **state)
 {
     (void)state;
-    gm_atomic_latency_input in = sample(-1, 0, 5, 5);
-    gm_atomic_latency out;
+    gm_atomics_latency_input in = sample(-1, 0, 5, 5);
+    gm_atomics_latency out;
     gm_error err;
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_ERR_RANGE);
+    assert_int_equal(gm_atomics_latency_compute(&in, &out, &err), GM_ERR_RANGE);
     assert_non_null(strstr(err.msg, "short_scoreboard"));
-    assert_int_equal(gm_atomic_latency_compute(NULL, &out, &err), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_atomics_latency_compute(NULL, &out, &err), GM_ERR_INVALID_ARG);
     in = sample4(1, 0, 5, 5, -2, 5);
-    assert_int_equal(gm_atomic_latency_compute(&in, &out, &err), GM_ERR_RANGE);
+    assert_int_equal(gm_atomics_latency_compute(&in, &out, &err), GM_ERR_RANGE);
     assert_non_null(strstr(err.msg, "stalled_wait"));
 }
 
@@ -171,7 +172,7 @@ static void share_capped_at_one(void **state)
     (void)state;
     /* Stalls over the derived W_active (it is up to 1.6% off) and N above
      * the pipe count (mixed files): L stays a share. */
-    gm_atomic_latency out = computed(sample(16100, 0, 600, 500));
+    gm_atomics_latency out = computed(sample(16100, 0, 600, 500));
     assert_float_equal(out.atom_share, 1.0, 1e-12);
     assert_float_equal(out.L, 1.0, 1e-12);
     /* The same with the issue term: N above selected is capped, L too. */
@@ -183,39 +184,39 @@ static void share_capped_at_one(void **state)
 static void kinds(void **state)
 {
     (void)state;
-    const double u = GM_U_SIGNIFICANT, l = GM_L_LATENCY;
-    assert_int_equal(gm_atomic_kind_of(0.97, 0.0, u, l), GM_ATOMIC_KIND_THROUGHPUT);
-    assert_int_equal(gm_atomic_kind_of(0.97, NAN, u, l), GM_ATOMIC_KIND_THROUGHPUT);
-    assert_int_equal(gm_atomic_kind_of(0.14, 0.85, u, l), GM_ATOMIC_KIND_LATENCY);
-    assert_int_equal(gm_atomic_kind_of(0.14, l, u, l), GM_ATOMIC_KIND_LATENCY);
-    assert_int_equal(gm_atomic_kind_of(0.14, l - 0.01, u, l), GM_ATOMIC_KIND_NONE);
-    assert_int_equal(gm_atomic_kind_of(0.14, NAN, u, l), GM_ATOMIC_KIND_UNKNOWN);
-    assert_int_equal(gm_atomic_kind_of(NAN, 0.9, u, l), GM_ATOMIC_KIND_UNKNOWN);
-    assert_string_equal(gm_atomic_kind_name(GM_ATOMIC_KIND_LATENCY), "latency");
-    assert_string_equal(gm_atomic_kind_name(GM_ATOMIC_KIND_THROUGHPUT), "throughput");
-    assert_string_equal(gm_atomic_kind_name(GM_ATOMIC_KIND_NONE), "none");
+    const double u = GM_ATOMICS_U_SIGNIFICANT, l = GM_L_LATENCY;
+    assert_int_equal(gm_atomics_kind_of(0.97, 0.0, u, l), GM_ATOMICS_KIND_THROUGHPUT);
+    assert_int_equal(gm_atomics_kind_of(0.97, NAN, u, l), GM_ATOMICS_KIND_THROUGHPUT);
+    assert_int_equal(gm_atomics_kind_of(0.14, 0.85, u, l), GM_ATOMICS_KIND_LATENCY);
+    assert_int_equal(gm_atomics_kind_of(0.14, l, u, l), GM_ATOMICS_KIND_LATENCY);
+    assert_int_equal(gm_atomics_kind_of(0.14, l - 0.01, u, l), GM_ATOMICS_KIND_NONE);
+    assert_int_equal(gm_atomics_kind_of(0.14, NAN, u, l), GM_ATOMICS_KIND_UNKNOWN);
+    assert_int_equal(gm_atomics_kind_of(NAN, 0.9, u, l), GM_ATOMICS_KIND_UNKNOWN);
+    assert_string_equal(gm_atomics_kind_name(GM_ATOMICS_KIND_LATENCY), "latency");
+    assert_string_equal(gm_atomics_kind_name(GM_ATOMICS_KIND_THROUGHPUT), "throughput");
+    assert_string_equal(gm_atomics_kind_name(GM_ATOMICS_KIND_NONE), "none");
 }
 
 static void verdict_lines(void **state)
 {
     (void)state;
     char buf[192];
-    const double b = GM_U_BOTTLENECK, u = GM_U_SIGNIFICANT, l = GM_L_LATENCY;
-    gm_atomic_verdict_text(buf, sizeof buf, 0.97, 0.1, b, u, l);
+    const double b = GM_ATOMICS_U_BOTTLENECK, u = GM_ATOMICS_U_SIGNIFICANT, l = GM_L_LATENCY;
+    gm_atomics_verdict_text(buf, sizeof buf, 0.97, 0.1, b, u, l);
     assert_string_equal(buf, "shared-memory atomics are the bottleneck (throughput, U = 97%)");
-    gm_atomic_verdict_text(buf, sizeof buf, 0.62, 0.1, b, u, l);
+    gm_atomics_verdict_text(buf, sizeof buf, 0.62, 0.1, b, u, l);
     assert_string_equal(buf, "shared-memory atomics are a significant load (throughput, U = 62%)");
-    gm_atomic_verdict_text(buf, sizeof buf, 0.14, 0.85, b, u, l);
+    gm_atomics_verdict_text(buf, sizeof buf, 0.14, 0.85, b, u, l);
     assert_string_equal(buf, "shared-memory atomics are the bottleneck (latency: warps wait on "
                              "ATOMS 85% of cycles; U = 14%)");
-    gm_atomic_verdict_text(buf, sizeof buf, 0.12, 0.03, b, u, l);
+    gm_atomics_verdict_text(buf, sizeof buf, 0.12, 0.03, b, u, l);
     assert_string_equal(buf, "shared-memory atomics are not the bottleneck (U = 12%; warps wait "
                              "on ATOMS 3% of cycles)");
-    gm_atomic_verdict_text(buf, sizeof buf, 0.12, NAN, b, u, l);
+    gm_atomics_verdict_text(buf, sizeof buf, 0.12, NAN, b, u, l);
     assert_string_equal(buf, "shared-memory atomics are not the bottleneck (U = 12%)");
     /* Truncation keeps the buffer terminated. */
     char small[8];
-    gm_atomic_verdict_text(small, sizeof small, 0.97, 0.1, b, u, l);
+    gm_atomics_verdict_text(small, sizeof small, 0.97, 0.1, b, u, l);
     assert_int_equal(strlen(small), 7);
 }
 
@@ -275,7 +276,7 @@ static void unit_on_recorded(const char *variant, int drop_issue_counters, const
         assert_int_equal(L->kind, GM_FIELD_PCT);
         assert_float_equal(L->num, want[i].L, 5e-5);
         assert_string_equal(kind->text, want[i].kind);
-        if (set.launches[i].metric[GM_M_N_ATOM] > 0)
+        if (set.launches[i].metric[GM_ATOMICS_M_N_ATOM] > 0)
             assert_string_equal(lf->text, form);
         gm_unit_verdict vd;
         u->verdict(st, res, &vd);
@@ -346,20 +347,21 @@ static void unit_without_stall_counters(void **state)
     void *res = calloc(1, u->result_size);
     for (size_t i = 0; i < set.count; i++) {
         assert_int_equal(u->apply(st, &set.meta, &set.launches[i], res, NULL), GM_OK);
-        gm_kernel_result want;
+        gm_atomics_kernel_result want;
         memset(&want, 0, sizeof want);
-        gm_model_options opt;
-        assert_int_equal(gm_model_by_name("default", &opt), GM_OK);
-        assert_int_equal(gm_model_apply_report(gm_machine_data(&m, "atomics"), &opt, &set.launches[i], &want, NULL), GM_OK);
+        gm_atomics_model_options opt;
+        assert_int_equal(gm_atomics_model_by_name("default", &opt), GM_OK);
+        assert_int_equal(gm_atomics_model_apply_report(gm_machine_data(&m, "atomics"), &opt, &set.launches[i], &want, NULL),
+                         GM_OK);
         gm_field f[GM_UNIT_MAX_FIELDS];
         size_t nf = u->fields(st, res, f, GM_UNIT_MAX_FIELDS);
-        double N = set.launches[i].metric[GM_M_N_ATOM];
+        double N = set.launches[i].metric[GM_ATOMICS_M_N_ATOM];
         if (N > 0)
             assert_true(isnan(field(f, nf, "L")->num));
         gm_unit_verdict vd;
         u->verdict(st, res, &vd);
         assert_string_equal(vd.text, want.verdict);
-        gm_kernel_result_free(&want);
+        gm_atomics_kernel_result_free(&want);
         if (u->free_result)
             u->free_result(res);
     }

@@ -31,7 +31,7 @@
  * (host_sass_launch_counts), then the pass's from_counts on a fresh launch;
  * the split it stored and the SASS total. */
 static void launch_split(const host_sass_run *run, const host_disasm *d, size_t l,
-                         gm_opcode_split *split, double *n, size_t *unresolved)
+                         gm_atomics_split *split, double *n, size_t *unresolved)
 {
     gm_inst_count *counts = NULL;
     size_t nc = 0;
@@ -172,7 +172,7 @@ static void test_split_of_recorded_launches(void **state)
         const gm_launch_counters *k = &set.launches[i];
         gm_kernel_code ops;
         scan_function(listing, k->mangled, &ops);
-        gm_opcode_split split;
+        gm_atomics_split split;
         memset(&split, 0, sizeof split);
         const char *why = NULL;
         int ok = gm_atomics_split_from_code(k, &ops, &split, &why);
@@ -207,16 +207,16 @@ static void test_split_of_recorded_launches(void **state)
 static void launch_with(gm_launch_counters *k, double n, double cas, double alu)
 {
     gm_launch_counters_init(k);
-    k->metric[GM_M_N_ATOM] = n;
-    k->metric[GM_M_N_CAS] = cas;
-    k->metric[GM_M_N_ALU] = alu;
+    k->metric[GM_ATOMICS_M_N_ATOM] = n;
+    k->metric[GM_ATOMICS_M_N_CAS] = cas;
+    k->metric[GM_ATOMICS_M_N_ALU] = alu;
 }
 
 static void test_static_split_refuses(void **state)
 {
     (void)state;
     gm_launch_counters k;
-    gm_opcode_split split;
+    gm_atomics_split split;
     const char *why = NULL;
     gm_kernel_code ops;
     memset(&ops, 0, sizeof ops);
@@ -293,7 +293,7 @@ static void test_recorded_sass_run_split(void **state)
     };
     for (size_t l = 0; l < run.n_launches; l++) {
         assert_true(run.launches[l].complete);
-        gm_opcode_split split;
+        gm_atomics_split split;
         double n;
         size_t unresolved = 99;
         launch_split(&run, &d, l, &split, &n, &unresolved);
@@ -312,7 +312,7 @@ static void test_recorded_sass_run_split(void **state)
     /* Without the disassembly nothing can be classified. */
     host_disasm empty;
     memset(&empty, 0, sizeof empty);
-    gm_opcode_split split;
+    gm_atomics_split split;
     double n;
     size_t unresolved = 0;
     launch_split(&run, &empty, 1, &split, &n, &unresolved);
@@ -343,11 +343,11 @@ static void test_merge_with_recorded_counters(void **state)
     assert_int_equal(stats.unresolved, 0);
     for (size_t i = 0; i < set.count; i++) {
         const gm_launch_counters *k = &set.launches[i];
-        gm_opcode_split sp = gm_atomics_split_of(k);
+        gm_atomics_split sp = gm_atomics_split_of(k);
         assert_true(sp.valid);
-        assert_true(sp.cas == k->metric[GM_M_N_CAS]);
-        assert_true(sp.add + sp.popc_inc + sp.other == k->metric[GM_M_N_ALU]);
-        assert_true(k->metric[GM_M_N_ATOM_SASS] == k->metric[GM_M_N_ATOM]);
+        assert_true(sp.cas == k->metric[GM_ATOMICS_M_N_CAS]);
+        assert_true(sp.add + sp.popc_inc + sp.other == k->metric[GM_ATOMICS_M_N_ALU]);
+        assert_true(k->metric[GM_ATOMICS_M_N_ATOM_SASS] == k->metric[GM_ATOMICS_M_N_ATOM]);
     }
     host_disasm_free(&d);
     host_sass_run_free(&run);
@@ -376,7 +376,7 @@ static void test_metric_line_and_shared_atom_only(void **state)
     assert_string_equal(run.metric, gm_atomics_code_pass.sass_metric);
     host_disasm d;
     assert_int_equal(host_disasm_parse(dis_text, &d, &err), GM_OK);
-    gm_opcode_split split;
+    gm_atomics_split split;
     double n;
     size_t unresolved;
     launch_split(&run, &d, 0, &split, &n, &unresolved);
@@ -454,7 +454,7 @@ static void test_pass_row(void **state)
     assert_true(p->from_code(&set.launches[2], &code, &r, &why));
     assert_false(set.launches[2].pass.valid);
     set.launches[2].pass = r;
-    gm_opcode_split sp = gm_atomics_split_of(&set.launches[2]);
+    gm_atomics_split sp = gm_atomics_split_of(&set.launches[2]);
     assert_true(sp.valid && sp.popc_inc == 1 && sp.cas == 4);
     gm_counters_set_clear(&set);
 }

@@ -31,28 +31,30 @@ static void test_load_base_text(void **state)
     char path[300];
     tmp_path(path, sizeof path, "base.csv");
     text_write(&t, path, "\n");
-    gm_table *table = NULL;
+    gm_atomics_table *table = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gm_table_load(path, &table, &err), GM_OK);
+    assert_int_equal(gm_atomics_table_load(path, &table, &err), GM_OK);
     assert_string_equal(table->meta.gpu_name, "Test GPU");
     assert_int_equal(table->meta.cc_major, 9);
     assert_int_equal(table->meta.cc_minor, 0);
     assert_int_equal(table->meta.max_warps_per_sm, 2);
     assert_near(table->meta.spread_threshold, 0.05, 0);
     assert_int_equal(table->n_series, 2);
-    const gm_series *add = gm_table_find(table, GM_CLASS_ADD, GM_PATTERN_SAME_ADDRESS,
-                                         GM_METHOD_SINGLE_SHOT);
+    const gm_atomics_series *add = gm_atomics_table_find(table, GM_ATOMICS_CLASS_ADD,
+                                                         GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                         GM_ATOMICS_METHOD_SINGLE_SHOT);
     assert_non_null(add);
     assert_int_equal(add->mixes_cas, 1);
     /* line 27 is n=2 e=2 c=2: T = 100 + 20 + 6 + 14 = 140 */
-    assert_near(gm_series_cell(add, 2, 2, 2)->t_median, 140, 0);
-    assert_near(gm_series_cell(add, 2, 2, 2)->t_max, 142, 0);
-    const gm_series *popc = gm_table_find(table, GM_CLASS_POPC_INC, GM_PATTERN_SAME_ADDRESS,
-                                          GM_METHOD_SINGLE_SHOT);
+    assert_near(gm_atomics_series_cell(add, 2, 2, 2)->t_median, 140, 0);
+    assert_near(gm_atomics_series_cell(add, 2, 2, 2)->t_max, 142, 0);
+    const gm_atomics_series *popc = gm_atomics_table_find(table, GM_ATOMICS_CLASS_POPC_INC,
+                                                          GM_ATOMICS_PATTERN_SAME_ADDRESS,
+                                                          GM_ATOMICS_METHOD_SINGLE_SHOT);
     assert_int_equal(popc->mixes_cas, 0);
     /* (100 + 10 + 6) / 2 = 58 */
-    assert_near(gm_series_cell(popc, 1, 2, 0)->t_median, 58, 0);
-    gm_table_free(table);
+    assert_near(gm_atomics_series_cell(popc, 1, 2, 0)->t_median, 58, 0);
+    gm_atomics_table_free(table);
 }
 
 static void test_load_crlf_and_blank_lines(void **state)
@@ -66,11 +68,11 @@ static void test_load_crlf_and_blank_lines(void **state)
     char path[300];
     tmp_path(path, sizeof path, "crlf.csv");
     text_write(&t, path, "\r\n");
-    gm_table *table = NULL;
+    gm_atomics_table *table = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gm_table_load(path, &table, &err), GM_OK);
+    assert_int_equal(gm_atomics_table_load(path, &table, &err), GM_OK);
     assert_string_equal(table->meta.gpu_name, "Test GPU"); /* no stray '\r' */
-    gm_table_free(table);
+    gm_atomics_table_free(table);
 }
 
 static void test_load_columns_in_any_row_order_and_spaces(void **state)
@@ -116,9 +118,9 @@ static void test_load_stream_name(void **state)
     assert_non_null(f);
     fputs("# gpuq calibration table v1\n# gpu_name: X\n", f);
     rewind(f);
-    gm_table *table = NULL;
+    gm_atomics_table *table = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gm_table_load_stream(f, "stdin", &table, &err), GM_ERR_MISSING);
+    assert_int_equal(gm_atomics_table_load_stream(f, "stdin", &table, &err), GM_ERR_MISSING);
     assert_non_null(strstr(err.msg, "stdin: no column header"));
     assert_null(table);
     fclose(f);
@@ -456,16 +458,16 @@ static void test_reject_missing_file_and_directory(void **state)
 {
     (void)state;
     char path[300];
-    gm_table *table = NULL;
+    gm_atomics_table *table = NULL;
     gm_error err = {{0}};
     tmp_path(path, sizeof path, "does-not-exist.csv");
-    assert_int_equal(gm_table_load(path, &table, &err), GM_ERR_IO);
+    assert_int_equal(gm_atomics_table_load(path, &table, &err), GM_ERR_IO);
     assert_non_null(strstr(err.msg, "(No such file or directory)"));
     assert_null(table);
-    assert_int_equal(gm_table_load(tmp_dir, &table, &err), GM_ERR_IO);
+    assert_int_equal(gm_atomics_table_load(tmp_dir, &table, &err), GM_ERR_IO);
     assert_non_null(strstr(err.msg, "is a directory"));
     assert_null(table);
-    assert_int_equal(gm_table_load(NULL, &table, &err), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_atomics_table_load(NULL, &table, &err), GM_ERR_INVALID_ARG);
 }
 
 static void test_reject_line_too_long(void **state)
@@ -479,9 +481,9 @@ static void test_reject_line_too_long(void **state)
         fputc('x', f);
     fputs("\n", f);
     fclose(f);
-    gm_table *table = NULL;
+    gm_atomics_table *table = NULL;
     gm_error err = {{0}};
-    assert_int_equal(gm_table_load(path, &table, &err), GM_ERR_PARSE);
+    assert_int_equal(gm_atomics_table_load(path, &table, &err), GM_ERR_PARSE);
     assert_non_null(strstr(err.msg, "long.csv:2: line longer than 4095 characters"));
 }
 

@@ -68,14 +68,14 @@ static gm_mdata *machine_data(void)
     return md;
 }
 
-static gm_zo_machine mach;
+static gm_bottleneck_machine mach;
 
 static int setup(void **state)
 {
     (void)state;
     gm_mdata *md = machine_data();
     gm_error err;
-    gm_status st = gm_zo_machine_from_mdata(md, &mach, &err);
+    gm_status st = gm_bottleneck_machine_from_mdata(md, &mach, &err);
     gm_mdata_free(md);
     return st == GM_OK ? 0 : -1;
 }
@@ -83,19 +83,19 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    gm_zo_machine_free(&mach);
+    gm_bottleneck_machine_free(&mach);
     return 0;
 }
 
 /* fma 8000, alu 4000 (12000 in all); shared 3200 wavefronts, 800 without
  * conflicts; 2048 global loads = 4 per warp of 4-byte coalesced words
  * (8192 sectors); 1e6 bytes from DRAM and from L2. */
-static gm_zo_launch base_launch(void)
+static gm_bottleneck_launch base_launch(void)
 {
-    gm_zo_launch l;
-    gm_zo_launch_init(&l);
-    l.inst[GM_ZO_FMA] = 8000;
-    l.inst[GM_ZO_ALU] = 4000;
+    gm_bottleneck_launch l;
+    gm_bottleneck_launch_init(&l);
+    l.inst[GM_BOTTLENECK_FMA] = 8000;
+    l.inst[GM_BOTTLENECK_ALU] = 4000;
     l.inst_total = 12000;
     l.shared_wavefronts = 3200;
     l.shared_ideal = 800;
@@ -113,21 +113,22 @@ static gm_zo_launch base_launch(void)
 static void curves(void **state)
 {
     (void)state;
-    near(gm_zo_curve_at(&mach.inst[GM_ZO_FMA], 8.5), 2.5); /* 1 + 7.5/15 x 3 */
-    near(gm_zo_curve_at(&mach.inst[GM_ZO_FMA], 0.5), 1);   /* clamped */
-    near(gm_zo_curve_at(&mach.inst[GM_ZO_FMA], 64), 4);
-    near(gm_zo_curve_at(&mach.inst[GM_ZO_ALU], 1), 0.5);   /* rows given out of order */
+    near(gm_bottleneck_curve_at(&mach.inst[GM_BOTTLENECK_FMA], 8.5), 2.5); /* 1 + 7.5/15 x 3 */
+    near(gm_bottleneck_curve_at(&mach.inst[GM_BOTTLENECK_FMA], 0.5), 1); /* clamped */
+    near(gm_bottleneck_curve_at(&mach.inst[GM_BOTTLENECK_FMA], 64), 4);
+    /* rows given out of order */
+    near(gm_bottleneck_curve_at(&mach.inst[GM_BOTTLENECK_ALU], 1), 0.5);
     assert_true(mach.shared.n == 3 && mach.shared_k[1].n == 0);
-    assert_true(isnan(gm_zo_curve_at(&mach.inst[GM_ZO_FP64], 4)));
-    near(gm_zo_global_bw(&mach, 0, 0, 4, 64, 256, 4), 1000);
-    near(gm_zo_global_bw(&mach, 0, 0, 4, 3, 100, 1), 100); /* nearest in log space */
-    near(gm_zo_global_bw(&mach, 0, 0, 16, 64, 256, 4), 1000); /* closest bytes: 4 */
+    assert_true(isnan(gm_bottleneck_curve_at(&mach.inst[GM_BOTTLENECK_FP64], 4)));
+    near(gm_bottleneck_global_bw(&mach, 0, 0, 4, 64, 256, 4), 1000);
+    near(gm_bottleneck_global_bw(&mach, 0, 0, 4, 3, 100, 1), 100); /* nearest in log space */
+    near(gm_bottleneck_global_bw(&mach, 0, 0, 16, 64, 256, 4), 1000); /* closest bytes: 4 */
     near(mach.launch_ns, 1000); /* the back-to-back row, not the queued or graph ones */
     near(mach.queued_ns, 700);
     near(mach.graph_ns, 600);
     near(mach.graph_gap_ns, 500);
-    assert_int_equal(gm_zo_pipe_find("xu"), GM_ZO_XU);
-    assert_int_equal(gm_zo_pipe_find("tensor"), -1);
+    assert_int_equal(gm_bottleneck_pipe_find("xu"), GM_BOTTLENECK_XU);
+    assert_int_equal(gm_bottleneck_pipe_find("tensor"), -1);
 }
 
 /* Paper form: t_fma = 8000 / (4 x 2 SMs) = 1000 ns, t_alu = 4000 / (2 x 2)
@@ -138,25 +139,25 @@ static void curves(void **state)
 static void paper_form(void **state)
 {
     (void)state;
-    gm_zo_launch l = base_launch();
-    gm_zo_result r;
+    gm_bottleneck_launch l = base_launch();
+    gm_bottleneck_result r;
     gm_error err;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_PAPER, 2, &l, &r, &err), GM_OK);
-    near(r.t_pipe[GM_ZO_FMA], 1000);
-    near(r.t_pipe[GM_ZO_ALU], 1000);
-    near(r.t[GM_ZO_INST], 2000);
-    near(r.t[GM_ZO_SHARED], 1600);
-    near(r.t[GM_ZO_GLOBAL], 1000);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_PAPER, 2, &l, &r, &err), GM_OK);
+    near(r.t_pipe[GM_BOTTLENECK_FMA], 1000);
+    near(r.t_pipe[GM_BOTTLENECK_ALU], 1000);
+    near(r.t[GM_BOTTLENECK_INST], 2000);
+    near(r.t[GM_BOTTLENECK_SHARED], 1600);
+    near(r.t[GM_BOTTLENECK_GLOBAL], 1000);
     near(r.t_launch, 0);
-    assert_int_equal(r.bottleneck, GM_ZO_INST);
-    assert_int_equal(r.next, GM_ZO_SHARED);
+    assert_int_equal(r.bottleneck, GM_BOTTLENECK_INST);
+    assert_int_equal(r.next, GM_BOTTLENECK_SHARED);
     near(r.predicted, 2000);
     near(r.speedup_next, 1.25);
     assert_int_equal(r.causes, 0); /* 2/3 compute, fma binds at its best rate */
     /* An untimed pipe runs at the issue rate: 800 LSU / (4 x 2) = 100 more. */
-    l.inst[GM_ZO_LSU] = 800;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_PAPER, 2, &l, &r, &err), GM_OK);
-    near(r.t[GM_ZO_INST], 2100);
+    l.inst[GM_BOTTLENECK_LSU] = 800;
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_PAPER, 2, &l, &r, &err), GM_OK);
+    near(r.t[GM_BOTTLENECK_INST], 2100);
 }
 
 /* Hopper form: the pipes overlap, the issue rate binds: max(1000, 1000,
@@ -167,29 +168,29 @@ static void paper_form(void **state)
 static void hopper_form(void **state)
 {
     (void)state;
-    gm_zo_launch l = base_launch();
-    gm_zo_result r;
+    gm_bottleneck_launch l = base_launch();
+    gm_bottleneck_result r;
     gm_error err;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err), GM_OK);
     near(r.t_issue, 1500);
-    near(r.t[GM_ZO_INST], 1500);
-    assert_int_equal(r.bottleneck, GM_ZO_SHARED);
-    assert_int_equal(r.next, GM_ZO_INST);
+    near(r.t[GM_BOTTLENECK_INST], 1500);
+    assert_int_equal(r.bottleneck, GM_BOTTLENECK_SHARED);
+    assert_int_equal(r.next, GM_BOTTLENECK_INST);
     near(r.predicted, 2600);
     near(r.speedup_next, 2600.0 / 2500.0);
-    assert_int_equal(r.causes, GM_ZO_CAUSE_CONFLICTS);
+    assert_int_equal(r.causes, GM_BOTTLENECK_CAUSE_CONFLICTS);
     char buf[128];
-    gm_zo_causes_text(r.causes | GM_ZO_CAUSE_FEW_WARPS, buf, sizeof buf);
+    gm_bottleneck_causes_text(r.causes | GM_BOTTLENECK_CAUSE_FEW_WARPS, buf, sizeof buf);
     assert_string_equal(buf, "too few warps, bank conflicts");
 
     /* One warp per SM: fma 8000 / (1 x 2) = 4000, alu 4000 / (0.5 x 2) =
      * 4000, issue 12000 / 2 = 6000; shared 3200 / (0.25 x 2) = 6400 binds:
      * 7400 ns, conflicts and too few warps. */
     l.warps_per_sm = 1;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
-    near(r.t[GM_ZO_INST], 6000);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err), GM_OK);
+    near(r.t[GM_BOTTLENECK_INST], 6000);
     near(r.predicted, 7400);
-    assert_int_equal(r.causes, GM_ZO_CAUSE_CONFLICTS | GM_ZO_CAUSE_FEW_WARPS);
+    assert_int_equal(r.causes, GM_BOTTLENECK_CAUSE_CONFLICTS | GM_BOTTLENECK_CAUSE_FEW_WARPS);
 }
 
 /* What-ifs in the Hopper form: without conflicts shared is 800 / 2 = 400,
@@ -198,10 +199,11 @@ static void hopper_form(void **state)
 static void whatifs(void **state)
 {
     (void)state;
-    gm_zo_launch l = base_launch();
-    gm_zo_whatif w;
+    gm_bottleneck_launch l = base_launch();
+    gm_bottleneck_whatif w;
     gm_error err;
-    assert_int_equal(gm_zo_whatif_all(&mach, GM_ZO_HOPPER, 2, &l, 0, &w, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_whatif_all(&mach, GM_BOTTLENECK_HOPPER, 2, &l, 0, &w, &err),
+                     GM_OK);
     near(w.t_no_conflicts, 2500);
     near(w.speedup_no_conflicts, 1.04);
     near(w.more_warps, 64);
@@ -211,7 +213,8 @@ static void whatifs(void **state)
      * warps 0.25 + 3/15 x 0.75 = 0.4, 3200 / 0.8 = 4000, +1000 = 5000;
      * at 16 it is 2600: 5000 / 2600. */
     l.warps_per_sm = 4;
-    assert_int_equal(gm_zo_whatif_all(&mach, GM_ZO_HOPPER, 2, &l, 16, &w, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_whatif_all(&mach, GM_BOTTLENECK_HOPPER, 2, &l, 16, &w, &err),
+                     GM_OK);
     near(w.speedup_more_warps, 5000.0 / 2600.0);
 }
 
@@ -221,17 +224,18 @@ static void whatifs(void **state)
 static void global_bound(void **state)
 {
     (void)state;
-    gm_zo_launch l = base_launch();
+    gm_bottleneck_launch l = base_launch();
     l.dram_read_bytes = l.l2_read_bytes = 1e7;
     l.global_sectors = 16384;
-    gm_zo_result r;
-    gm_zo_whatif w;
+    gm_bottleneck_result r;
+    gm_bottleneck_whatif w;
     gm_error err;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
-    assert_int_equal(r.bottleneck, GM_ZO_GLOBAL);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err), GM_OK);
+    assert_int_equal(r.bottleneck, GM_BOTTLENECK_GLOBAL);
     near(r.predicted, 11000);
-    assert_int_equal(r.causes, GM_ZO_CAUSE_UNCOALESCED);
-    assert_int_equal(gm_zo_whatif_all(&mach, GM_ZO_HOPPER, 2, &l, 0, &w, &err), GM_OK);
+    assert_int_equal(r.causes, GM_BOTTLENECK_CAUSE_UNCOALESCED);
+    assert_int_equal(gm_bottleneck_whatif_all(&mach, GM_BOTTLENECK_HOPPER, 2, &l, 0, &w, &err),
+                     GM_OK);
     near(w.t_coalesced, 6000);
     near(w.speedup_coalesced, 11000.0 / 6000.0);
     /* Two blocks of 128 threads, one load each: the (2, 128, 1) point, 100
@@ -245,12 +249,12 @@ static void global_bound(void **state)
     l.global_inst = 8;
     l.global_sectors = l.global_sectors_ideal = 32;
     l.warps_per_sm = NAN;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_PAPER, 2, &l, &r, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_PAPER, 2, &l, &r, &err), GM_OK);
     near(r.warps, 4);
-    near(r.t[GM_ZO_GLOBAL], 1e5);
-    assert_int_equal(r.causes, GM_ZO_CAUSE_LOW_PARALLEL);
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
-    near(r.t[GM_ZO_GLOBAL], 1e4);
+    near(r.t[GM_BOTTLENECK_GLOBAL], 1e5);
+    assert_int_equal(r.causes, GM_BOTTLENECK_CAUSE_LOW_PARALLEL);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err), GM_OK);
+    near(r.t[GM_BOTTLENECK_GLOBAL], 1e4);
 }
 
 /* The counts of n identical launches added up (gpuq model --summary),
@@ -259,9 +263,9 @@ static void global_bound(void **state)
  * launch reads 2 words per thread, nearest the (2, 128, 1) point (100 GB/s,
  * paper form: 1e6 / 100 = 1e4 ns); taken as 6 per thread it would sit
  * nearest the (2, 128, 16) one (400 GB/s). */
-static gm_zo_launch times(gm_zo_launch l, double n)
+static gm_bottleneck_launch times(gm_bottleneck_launch l, double n)
 {
-    for (int p = 0; p < GM_ZO_PIPES; p++)
+    for (int p = 0; p < GM_BOTTLENECK_PIPES; p++)
         l.inst[p] *= n;
     l.inst_total *= n;
     l.shared_wavefronts *= n;
@@ -278,28 +282,30 @@ static gm_zo_launch times(gm_zo_launch l, double n)
 static void summed_launches(void **state)
 {
     (void)state;
-    gm_zo_launch small = base_launch();
+    gm_bottleneck_launch small = base_launch();
     small.blocks = 2;
     small.threads_per_block = 128;
     small.global_inst = 16;
     small.global_sectors = small.global_sectors_ideal = 64;
     small.l2_read_bytes = NAN;
-    gm_zo_launch cases[2] = {base_launch(), small};
-    gm_zo_result one, sum;
+    gm_bottleneck_launch cases[2] = {base_launch(), small};
+    gm_bottleneck_result one, sum;
     gm_error err;
     for (int c = 0; c < 2; c++)
-        for (int f = GM_ZO_PAPER; f <= GM_ZO_HOPPER; f++) {
-            assert_int_equal(gm_zo_predict(&mach, f, 2, &cases[c], &one, &err), GM_OK);
-            gm_zo_launch l3 = times(cases[c], 3);
-            assert_int_equal(gm_zo_predict(&mach, f, 2, &l3, &sum, &err), GM_OK);
+        for (int f = GM_BOTTLENECK_PAPER; f <= GM_BOTTLENECK_HOPPER; f++) {
+            assert_int_equal(gm_bottleneck_predict(&mach, f, 2, &cases[c], &one, &err), GM_OK);
+            gm_bottleneck_launch l3 = times(cases[c], 3);
+            assert_int_equal(gm_bottleneck_predict(&mach, f, 2, &l3, &sum, &err), GM_OK);
             near(sum.predicted, 3 * one.predicted);
             near(sum.t_launch, 3 * one.t_launch);
-            near(sum.t[GM_ZO_GLOBAL], 3 * one.t[GM_ZO_GLOBAL]);
+            near(sum.t[GM_BOTTLENECK_GLOBAL], 3 * one.t[GM_BOTTLENECK_GLOBAL]);
         }
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &cases[0], &one, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 2, &cases[0], &one, &err),
+                     GM_OK);
     near(one.predicted, 2600);
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_PAPER, 2, &cases[1], &one, &err), GM_OK);
-    near(one.t[GM_ZO_GLOBAL], 1e4);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_PAPER, 2, &cases[1], &one, &err),
+                     GM_OK);
+    near(one.t[GM_BOTTLENECK_GLOBAL], 1e4);
 }
 
 /* MUFU at 0.5 per clock: 4000 / (0.5 x 2) = 4000 ns, the slowest pipe:
@@ -307,18 +313,18 @@ static void summed_launches(void **state)
 static void expensive(void **state)
 {
     (void)state;
-    gm_zo_launch l = base_launch();
-    l.inst[GM_ZO_FMA] = 4000;
-    l.inst[GM_ZO_XU] = 4000;
+    gm_bottleneck_launch l = base_launch();
+    l.inst[GM_BOTTLENECK_FMA] = 4000;
+    l.inst[GM_BOTTLENECK_XU] = 4000;
     l.inst_total = 16000 - 4000; /* fma 4000 + alu 4000 + xu 4000 */
-    l.inst[GM_ZO_ALU] = 4000;
+    l.inst[GM_BOTTLENECK_ALU] = 4000;
     l.shared_wavefronts = l.shared_ideal = 0;
-    gm_zo_result r;
+    gm_bottleneck_result r;
     gm_error err;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
-    near(r.t_pipe[GM_ZO_XU], 4000);
-    assert_int_equal(r.bottleneck, GM_ZO_INST);
-    assert_int_equal(r.causes, GM_ZO_CAUSE_EXPENSIVE | GM_ZO_CAUSE_LOW_DENSITY);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err), GM_OK);
+    near(r.t_pipe[GM_BOTTLENECK_XU], 4000);
+    assert_int_equal(r.bottleneck, GM_BOTTLENECK_INST);
+    assert_int_equal(r.causes, GM_BOTTLENECK_CAUSE_EXPENSIVE | GM_BOTTLENECK_CAUSE_LOW_DENSITY);
 }
 
 /* The Hopper form's own curves: four-chain instruction rates and the shared
@@ -346,43 +352,45 @@ static void hopper_curves(void **state)
     gm_error err;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         assert_int_equal(gm_mdata_add_row(md, rows[i], &err), GM_OK);
-    gm_zo_machine m;
-    assert_int_equal(gm_zo_machine_from_mdata(md, &m, &err), GM_OK);
+    gm_bottleneck_machine m;
+    assert_int_equal(gm_bottleneck_machine_from_mdata(md, &m, &err), GM_OK);
     gm_mdata_free(md);
-    gm_zo_launch l = base_launch();
-    l.inst[GM_ZO_ALU] = NAN;
+    gm_bottleneck_launch l = base_launch();
+    l.inst[GM_BOTTLENECK_ALU] = NAN;
     l.inst_total = 8000;
     l.dram_read_bytes = l.l2_read_bytes = 0;
     l.warps_per_sm = 1;
-    gm_zo_result r;
+    gm_bottleneck_result r;
     /* 1 warp: paper fma 8000 / (1 x 2) = 4000; Hopper 8000 / (4 x 2) = 1000.
      * Shared, k = 3200 / 800 = 4: paper 3200 / (0.25 x 2) = 6400; Hopper at
      * the 4-way curve 3200 / (1 x 2) = 1600. */
-    assert_int_equal(gm_zo_predict(&m, GM_ZO_PAPER, 2, &l, &r, &err), GM_OK);
-    near(r.t_pipe[GM_ZO_FMA], 4000);
-    near(r.t[GM_ZO_SHARED], 6400);
-    assert_int_equal(gm_zo_predict(&m, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
-    near(r.t_pipe[GM_ZO_FMA], 1000);
-    near(r.t[GM_ZO_SHARED], 1600);
+    assert_int_equal(gm_bottleneck_predict(&m, GM_BOTTLENECK_PAPER, 2, &l, &r, &err), GM_OK);
+    near(r.t_pipe[GM_BOTTLENECK_FMA], 4000);
+    near(r.t[GM_BOTTLENECK_SHARED], 6400);
+    assert_int_equal(gm_bottleneck_predict(&m, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err), GM_OK);
+    near(r.t_pipe[GM_BOTTLENECK_FMA], 1000);
+    near(r.t[GM_BOTTLENECK_SHARED], 1600);
     /* k = 2^1.5: halfway in log2 between 1-way (1 at 16 warps) and 4-way (2)
      * is three quarters of the way from 2^0 to 2^2: 1.75; 2263 / 3.5. */
     l.warps_per_sm = 16;
     l.shared_wavefronts = 800 * pow(2, 1.5);
-    assert_int_equal(gm_zo_predict(&m, GM_ZO_HOPPER, 2, &l, &r, &err), GM_OK);
-    near(r.t[GM_ZO_SHARED], l.shared_wavefronts / 3.5);
-    gm_zo_machine_free(&m);
+    assert_int_equal(gm_bottleneck_predict(&m, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err), GM_OK);
+    near(r.t[GM_BOTTLENECK_SHARED], l.shared_wavefronts / 3.5);
+    gm_bottleneck_machine_free(&m);
 }
 
 static void bad_input(void **state)
 {
     (void)state;
-    gm_zo_launch l = base_launch();
-    gm_zo_result r;
+    gm_bottleneck_launch l = base_launch();
+    gm_bottleneck_result r;
     gm_error err;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 0, &l, &r, &err), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 0, &l, &r, &err),
+                     GM_ERR_INVALID_ARG);
     l.warps_per_sm = NAN;
     l.blocks = NAN;
-    assert_int_equal(gm_zo_predict(&mach, GM_ZO_HOPPER, 2, &l, &r, &err), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_bottleneck_predict(&mach, GM_BOTTLENECK_HOPPER, 2, &l, &r, &err),
+                     GM_ERR_INVALID_ARG);
     /* A file without the shared curve is refused with a message. */
     gm_mdata_meta meta = th_meta("throughput", "test GPU", 2, "");
     meta.sm_clock_mhz = 1000;
@@ -391,11 +399,11 @@ static void bad_input(void **state)
     gm_mdata *md = gm_mdata_new(&meta, 9, cols);
     const char *row[] = {"issue", "issue", "0", "0", "1", "0", "0", "0", "1"};
     assert_int_equal(gm_mdata_add_row(md, row, &err), GM_OK);
-    gm_zo_machine m2;
-    assert_int_equal(gm_zo_machine_from_mdata(md, &m2, &err), GM_ERR_MISSING);
+    gm_bottleneck_machine m2;
+    assert_int_equal(gm_bottleneck_machine_from_mdata(md, &m2, &err), GM_ERR_MISSING);
     const char *neg[] = {"inst", "fma", "0", "0", "4", "0", "0", "0", "-1"};
     assert_int_equal(gm_mdata_add_row(md, neg, &err), GM_OK);
-    assert_int_equal(gm_zo_machine_from_mdata(md, &m2, &err), GM_ERR_RANGE);
+    assert_int_equal(gm_bottleneck_machine_from_mdata(md, &m2, &err), GM_ERR_RANGE);
     gm_mdata_free(md);
 }
 

@@ -18,22 +18,24 @@ static void strided(uint64_t *a, int n, uint64_t base, uint64_t stride)
         a[i] = base + (uint64_t)i * stride;
 }
 
-static gm_tx_global_cost global1(const gm_tx_global_rules *r, const uint64_t *a,
-                                 const unsigned char *act, int n, int bytes)
+static gm_bottleneck_tx_global_cost global1(const gm_bottleneck_tx_global_rules *r,
+                                            const uint64_t *a, const unsigned char *act, int n,
+                                            int bytes)
 {
-    gm_tx_global_cost c;
+    gm_bottleneck_tx_global_cost c;
     memset(&c, 0, sizeof c);
     gm_error err;
-    assert_int_equal(gm_tx_global_add(r, a, act, n, bytes, &c, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_tx_global_add(r, a, act, n, bytes, &c, &err), GM_OK);
     return c;
 }
 
-static gm_tx_shared_cost shared1(const gm_tx_shared_rules *r, const uint64_t *a, int n, int bytes)
+static gm_bottleneck_tx_shared_cost shared1(const gm_bottleneck_tx_shared_rules *r,
+                                            const uint64_t *a, int n, int bytes)
 {
-    gm_tx_shared_cost c;
+    gm_bottleneck_tx_shared_cost c;
     memset(&c, 0, sizeof c);
     gm_error err;
-    assert_int_equal(gm_tx_shared_add(r, a, NULL, n, bytes, &c, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_tx_shared_add(r, a, NULL, n, bytes, &c, &err), GM_OK);
     return c;
 }
 
@@ -41,9 +43,9 @@ static void hopper_global(void **state)
 {
     (void)state;
     uint64_t a[32];
-    const gm_tx_global_rules *h = &gm_tx_hopper_global;
+    const gm_bottleneck_tx_global_rules *h = &gm_bottleneck_tx_hopper_global;
     strided(a, 32, 4096, 4); /* 128 contiguous bytes: 4 sectors, 1 line */
-    gm_tx_global_cost c = global1(h, a, NULL, 32, 4);
+    gm_bottleneck_tx_global_cost c = global1(h, a, NULL, 32, 4);
     assert_true(c.requests == 1 && c.transactions == 4 && c.lines == 1 && c.bytes == 128);
     assert_true(c.useful_bytes == 128 && c.instructions == 1);
     strided(a, 32, 4100, 4); /* shifted by one word: bytes 4100..4227 span 5 sectors, 2 lines */
@@ -79,11 +81,11 @@ static void gt200_protocol(void **state)
 {
     (void)state;
     uint64_t a[32];
-    const gm_tx_global_rules *g = &gm_tx_gt200_global;
+    const gm_bottleneck_tx_global_rules *g = &gm_bottleneck_tx_gt200_global;
     /* Each half-warp reads 64 contiguous bytes: the 128-byte segment shrinks
      * to the 64-byte half it uses; two half-warps, two transactions. */
     strided(a, 32, 1024, 4);
-    gm_tx_global_cost c = global1(g, a, NULL, 32, 4);
+    gm_bottleneck_tx_global_cost c = global1(g, a, NULL, 32, 4);
     assert_true(c.requests == 2 && c.transactions == 2 && c.bytes == 128);
     /* Stride 2 words: a half-warp spans 128 bytes, no shrinking. */
     strided(a, 32, 1024, 8);
@@ -122,9 +124,9 @@ static void gt200_protocol(void **state)
 static void fig10(void **state)
 {
     (void)state;
-    const gm_tx_global_rules fig = {2, 8, 0, 0};
+    const gm_bottleneck_tx_global_rules fig = {2, 8, 0, 0};
     static const int bcol[4][2] = {{0, 1}, {2, 3}, {0, 2}, {1, 3}};
-    gm_tx_global_cost plain, iv, pair34_plain, pair34_iv;
+    gm_bottleneck_tx_global_cost plain, iv, pair34_plain, pair34_iv;
     memset(&plain, 0, sizeof plain);
     memset(&iv, 0, sizeof iv);
     memset(&pair34_plain, 0, sizeof pair34_plain);
@@ -138,10 +140,12 @@ static void fig10(void **state)
                 a[t] = 4u * (uint64_t)(3 * c + r);
                 b[t] = 4u * (uint64_t)(4 * r + c);
             }
-            assert_int_equal(gm_tx_global_add(&fig, a, NULL, 4, 4, &plain, &err), GM_OK);
-            assert_int_equal(gm_tx_global_add(&fig, b, NULL, 4, 4, &iv, &err), GM_OK);
-            assert_int_equal(gm_tx_global_add(&fig, a + 2, NULL, 2, 4, &pair34_plain, &err), GM_OK);
-            assert_int_equal(gm_tx_global_add(&fig, b + 2, NULL, 2, 4, &pair34_iv, &err), GM_OK);
+            assert_int_equal(gm_bottleneck_tx_global_add(&fig, a, NULL, 4, 4, &plain, &err), GM_OK);
+            assert_int_equal(gm_bottleneck_tx_global_add(&fig, b, NULL, 4, 4, &iv, &err), GM_OK);
+            assert_int_equal(gm_bottleneck_tx_global_add(&fig, a + 2, NULL, 2, 4, &pair34_plain, &err),
+                             GM_OK);
+            assert_int_equal(gm_bottleneck_tx_global_add(&fig, b + 2, NULL, 2, 4, &pair34_iv, &err),
+                             GM_OK);
         }
     assert_true(plain.transactions == 24 && plain.requests == 12);
     assert_true(iv.transactions == 18);
@@ -150,11 +154,11 @@ static void fig10(void **state)
      * straightforward, 18 x 8 / 24 = 6 interleaved; with 4-byte transactions
      * (the ideal) 4 either way. */
     assert_true(plain.bytes / 24 == 8 && iv.bytes / 24 == 6);
-    const gm_tx_global_rules ideal = {2, 4, 0, 0};
-    gm_tx_global_cost id;
+    const gm_bottleneck_tx_global_rules ideal = {2, 4, 0, 0};
+    gm_bottleneck_tx_global_cost id;
     memset(&id, 0, sizeof id);
     uint64_t a[4] = {0, 24, 0, 4};
-    assert_int_equal(gm_tx_global_add(&ideal, a, NULL, 4, 4, &id, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_tx_global_add(&ideal, a, NULL, 4, 4, &id, &err), GM_OK);
     assert_true(id.bytes == id.useful_bytes);
 }
 
@@ -162,11 +166,11 @@ static void hopper_shared(void **state)
 {
     (void)state;
     uint64_t a[32];
-    const gm_tx_shared_rules *h = &gm_tx_hopper_shared;
+    const gm_bottleneck_tx_shared_rules *h = &gm_bottleneck_tx_hopper_shared;
     /* k-way conflicts: stride k words puts 32/(32/k) = k threads in bank 0. */
     for (int k = 1; k <= 32; k *= 2) {
         strided(a, 32, 0, 4u * (uint64_t)k);
-        gm_tx_shared_cost c = shared1(h, a, 32, 4);
+        gm_bottleneck_tx_shared_cost c = shared1(h, a, 32, 4);
         assert_true(c.wavefronts == k && c.ideal == 1);
     }
     strided(a, 32, 0, 4 * 3); /* odd stride: every bank once */
@@ -177,7 +181,7 @@ static void hopper_shared(void **state)
         a[i] = i < 16 ? 0 : 128;
     assert_true(shared1(h, a, 32, 4).wavefronts == 2);
     strided(a, 32, 0, 8); /* 8-byte contiguous: two half-warp phases */
-    gm_tx_shared_cost c = shared1(h, a, 32, 8);
+    gm_bottleneck_tx_shared_cost c = shared1(h, a, 32, 8);
     assert_true(c.wavefronts == 2 && c.ideal == 2);
     for (int i = 0; i < 32; i++) /* lane pairs on 16 distinct 8-byte words: one (counters) */
         a[i] = (uint64_t)(i / 2) * 8;
@@ -209,10 +213,10 @@ static void gt200_shared(void **state)
     (void)state;
     uint64_t a[32];
     strided(a, 32, 0, 4); /* two half-warps, conflict-free */
-    gm_tx_shared_cost c = shared1(&gm_tx_gt200_shared, a, 32, 4);
+    gm_bottleneck_tx_shared_cost c = shared1(&gm_bottleneck_tx_gt200_shared, a, 32, 4);
     assert_true(c.wavefronts == 2 && c.ideal == 2);
     strided(a, 32, 0, 8); /* stride 2 of 16 banks: 2-way per half-warp */
-    c = shared1(&gm_tx_gt200_shared, a, 32, 4);
+    c = shared1(&gm_bottleneck_tx_gt200_shared, a, 32, 4);
     assert_true(c.wavefronts == 4);
 }
 
@@ -221,21 +225,22 @@ static void bad_input(void **state)
     (void)state;
     uint64_t a[32];
     strided(a, 32, 2, 4);
-    gm_tx_global_cost g;
-    gm_tx_shared_cost s;
+    gm_bottleneck_tx_global_cost g;
+    gm_bottleneck_tx_shared_cost s;
     memset(&g, 0, sizeof g);
     memset(&s, 0, sizeof s);
     gm_error err;
-    assert_int_equal(gm_tx_global_add(&gm_tx_hopper_global, a, NULL, 32, 4, &g, &err),
+    assert_int_equal(gm_bottleneck_tx_global_add(&gm_bottleneck_tx_hopper_global, a, NULL, 32, 4, &g, &err),
                      GM_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "not aligned"));
     strided(a, 32, 0, 4);
-    assert_int_equal(gm_tx_global_add(&gm_tx_hopper_global, a, NULL, 0, 4, &g, &err),
+    assert_int_equal(gm_bottleneck_tx_global_add(&gm_bottleneck_tx_hopper_global, a, NULL, 0, 4, &g, &err),
                      GM_ERR_INVALID_ARG);
-    assert_int_equal(gm_tx_shared_add(&gm_tx_hopper_shared, a, NULL, 32, 3, &s, &err),
+    assert_int_equal(gm_bottleneck_tx_shared_add(&gm_bottleneck_tx_hopper_shared, a, NULL, 32, 3, &s, &err),
                      GM_ERR_INVALID_ARG);
-    const gm_tx_global_rules bad = {32, 24, 128, 0};
-    assert_int_equal(gm_tx_global_add(&bad, a, NULL, 32, 4, &g, &err), GM_ERR_INVALID_ARG);
+    const gm_bottleneck_tx_global_rules bad = {32, 24, 128, 0};
+    assert_int_equal(gm_bottleneck_tx_global_add(&bad, a, NULL, 32, 4, &g, &err),
+                     GM_ERR_INVALID_ARG);
 }
 
 int main(void)

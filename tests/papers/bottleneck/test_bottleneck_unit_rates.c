@@ -116,9 +116,9 @@ static void launch(gm_launch_counters *k)
 /* mma.sync's FLOP counters, collected when named: all zero here. */
 static void opt_in(gm_launch_counters *k)
 {
-    for (int i = 0; i < GM_TU_N_TENSOR; i++)
-        if (!isfinite(k->metric[gm_metric_find(gm_bu_tensor_row_metric(i))]))
-            th_set_metric(k, gm_bu_tensor_row_metric(i), 0);
+    for (int i = 0; i < GM_BOTTLENECK_UNITS_N_TENSOR; i++)
+        if (!isfinite(k->metric[gm_metric_find(gm_bottleneck_units_tensor_row_metric(i))]))
+            th_set_metric(k, gm_bottleneck_units_tensor_row_metric(i), 0);
 }
 
 typedef struct out {
@@ -417,22 +417,22 @@ static void measured_issue_rate(void **state)
 static void rates_file(void **state)
 {
     (void)state;
-    gm_bu_rates r;
+    gm_bottleneck_units_rates r;
     gm_error err;
-    assert_int_equal(gm_bu_rates_from_mdata(mach.files[1].md, &r, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_units_rates_from_mdata(mach.files[1].md, &r, &err), GM_OK);
     assert_true(r.have);
-    near(r.tensor[GM_TU_gmma_bf16_ss], 2000);
-    near(r.tensor[GM_TU_hmma_bf16], 1000);
-    assert_true(isnan(r.tensor[GM_TU_gmma_f16_ss]));
-    near(r.memory_gbps[GM_TU_l2_st], 1000);
-    near(r.memory_gbps[GM_TU_tma_dram_ld], 2000);
+    near(r.tensor[GM_BOTTLENECK_UNITS_gmma_bf16_ss], 2000);
+    near(r.tensor[GM_BOTTLENECK_UNITS_hmma_bf16], 1000);
+    assert_true(isnan(r.tensor[GM_BOTTLENECK_UNITS_gmma_f16_ss]));
+    near(r.memory_gbps[GM_BOTTLENECK_UNITS_l2_st], 1000);
+    near(r.memory_gbps[GM_BOTTLENECK_UNITS_tma_dram_ld], 2000);
     gm_mdata_meta meta = th_meta("units", "test GPU", 2, "");
     meta.sm_clock_mhz = 1000;
     const char *cols[] = {"kind", "name", "value", "rate", "clock_mhz"};
     gm_mdata *bad = gm_mdata_new(&meta, 5, cols);
     const char *row[5] = {"tensor", "hmma_bf16", "-5", "1", "1000"};
     assert_int_equal(gm_mdata_add_row(bad, row, NULL), GM_OK);
-    assert_int_equal(gm_bu_rates_from_mdata(bad, &r, &err), GM_ERR_RANGE);
+    assert_int_equal(gm_bottleneck_units_rates_from_mdata(bad, &r, &err), GM_ERR_RANGE);
     gm_mdata_free(bad);
     /* a machine whose units file is bad: the section refuses it */
     gm_machine m = mach;
@@ -461,12 +461,12 @@ static void rows_table(void **state)
         int k;
         double flop, doc;
         const char *metric, *set, *sass, *ptx;
-    } rows[] = {GM_TU_TENSOR_ROWS(ROW_CHECK)};
-    assert_int_equal(sizeof rows / sizeof rows[0], GM_TU_N_TENSOR);
+    } rows[] = {GM_BOTTLENECK_UNITS_TENSOR_ROWS(ROW_CHECK)};
+    assert_int_equal(sizeof rows / sizeof rows[0], GM_BOTTLENECK_UNITS_N_TENSOR);
     const gm_unit *u = &gm_unit_bottleneck;
-    for (int i = 0; i < GM_TU_N_TENSOR; i++) {
+    for (int i = 0; i < GM_BOTTLENECK_UNITS_N_TENSOR; i++) {
         assert_true(gm_metric_find(rows[i].metric) >= 0);
-        assert_string_equal(gm_bu_tensor_row_metric(i), rows[i].metric);
+        assert_string_equal(gm_bottleneck_units_tensor_row_metric(i), rows[i].metric);
         int wgmma = strncmp(rows[i].form, "GMMA", 4) == 0;
         near(rows[i].flop, 2.0 * (wgmma ? 64 * 128 : 16 * 8) * rows[i].k);
         double doc = strcmp(rows[i].type, "tf32") == 0                                    ? 2048
@@ -476,14 +476,14 @@ static void rows_table(void **state)
         int in_default = 0, in_opt = 0;
         for (size_t j = 0; u->metrics[j]; j++)
             in_default |= strcmp(u->metrics[j], rows[i].metric) == 0;
-        for (size_t j = 0; gm_bu_metrics[j]; j++)
-            in_opt |= strcmp(gm_bu_metrics[j], rows[i].metric) == 0;
+        for (size_t j = 0; gm_bottleneck_units_metrics[j]; j++)
+            in_opt |= strcmp(gm_bottleneck_units_metrics[j], rows[i].metric) == 0;
         assert_int_equal(in_default, strcmp(rows[i].set, "DEFAULT") == 0);
         assert_int_equal(in_opt, 0);
         assert_true(in_default || strcmp(rows[i].set, "NAMED") == 0);
         /* a row is native on its own architecture, and where it names a
          * family it is emulated on, that family is above its own */
-        assert_true(GM_TU_NATIVE(rows[i].arch, rows[i].emul, rows[i].arch));
+        assert_true(GM_BOTTLENECK_UNITS_NATIVE(rows[i].arch, rows[i].emul, rows[i].arch));
         for (int major = 0; major <= rows[i].arch / 100; major++)
             assert_false(rows[i].emul >> major & 1u);
         /* the instruction and the SASS it must become have the row's shape:
@@ -512,12 +512,12 @@ static void rows_table(void **state)
     }
     /* fp8 mma.sync: native on Ada (8.9) and 12.x, emulated on Hopper and
      * 10.x, so the suite measures it on no H100 or H200 */
-    assert_true(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 890));
-    assert_false(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 900));
-    assert_false(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 1000));
-    assert_true(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 1200));
-    assert_false(GM_TU_NATIVE(890, rows[GM_TU_hmma_e4m3].emul, 800));
-    assert_true(GM_TU_NATIVE(rows[GM_TU_gmma_e4m3_ss].arch, rows[GM_TU_gmma_e4m3_ss].emul, 900));
+    assert_true(GM_BOTTLENECK_UNITS_NATIVE(890, rows[GM_BOTTLENECK_UNITS_hmma_e4m3].emul, 890));
+    assert_false(GM_BOTTLENECK_UNITS_NATIVE(890, rows[GM_BOTTLENECK_UNITS_hmma_e4m3].emul, 900));
+    assert_false(GM_BOTTLENECK_UNITS_NATIVE(890, rows[GM_BOTTLENECK_UNITS_hmma_e4m3].emul, 1000));
+    assert_true(GM_BOTTLENECK_UNITS_NATIVE(890, rows[GM_BOTTLENECK_UNITS_hmma_e4m3].emul, 1200));
+    assert_false(GM_BOTTLENECK_UNITS_NATIVE(890, rows[GM_BOTTLENECK_UNITS_hmma_e4m3].emul, 800));
+    assert_true(GM_BOTTLENECK_UNITS_NATIVE(rows[GM_BOTTLENECK_UNITS_gmma_e4m3_ss].arch, rows[GM_BOTTLENECK_UNITS_gmma_e4m3_ss].emul, 900));
 }
 
 int main(void)

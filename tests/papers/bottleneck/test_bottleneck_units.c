@@ -216,37 +216,38 @@ static void memory_misfit(void **state)
     done(&o, &k);
 }
 
-/* gm_bu_times directly: the busiest SM's count where collected, else the
+/* gm_bottleneck_units_times directly: the busiest SM's count where collected, else the
  * sum over the SMs with work; nothing without counters. */
 static void unit_times(void **state)
 {
     (void)state;
-    gm_zo_machine m;
+    gm_bottleneck_machine m;
     gm_error err;
-    assert_int_equal(gm_zo_machine_from_mdata(mach.files[0].md, &m, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_machine_from_mdata(mach.files[0].md, &m, &err), GM_OK);
     gm_launch_counters k;
     gm_launch_counters_init(&k);
-    gm_bu_comp c[GM_BU_MAX];
-    assert_true(gm_bu_count() <= GM_BU_MAX);
-    assert_int_equal(gm_bu_times(&m, NULL, &k, 1.0, 2, c), 0);
-    for (size_t i = 0; i < gm_bu_count(); i++) {
+    gm_bottleneck_units_comp c[GM_BOTTLENECK_UNITS_MAX];
+    assert_true(gm_bottleneck_units_count() <= GM_BOTTLENECK_UNITS_MAX);
+    assert_int_equal(gm_bottleneck_units_times(&m, NULL, &k, 1.0, 2, c), 0);
+    for (size_t i = 0; i < gm_bottleneck_units_count(); i++) {
         assert_non_null(c[i].name);
         assert_true(isnan(c[i].ns));
     }
     th_set_metric(&k, "sm__pipe_tensor_cycles_active.sum", 3000);
     th_set_metric(&k, "dram__bytes_read.sum", 1e6);
     th_set_metric(&k, "dram__bytes_write.sum", 5e5);
-    assert_int_equal(gm_bu_times(&m, NULL, &k, 1.5, 2, c), 1); /* dram needs lts__t_sectors */
+    /* dram needs lts__t_sectors */
+    assert_int_equal(gm_bottleneck_units_times(&m, NULL, &k, 1.5, 2, c), 1);
     near(c[0].ns, 3000 / 4.0 / 2 / 1.5); /* 4 sub-partitions per SM */
     th_set_metric(&k, "lts__t_sectors.sum", 0);
-    assert_int_equal(gm_bu_times(&m, NULL, &k, 1.5, 2, c), 3);
+    assert_int_equal(gm_bottleneck_units_times(&m, NULL, &k, 1.5, 2, c), 3);
     near(c[3].ns, 1e6 / 1000 + 5e5 / 1000);
     assert_string_equal(c[3].name, "dram");
     /* every counter the rows read is an opt-in metric row */
-    for (size_t i = 0; gm_bu_metrics[i]; i++)
-        assert_true(gm_metric_find(gm_bu_metrics[i]) >= 0);
+    for (size_t i = 0; gm_bottleneck_units_metrics[i]; i++)
+        assert_true(gm_metric_find(gm_bottleneck_units_metrics[i]) >= 0);
     gm_launch_counters_clear(&k);
-    gm_zo_machine_free(&m);
+    gm_bottleneck_machine_free(&m);
 }
 
 int main(void)

@@ -31,9 +31,10 @@ static void near(double got, double want, double tol)
 }
 
 /* Three components, as the Zhang & Owens parts: inst, shared, global (ns). */
-static void three(gm_bnv_input *in, double measured, double inst, double shared, double global)
+static void three(gm_bottleneck_verdict_input *in, double measured, double inst, double shared,
+                  double global)
 {
-    gm_bnv_input_init(in);
+    gm_bottleneck_verdict_input_init(in);
     in->measured_ns = measured;
     static const char *const names[] = {"instruction", "shared", "global"};
     double t[] = {inst, shared, global};
@@ -45,17 +46,17 @@ static void three(gm_bnv_input *in, double measured, double inst, double shared,
     in->launch_ns = 4392;
 }
 
-static void decide(const gm_bnv_input *in, gm_bnv *v)
+static void decide(const gm_bottleneck_verdict_input *in, gm_bottleneck_verdict *v)
 {
     gm_error err;
-    assert_int_equal(gm_bnv_decide(in, v, &err), GM_OK);
+    assert_int_equal(gm_bottleneck_verdict_decide(in, v, &err), GM_OK);
 }
 
 static void spread(void **state)
 {
     (void)state;
-    near(gm_bnv_spread_ns(1000), 640, 0);      /* short: the 640 ns floor */
-    near(gm_bnv_spread_ns(100000), 7000, 1e-9); /* long: 7% */
+    near(gm_bottleneck_verdict_spread_ns(1000), 640, 0);      /* short: the 640 ns floor */
+    near(gm_bottleneck_verdict_spread_ns(100000), 7000, 1e-9); /* long: 7% */
 }
 
 /* vectorized_elementwise_kernel of the corpus (launch 1): global 128.2 us
@@ -63,11 +64,11 @@ static void spread(void **state)
 static void misfit(void **state)
 {
     (void)state;
-    gm_bnv_input in;
+    gm_bottleneck_verdict_input in;
     three(&in, 93630, 6167, 1046, 128200);
-    gm_bnv v;
+    gm_bottleneck_verdict v;
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_MISFIT);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_MISFIT);
     assert_int_equal(v.n_over, 1);
     assert_int_equal(v.over, 2);
     near(v.over_ratio, 128200.0 / 93630, 1e-12);
@@ -78,14 +79,14 @@ static void misfit(void **state)
     /* 6.9% over is within the 7% spread: it fits and is the bottleneck */
     three(&in, 93630, 6167, 1046, 93630 * 1.069);
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_UNIT);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_UNIT);
     assert_int_equal(v.comp, 2);
     assert_int_equal(v.n_over, 0);
     assert_string_equal(v.model_error, "");
     /* 7.1% over is not */
     three(&in, 93630, 6167, 1046, 93630 * 1.071);
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_MISFIT);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_MISFIT);
 }
 
 /* At the threshold: 0.6 of the measured time is a bottleneck, just under is
@@ -93,15 +94,15 @@ static void misfit(void **state)
 static void busy_threshold(void **state)
 {
     (void)state;
-    gm_bnv_input in;
-    gm_bnv v;
+    gm_bottleneck_verdict_input in;
+    gm_bottleneck_verdict v;
     three(&in, 100000, 60000, 1000, 2000);
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_UNIT);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_UNIT);
     assert_int_equal(v.comp, 0);
     three(&in, 100000, 59900, 1000, 2000);
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LATENCY);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LATENCY);
     assert_int_equal(v.comp, 0);
     near(v.share, 0.599, 1e-12);
 }
@@ -111,14 +112,14 @@ static void busy_threshold(void **state)
 static void launch_bound(void **state)
 {
     (void)state;
-    gm_bnv_input in;
-    gm_bnv v;
+    gm_bottleneck_verdict_input in;
+    gm_bottleneck_verdict v;
     three(&in, 1824, 18, 15, 107500);
     in.blocks = 1;
     in.blocks_per_wave = 8 * 132;
     in.sm_count = 132;
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LAUNCH);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LAUNCH);
     assert_string_equal(v.text, "launch bound: 1.8 us, at most an empty launch back to back "
                                 "(4.4 us) and the spread (0.6 us)");
     assert_string_equal(v.model_error, "global 107.5 us > 1.8 us measured (58.94x)");
@@ -128,10 +129,10 @@ static void launch_bound(void **state)
     /* 4.392 + 0.64 us is the edge; 5.04 us is not launch bound */
     three(&in, 5032, 18, 15, 1000);
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LAUNCH);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LAUNCH);
     three(&in, 5040, 18, 15, 1000);
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LATENCY);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LATENCY);
     /* the what-ifs: with no warp states and no queued launch, none */
     assert_true(isnan(v.speedup_fused) && isnan(v.speedup_graph) && isnan(v.fused_step_ns));
     /* a warp's own latency: wait 2000 + selected 1000 cycles (the math pipe
@@ -140,15 +141,15 @@ static void launch_bound(void **state)
      * stream: 1.464x; in a graph the 1.824 us launch costs itself (queued
      * empty launch 1.5 us): 4.392 / 1.824 = 2.408x */
     three(&in, 1824, 18, 15, 100);
-    in.stall[GM_BNV_ST_WAIT] = 2000;
-    in.stall[GM_BNV_ST_SELECTED] = 1000;
-    in.stall[GM_BNV_ST_MATH] = 5000;
+    in.stall[GM_BOTTLENECK_VERDICT_ST_WAIT] = 2000;
+    in.stall[GM_BOTTLENECK_VERDICT_ST_SELECTED] = 1000;
+    in.stall[GM_BOTTLENECK_VERDICT_ST_MATH] = 5000;
     in.warps_launched = 1;
     in.clock_ghz = 1;
     in.queued_ns = 1500;
     in.comp_best_ns[0] = 18;
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LAUNCH);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LAUNCH);
     near(v.warp_latency_ns, 3000, 1e-9);
     near(v.fused_step_ns, 3000, 1e-9);
     near(v.speedup_fused, 4392.0 / 3000, 1e-12);
@@ -174,16 +175,16 @@ static void launch_bound(void **state)
     three(&in, 64 * 1824.0, 64 * 18.0, 64 * 15.0, 64 * 100.0);
     in.launches = 64;
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LAUNCH);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LAUNCH);
     assert_non_null(strstr(v.text, "launch bound: 1.8 us"));
     in.launches = 1; /* read as one launch of 117 us: not */
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LATENCY);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LATENCY);
     /* no machine data for the launch: never launch bound */
     three(&in, 1824, 18, 15, 100);
     in.launch_ns = NAN;
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LATENCY);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LATENCY);
 }
 
 /* Latency bound: instruction 30% of 100 us at 8 warps per SM; at its best
@@ -193,22 +194,22 @@ static void launch_bound(void **state)
 static void latency_bound(void **state)
 {
     (void)state;
-    gm_bnv_input in;
-    gm_bnv v;
+    gm_bottleneck_verdict_input in;
+    gm_bottleneck_verdict v;
     three(&in, 100000, 30000, 1000, 2000);
     in.comp_best_ns[0] = 20000;
     in.comp_best_ns[1] = 1000;
     in.comp_best_ns[2] = 1500;
     in.warp_cycles = 1000;
-    in.stall[GM_BNV_ST_SHORT_SB] = 300;
-    in.stall[GM_BNV_ST_WAIT] = 100;
-    in.stall[GM_BNV_ST_SELECTED] = 100;
+    in.stall[GM_BOTTLENECK_VERDICT_ST_SHORT_SB] = 300;
+    in.stall[GM_BOTTLENECK_VERDICT_ST_WAIT] = 100;
+    in.stall[GM_BOTTLENECK_VERDICT_ST_SELECTED] = 100;
     in.warps_per_sm = 8;
     in.reachable_warps = 64;
     in.reachable_from = "sched: N_slot 8 x 8 warps (warps)";
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_LATENCY);
-    assert_int_equal(v.wait, GM_BNV_ST_SHORT_SB);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_LATENCY);
+    assert_int_equal(v.wait, GM_BOTTLENECK_VERDICT_ST_SHORT_SB);
     near(v.wait_share, 0.3, 1e-15);
     near(v.uncollected, 0.5, 1e-15);
     assert_string_equal(v.text, "latency bound: no unit above 60% (instruction 30%); warps wait "
@@ -235,10 +236,10 @@ static void latency_bound(void **state)
     /* the launch can have only 16: 2.5x the independent work per warp */
     in.reachable_warps = 16;
     in.reachable_from = "sched: N_slot 2 x 8 warps (registers)";
-    in.stall[GM_BNV_ST_LONG_SB] = 500; /* now every state is accounted for */
+    in.stall[GM_BOTTLENECK_VERDICT_ST_LONG_SB] = 500; /* now every state is accounted for */
     decide(&in, &v);
     near(v.need_ilp, 2.5, 1e-12);
-    assert_int_equal(v.wait, GM_BNV_ST_LONG_SB);
+    assert_int_equal(v.wait, GM_BOTTLENECK_VERDICT_ST_LONG_SB);
     near(v.uncollected, 0, 0);
     assert_string_equal(v.fix, "instruction at 20% of its best rate; needs 2.5x the independent "
                                "work per warp at 16 warps/SM (sched: N_slot 2 x 8 warps (registers))");
@@ -256,16 +257,16 @@ static void latency_bound(void **state)
 static void issue_tied_with_pipe(void **state)
 {
     (void)state;
-    gm_bnv_input in;
+    gm_bottleneck_verdict_input in;
     three(&in, 45376, 45133, 0, 300);
     in.comp_pipe_ns[0] = 44387;
     in.comp_name[3] = "issue slots";
     in.comp_ns[3] = 45139;
     in.comp_issue[3] = 1;
     in.n_comp = 4;
-    gm_bnv v;
+    gm_bottleneck_verdict v;
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_UNIT);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_UNIT);
     assert_int_equal(v.comp, 0);
     assert_int_equal(v.tied, 3);
     near(v.share, 45133.0 / 45376, 1e-12);
@@ -284,7 +285,7 @@ static void issue_tied_with_pipe(void **state)
     in.comp_ns[3] = 0.62 * 45376;
     in.comp_ns[0] = in.comp_pipe_ns[0] = 0.57 * 45376;
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_UNIT);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_UNIT);
     assert_int_equal(v.comp, 3);
     assert_int_equal(v.tied, -1);
 }
@@ -292,37 +293,39 @@ static void issue_tied_with_pipe(void **state)
 static void undecided_and_bad(void **state)
 {
     (void)state;
-    gm_bnv_input in;
-    gm_bnv v;
+    gm_bottleneck_verdict_input in;
+    gm_bottleneck_verdict v;
     three(&in, NAN, 3, 2, 1);
     decide(&in, &v);
-    assert_int_equal(v.kind, GM_BNV_UNDECIDED);
+    assert_int_equal(v.kind, GM_BOTTLENECK_VERDICT_UNDECIDED);
     assert_int_equal(v.comp, 0);
     gm_error err;
-    assert_int_equal(gm_bnv_decide(NULL, &v, &err), GM_ERR_INVALID_ARG);
-    in.n_comp = GM_BNV_MAX_COMP + 1;
-    assert_int_equal(gm_bnv_decide(&in, &v, &err), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_bottleneck_verdict_decide(NULL, &v, &err), GM_ERR_INVALID_ARG);
+    in.n_comp = GM_BOTTLENECK_VERDICT_MAX_COMP + 1;
+    assert_int_equal(gm_bottleneck_verdict_decide(&in, &v, &err), GM_ERR_INVALID_ARG);
     /* every warp state is a row of the metric table, once */
-    for (int s = 0; s < GM_BNV_STALLS; s++) {
-        assert_non_null(gm_bnv_stall_name(s));
+    for (int s = 0; s < GM_BOTTLENECK_VERDICT_STALLS; s++) {
+        assert_non_null(gm_bottleneck_verdict_stall_name(s));
         for (int t = 0; t < s; t++)
-            assert_string_not_equal(gm_bnv_stall_metric(s), gm_bnv_stall_metric(t));
+            assert_string_not_equal(gm_bottleneck_verdict_stall_metric(s),
+                                    gm_bottleneck_verdict_stall_metric(t));
     }
-    assert_null(gm_bnv_stall_metric(GM_BNV_STALLS));
+    assert_null(gm_bottleneck_verdict_stall_metric(GM_BOTTLENECK_VERDICT_STALLS));
     /* the throttles are contention, not a warp's own latency */
-    assert_false(gm_bnv_stall_is_latency(GM_BNV_ST_MATH));
-    assert_false(gm_bnv_stall_is_latency(GM_BNV_ST_LG));
-    assert_false(gm_bnv_stall_is_latency(GM_BNV_ST_MIO));
-    assert_true(gm_bnv_stall_is_latency(GM_BNV_ST_WAIT));
-    assert_true(gm_bnv_stall_is_latency(GM_BNV_ST_SELECTED));
-    double st[GM_BNV_STALLS];
-    for (int s = 0; s < GM_BNV_STALLS; s++)
+    assert_false(gm_bottleneck_verdict_stall_is_latency(GM_BOTTLENECK_VERDICT_ST_MATH));
+    assert_false(gm_bottleneck_verdict_stall_is_latency(GM_BOTTLENECK_VERDICT_ST_LG));
+    assert_false(gm_bottleneck_verdict_stall_is_latency(GM_BOTTLENECK_VERDICT_ST_MIO));
+    assert_true(gm_bottleneck_verdict_stall_is_latency(GM_BOTTLENECK_VERDICT_ST_WAIT));
+    assert_true(gm_bottleneck_verdict_stall_is_latency(GM_BOTTLENECK_VERDICT_ST_SELECTED));
+    double st[GM_BOTTLENECK_VERDICT_STALLS];
+    for (int s = 0; s < GM_BOTTLENECK_VERDICT_STALLS; s++)
         st[s] = NAN;
-    assert_true(isnan(gm_bnv_warp_latency_ns(st, 10, 2))); /* none collected */
-    st[GM_BNV_ST_LONG_SB] = 8000;
-    st[GM_BNV_ST_MIO] = 1e6;
-    near(gm_bnv_warp_latency_ns(st, 10, 2), 400, 1e-12); /* 8000 cycles / 10 warps / 2 GHz */
-    assert_true(isnan(gm_bnv_warp_latency_ns(st, 0, 2)));
+    assert_true(isnan(gm_bottleneck_verdict_warp_latency_ns(st, 10, 2))); /* none collected */
+    st[GM_BOTTLENECK_VERDICT_ST_LONG_SB] = 8000;
+    st[GM_BOTTLENECK_VERDICT_ST_MIO] = 1e6;
+    /* 8000 cycles / 10 warps / 2 GHz */
+    near(gm_bottleneck_verdict_warp_latency_ns(st, 10, 2), 400, 1e-12);
+    assert_true(isnan(gm_bottleneck_verdict_warp_latency_ns(st, 0, 2)));
 }
 
 static double metric(const gm_launch_counters *k, const char *name)
@@ -373,10 +376,10 @@ static void spread_covers_corpus_repeats(void **state)
         qsort(t, n, sizeof t[0], cmp_double);
         double median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
         double range = t[n - 1] - t[0];
-        if (range > gm_bnv_spread_ns(median))
+        if (range > gm_bottleneck_verdict_spread_ns(median))
             fail_msg("%s: %zu launches spread %.0f ns around %.0f ns, over the %.0f allowed",
-                     a->kernel, n, range, median, gm_bnv_spread_ns(median));
-        widest = fmax(widest, range / gm_bnv_spread_ns(median));
+                     a->kernel, n, range, median, gm_bottleneck_verdict_spread_ns(median));
+        widest = fmax(widest, range / gm_bottleneck_verdict_spread_ns(median));
     }
     assert_true(groups >= 50);
     assert_true(widest > 0.9);

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: sched_cubins DIR\n");
         return 1;
     }
-    gm_status st = gb_sched_dump_cubins(0, argv[1], &err);
+    gm_status st = gb_waves_dump_cubins(0, argv[1], &err);
     if (st == GM_ERR_NO_GPU || st == GM_ERR_UNSUPPORTED) {
         printf("skipped: %s\n", err.msg);
         return 77;

@@ -27,9 +27,9 @@ static void near_(double got, double want, int line)
 static void spread(void **state)
 {
     (void)state;
-    gm_gd_spread s;
+    gm_waves_spread s;
     const double v[] = {2.0, 3.0, 1.9, 2.1, 2.0};
-    assert_int_equal(gm_gd_spread_of(v, 5, &s), GM_OK);
+    assert_int_equal(gm_waves_spread_of(v, 5, &s), GM_OK);
     assert_int_equal(s.n, 5);
     NEAR(s.median, 2.0);
     NEAR(s.min, 1.9);
@@ -37,19 +37,19 @@ static void spread(void **state)
     NEAR(s.spread, 0.55);
     /* even count: the mean of the middle two; 4 and 6 -> 5, spread (8-1)/5 */
     const double w[] = {8, NAN, 4, 0, 1, -1, 6};
-    assert_int_equal(gm_gd_spread_of(w, 7, &s), GM_OK);
+    assert_int_equal(gm_waves_spread_of(w, 7, &s), GM_OK);
     assert_int_equal(s.n, 4);
     NEAR(s.median, 5);
     NEAR(s.spread, 7.0 / 5);
     /* one value: no spread */
-    assert_int_equal(gm_gd_spread_of(w, 1, &s), GM_OK);
+    assert_int_equal(gm_waves_spread_of(w, 1, &s), GM_OK);
     NEAR(s.median, 8);
     NEAR(s.spread, 0);
     const double bad[] = {NAN, 0, -2};
-    assert_int_equal(gm_gd_spread_of(bad, 3, &s), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_spread_of(bad, 3, &s), GM_ERR_INVALID_ARG);
     assert_true(isnan(s.median));
-    assert_int_equal(gm_gd_spread_of(NULL, 3, &s), GM_ERR_INVALID_ARG);
-    assert_int_equal(gm_gd_spread_of(v, 0, &s), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_spread_of(NULL, 3, &s), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_spread_of(v, 0, &s), GM_ERR_INVALID_ARG);
 }
 
 /* The point is the difference of the medians: n: 1.00 1.01 1.02 (median
@@ -58,9 +58,9 @@ static void spread(void **state)
 static void point(void **state)
 {
     (void)state;
-    gm_gd_tgb_point p;
+    gm_waves_tgb_point p;
     const double t1[] = {1.00, 1.01, 1.02}, t2[] = {2.02, 2.00, 2.60};
-    assert_int_equal(gm_gd_tgb_point_of(t1, t2, 3, &p), GM_OK);
+    assert_int_equal(gm_waves_tgb_point_of(t1, t2, 3, &p), GM_OK);
     NEAR(p.ms, 2.02 - 1.01);
     NEAR(p.t1.median, 1.01);
     NEAR(p.t2.median, 2.02);
@@ -72,14 +72,14 @@ static void point(void **state)
      * because the slow ones cancel; the medians of each size are 1.0 and 2.0;
      * spread at n 0.5 / 1.0, at 2n 0.9 / 2.0: the point's is 0.5 */
     const double u1[] = {1.0, 1.5, 1.0, 1.0, 1.0}, u2[] = {2.6, 2.0, 2.0, 2.9, 2.0};
-    assert_int_equal(gm_gd_tgb_point_of(u1, u2, 5, &p), GM_OK);
+    assert_int_equal(gm_waves_tgb_point_of(u1, u2, 5, &p), GM_OK);
     NEAR(p.ms, 1.0);
     NEAR(p.t2.spread, 0.9 / 2.0);
     NEAR(p.spread, 0.5);
     const double none[] = {NAN, NAN, NAN};
-    assert_int_equal(gm_gd_tgb_point_of(none, t2, 3, &p), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_tgb_point_of(none, t2, 3, &p), GM_ERR_INVALID_ARG);
     assert_true(isnan(p.ms));
-    assert_int_equal(gm_gd_tgb_point_of(t1, none, 3, &p), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_tgb_point_of(t1, none, 3, &p), GM_ERR_INVALID_ARG);
 }
 
 /* Every round's order is a permutation, the same on every call, and the
@@ -91,7 +91,7 @@ static void round_order(void **state)
     enum { N = 77, K = 9 };
     size_t o[K][N], again[N];
     for (unsigned r = 0; r < K; r++) {
-        gm_gd_round_order(N, r, o[r]);
+        gm_waves_round_order(N, r, o[r]);
         int seen[N] = {0};
         for (size_t i = 0; i < N; i++) {
             assert_true(o[r][i] < N);
@@ -99,7 +99,7 @@ static void round_order(void **state)
         }
         for (size_t i = 0; i < N; i++)
             assert_int_equal(seen[i], 1);
-        gm_gd_round_order(N, r, again);
+        gm_waves_round_order(N, r, again);
         assert_memory_equal(again, o[r], sizeof again);
     }
     int firsts = 0;
@@ -126,9 +126,9 @@ static void round_order(void **state)
     assert_true(moved0 > 0 && movedl > 0);
     /* degenerate sizes */
     size_t one[1] = {7};
-    gm_gd_round_order(1, 3, one);
+    gm_waves_round_order(1, 3, one);
     assert_int_equal(one[0], 0);
-    gm_gd_round_order(0, 3, one);
+    gm_waves_round_order(0, 3, one);
 }
 
 /* An H100 sched file with no rows yet: the tests add the rows they need. */
@@ -155,11 +155,11 @@ static void noise(void **state)
     th_sched_row(md, "tgbs", "lds", "66", "2", "9", "0.001", "", "0.02");
     th_sched_row(md, "tgb", "lds", "66", "2", "32", "0.9", "", "0.9");
     th_sched_row(md, "tgbs", "lds", "133", "8", "9", "", "", "0.03");
-    gm_gd_data d;
+    gm_waves_data d;
     memset(&d, 0, sizeof d);
     d.md = md;
-    gm_gd_noise z;
-    assert_int_equal(gm_gd_data_tgb_noise(&d, "lds", 0.05, &z), 1);
+    gm_waves_noise z;
+    assert_int_equal(gm_waves_data_tgb_noise(&d, "lds", 0.05, &z), 1);
     assert_int_equal(z.n, 4);
     assert_int_equal(z.k, 9);
     assert_int_equal(z.above, 1);
@@ -167,15 +167,15 @@ static void noise(void **state)
     NEAR(z.max, 0.08);
     NEAR(z.G_max, 4224);
     assert_int_equal(z.b_max, 4);
-    assert_int_equal(gm_gd_data_tgb_noise(&d, "lds", 0.01, &z), 1);
+    assert_int_equal(gm_waves_data_tgb_noise(&d, "lds", 0.01, &z), 1);
     assert_int_equal(z.above, 3); /* 0.08, 0.02, 0.03; 0.01 is not above */
-    assert_int_equal(gm_gd_data_tgb_noise(&d, "ffma", 0.05, &z), 1);
+    assert_int_equal(gm_waves_data_tgb_noise(&d, "ffma", 0.05, &z), 1);
     assert_int_equal(z.n, 1);
     /* a file without spread rows (written before them) */
-    assert_int_equal(gm_gd_data_tgb_noise(&d, "ldg", 0.05, &z), 0);
+    assert_int_equal(gm_waves_data_tgb_noise(&d, "ldg", 0.05, &z), 0);
     assert_int_equal(z.n, 0);
     assert_true(isnan(z.median));
-    assert_int_equal(gm_gd_data_tgb_noise(NULL, "lds", 0.05, &z), 0);
+    assert_int_equal(gm_waves_data_tgb_noise(NULL, "lds", 0.05, &z), 0);
     gm_mdata_free(md);
 }
 
@@ -191,16 +191,16 @@ static void range(void **state)
     th_sched_row(md, "tgbr", "lds", "4224", "4", "1", "2.0", "", "1.2");
     th_sched_row(md, "tgbr", "ldg", "4224", "4", "1", "7.0", "", "0.1");
     th_sched_row(md, "tgbr", "lds", "4224", "4", "2", "2.5", "", "1.1");
-    gm_gd_data d;
+    gm_waves_data d;
     memset(&d, 0, sizeof d);
     d.md = md;
     double lo, hi;
-    assert_int_equal(gm_gd_data_tgb_range(&d, "lds", 4224, 4, &lo, &hi), 1);
+    assert_int_equal(gm_waves_data_tgb_range(&d, "lds", 4224, 4, &lo, &hi), 1);
     NEAR(lo, 2.0 - 1.1);
     NEAR(hi, 2.5 - 1.1);
-    assert_int_equal(gm_gd_data_tgb_range(&d, "lds", 4224, 8, &lo, &hi), 0);
+    assert_int_equal(gm_waves_data_tgb_range(&d, "lds", 4224, 8, &lo, &hi), 0);
     assert_true(isnan(lo) && isnan(hi));
-    assert_int_equal(gm_gd_data_tgb_range(&d, "ffma", 4224, 4, &lo, &hi), 0);
+    assert_int_equal(gm_waves_data_tgb_range(&d, "ffma", 4224, 4, &lo, &hi), 0);
     gm_mdata_free(md);
 }
 

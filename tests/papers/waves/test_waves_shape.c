@@ -34,11 +34,11 @@ static int nslot(int b)
 
 /* Every shape of a sweep (1 to 8448 blocks, 1 to 32 warps each) at or above
  * the single wave's time, fixed + L. */
-static void never_below_one_wave(const gm_gd_shape *s)
+static void never_below_one_wave(const gm_waves_shape *s)
 {
     for (long G = 1; G <= 8448; G *= 2)
         for (int b = 1; b <= 32; b *= 2) {
-            double t = gm_gd_shape_time(s, G, b, nslot(b));
+            double t = gm_waves_shape_time(s, G, b, nslot(b));
             if (!(t >= s->fixed + s->L - 1e-9))
                 fail_msg("G = %ld, b = %d: %.3f ns below one wave (%.3f ns)", G, b, t,
                          s->fixed + s->L);
@@ -54,27 +54,27 @@ static void latency_bound(void **state)
 {
     (void)state;
     double ns_per_warp = 10;
-    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = NAN};
-    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
-    assert_int_equal(s.from, GM_GD_SHAPE_LATENCY);
+    gm_waves_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = NAN};
+    assert_int_equal(gm_waves_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_WAVES_SHAPE_LATENCY);
     near(s.L, 100e3);
     near(s.alpha, 1);
-    near(gm_gd_shape_time(&s, 132, 1, 32), 100e3); /* the launch itself */
-    near(gm_gd_shape_time(&s, 66, 1, 32), 100e3);
-    near(gm_gd_shape_time(&s, 264, 1, 32), 100e3);
-    near(gm_gd_shape_time(&s, 8448, 1, 32), 200e3);
+    near(gm_waves_shape_time(&s, 132, 1, 32), 100e3); /* the launch itself */
+    near(gm_waves_shape_time(&s, 66, 1, 32), 100e3);
+    near(gm_waves_shape_time(&s, 264, 1, 32), 100e3);
+    near(gm_waves_shape_time(&s, 8448, 1, 32), 200e3);
     never_below_one_wave(&s);
     /* a fixed cost of 2 us stays once: L = 98 us, 2G of waves = 2 + 2 x 98 */
     s.fixed_ns = 2e3;
-    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
     near(s.L, 98e3);
-    near(gm_gd_shape_time(&s, 8448, 1, 32), 198e3);
+    near(gm_waves_shape_time(&s, 8448, 1, 32), 198e3);
     never_below_one_wave(&s);
     /* never more than half the measured time is taken as fixed */
     s.fixed_ns = 80e3;
-    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 132, 1, 32, 100e3, NULL), GM_OK);
     near(s.fixed, 50e3);
-    assert_string_equal(gm_gd_shape_from_name(s.from), "latency (measured)");
+    assert_string_equal(gm_waves_shape_from_name(s.from), "latency (measured)");
 }
 
 /* One full wave of 264 blocks of 32 warps (N_slot 2, 64 warps per SM) that
@@ -85,23 +85,23 @@ static void throughput_bound(void **state)
 {
     (void)state;
     double ns_per_warp = 1e3;
-    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 10e3};
-    assert_int_equal(gm_gd_shape_fit(&s, 264, 32, 2, 64e3, NULL), GM_OK);
-    assert_int_equal(s.from, GM_GD_SHAPE_COMPONENTS);
+    gm_waves_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 10e3};
+    assert_int_equal(gm_waves_shape_fit(&s, 264, 32, 2, 64e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_WAVES_SHAPE_COMPONENTS);
     near(s.alpha, 1);
     near(s.L, 10e3);
-    near(gm_gd_shape_time(&s, 132, 32, 2), 32e3);
-    near(gm_gd_shape_time(&s, 1, 1, 32), 10e3);
+    near(gm_waves_shape_time(&s, 132, 32, 2), 32e3);
+    near(gm_waves_shape_time(&s, 1, 1, 32), 10e3);
     never_below_one_wave(&s);
     /* measured 20% slower than the unit says: alpha 1.25, shapes scale */
-    assert_int_equal(gm_gd_shape_fit(&s, 264, 32, 2, 80e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 264, 32, 2, 80e3, NULL), GM_OK);
     near(s.alpha, 1.25);
-    near(gm_gd_shape_time(&s, 528, 32, 2), 160e3);
+    near(gm_waves_shape_time(&s, 528, 32, 2), 160e3);
     /* without the warp states there is no floor but the unit's own */
     s.latency_ns = NAN;
-    assert_int_equal(gm_gd_shape_fit(&s, 264, 32, 2, 80e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 264, 32, 2, 80e3, NULL), GM_OK);
     near(s.L, 0);
-    near(gm_gd_shape_time(&s, 1, 1, 32), 1.25e3);
+    near(gm_waves_shape_time(&s, 1, 1, 32), 1.25e3);
 }
 
 /* The paper's FFMA fu(c) = max(1, c / 4) with a latency-bound kernel of
@@ -112,23 +112,23 @@ static void throughput_bound(void **state)
 static void ffma_fu_with_floor(void **state)
 {
     (void)state;
-    gm_gd_fu_curve fu = {.n = 32, .P1 = 1};
+    gm_waves_fu_curve fu = {.n = 32, .P1 = 1};
     for (int c = 1; c <= 32; c++)
         fu.fu[c - 1] = c <= 4 ? 1 : c / 4.0;
-    gm_gd_shape s = {.fu = &fu, .n_mp = 132, .latency_ns = NAN};
-    assert_int_equal(gm_gd_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
-    assert_int_equal(s.from, GM_GD_SHAPE_FU);
-    near(gm_gd_shape_time(&s, 132, 4, 16), 8.15e3); /* Eq. 3.2 alone */
+    gm_waves_shape s = {.fu = &fu, .n_mp = 132, .latency_ns = NAN};
+    assert_int_equal(gm_waves_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_WAVES_SHAPE_FU);
+    near(gm_waves_shape_time(&s, 132, 4, 16), 8.15e3); /* Eq. 3.2 alone */
     s.latency_ns = 16e3;
-    assert_int_equal(gm_gd_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
     near(s.alpha, 8.15e3);
-    near(gm_gd_shape_time(&s, 132, 4, 16), 16e3);
+    near(gm_waves_shape_time(&s, 132, 4, 16), 16e3);
     never_below_one_wave(&s);
     /* warp states longer than the measured time: the time is all latency */
     s.latency_ns = 40e3;
-    assert_int_equal(gm_gd_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 264, 4, 16, 16.3e3, NULL), GM_OK);
     near(s.L, 16.3e3);
-    near(gm_gd_shape_time(&s, 264, 4, 16), 16.3e3);
+    near(gm_waves_shape_time(&s, 264, 4, 16), 16.3e3);
     never_below_one_wave(&s);
 }
 
@@ -143,20 +143,20 @@ static double no_cost(const void *ctx, double c, double sms)
 static void fallbacks_and_bad_input(void **state)
 {
     (void)state;
-    gm_gd_fu_curve fu = {.n = 1, .P1 = 1, .fu = {1}};
-    gm_gd_shape s = {.busy = no_cost, .fu = &fu, .n_mp = 132, .latency_ns = NAN};
-    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 1e3, NULL), GM_OK);
-    assert_int_equal(s.from, GM_GD_SHAPE_FU);
+    gm_waves_fu_curve fu = {.n = 1, .P1 = 1, .fu = {1}};
+    gm_waves_shape s = {.busy = no_cost, .fu = &fu, .n_mp = 132, .latency_ns = NAN};
+    assert_int_equal(gm_waves_shape_fit(&s, 132, 1, 32, 1e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_WAVES_SHAPE_FU);
     s.fu = NULL;
     gm_error err;
-    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 1e3, &err), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_shape_fit(&s, 132, 1, 32, 1e3, &err), GM_ERR_INVALID_ARG);
     s.fu = &fu;
-    assert_int_equal(gm_gd_shape_fit(&s, 0, 1, 32, 1e3, NULL), GM_ERR_INVALID_ARG);
-    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 0, 1e3, NULL), GM_ERR_INVALID_ARG);
-    assert_int_equal(gm_gd_shape_fit(&s, 132, 1, 32, 0, NULL), GM_ERR_INVALID_ARG);
-    assert_true(isnan(gm_gd_shape_time(&s, 0, 1, 32)));
-    gm_gd_shape unfitted = {.n_mp = 132};
-    assert_true(isnan(gm_gd_shape_time(&unfitted, 132, 1, 32)));
+    assert_int_equal(gm_waves_shape_fit(&s, 0, 1, 32, 1e3, NULL), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_shape_fit(&s, 132, 1, 0, 1e3, NULL), GM_ERR_INVALID_ARG);
+    assert_int_equal(gm_waves_shape_fit(&s, 132, 1, 32, 0, NULL), GM_ERR_INVALID_ARG);
+    assert_true(isnan(gm_waves_shape_time(&s, 0, 1, 32)));
+    gm_waves_shape unfitted = {.n_mp = 132};
+    assert_true(isnan(gm_waves_shape_time(&unfitted, 132, 1, 32)));
 }
 
 /* gen(n, d): n equal blocks, each needing the share d of the unit at its
@@ -169,19 +169,19 @@ static void fallbacks_and_bad_input(void **state)
 static void generations(void **state)
 {
     (void)state;
-    near(gm_gd_shape_gen(6, 0.25), 2);
-    near(gm_gd_shape_gen(4, 0.25), 1);
-    near(gm_gd_shape_gen(3, 0.4), 1.5);
-    near(gm_gd_shape_gen(5, 0.4), 2.25);
-    near(gm_gd_shape_gen(2, 2), 4); /* each alone fills it twice over: in turn */
-    near(gm_gd_shape_gen(1, 5), 1);
-    near(gm_gd_shape_gen(0, 0.5), 1);
-    near(gm_gd_shape_gen(3, NAN), 1);
-    assert_true(fabs(gm_gd_shape_gen(24, 1 / 16.0 + 1e-12) - 2) < 1e-9);
-    assert_true(fabs(gm_gd_shape_gen(24, 1 / 16.0 - 1e-12) - 2) < 1e-9);
-    assert_true(fabs(gm_gd_shape_gen(24, 1 / 24.0 + 1e-12) - 1) < 1e-9);
+    near(gm_waves_shape_gen(6, 0.25), 2);
+    near(gm_waves_shape_gen(4, 0.25), 1);
+    near(gm_waves_shape_gen(3, 0.4), 1.5);
+    near(gm_waves_shape_gen(5, 0.4), 2.25);
+    near(gm_waves_shape_gen(2, 2), 4); /* each alone fills it twice over: in turn */
+    near(gm_waves_shape_gen(1, 5), 1);
+    near(gm_waves_shape_gen(0, 0.5), 1);
+    near(gm_waves_shape_gen(3, NAN), 1);
+    assert_true(fabs(gm_waves_shape_gen(24, 1 / 16.0 + 1e-12) - 2) < 1e-9);
+    assert_true(fabs(gm_waves_shape_gen(24, 1 / 16.0 - 1e-12) - 2) < 1e-9);
+    assert_true(fabs(gm_waves_shape_gen(24, 1 / 24.0 + 1e-12) - 1) < 1e-9);
     /* more blocks than it follows: shared evenly, n d */
-    near(gm_gd_shape_gen(GM_GD_SHAPE_MAX_GEN + 1, 0.5), (GM_GD_SHAPE_MAX_GEN + 1) * 0.5);
+    near(gm_waves_shape_gen(GM_WAVES_SHAPE_MAX_GEN + 1, 0.5), (GM_WAVES_SHAPE_MAX_GEN + 1) * 0.5);
 }
 
 /* A dependent chain whose warps take 40 us alone and whose per-SM unit
@@ -200,34 +200,34 @@ static void oldest_first(void **state)
 {
     (void)state;
     double ns_per_warp = 2.5e3;
-    gm_gd_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 40e3,
-                     .fixed_share = 0.98};
-    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
-    assert_int_equal(s.from, GM_GD_SHAPE_LATENCY);
+    gm_waves_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 40e3,
+                        .fixed_share = 0.98};
+    assert_int_equal(gm_waves_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_WAVES_SHAPE_LATENCY);
     near(s.K, 4);
     near(s.L, 40e3);
-    near(gm_gd_shape_time(&s, 3168, 1, 32), 80e3);
-    near(gm_gd_shape_time(&s, 6336, 1, 32), 120e3);
-    near(gm_gd_shape_time(&s, 132, 24, nslot(24)), 60e3);
-    near(gm_gd_shape_time(&s, 396, 8, nslot(8)), 80e3);
-    near(gm_gd_shape_time(&s, 264, 12, nslot(12)), 40e3 * (1 + 2 / 3.0));
-    near(gm_gd_shape_time(&s, 2112, 1, 32), 40e3); /* 16 per SM: all at their own pace */
+    near(gm_waves_shape_time(&s, 3168, 1, 32), 80e3);
+    near(gm_waves_shape_time(&s, 6336, 1, 32), 120e3);
+    near(gm_waves_shape_time(&s, 132, 24, nslot(24)), 60e3);
+    near(gm_waves_shape_time(&s, 396, 8, nslot(8)), 80e3);
+    near(gm_waves_shape_time(&s, 264, 12, nslot(12)), 40e3 * (1 + 2 / 3.0));
+    near(gm_waves_shape_time(&s, 2112, 1, 32), 40e3); /* 16 per SM: all at their own pace */
     never_below_one_wave(&s);
-    assert_int_equal(gm_gd_shape_fit(&s, 3168, 1, 32, 80e3, NULL), GM_OK);
-    assert_int_equal(s.from, GM_GD_SHAPE_LATENCY);
+    assert_int_equal(gm_waves_shape_fit(&s, 3168, 1, 32, 80e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_WAVES_SHAPE_LATENCY);
     near(s.L, 40e3);
-    near(gm_gd_shape_time(&s, 1584, 1, 32), 40e3);
-    near(gm_gd_shape_time(&s, 6336, 1, 32), 120e3);
+    near(gm_waves_shape_time(&s, 1584, 1, 32), 40e3);
+    near(gm_waves_shape_time(&s, 6336, 1, 32), 120e3);
     /* a latency mostly on scoreboards (the queue at a unit the launch kept
      * busy is in it): no K, the waves cost max(L, alpha W): 60 us */
     s.latency_ns = 40e3;
     s.fixed_share = 0.3;
-    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
     assert_true(isinf(s.K));
-    near(gm_gd_shape_time(&s, 3168, 1, 32), 60e3);
+    near(gm_waves_shape_time(&s, 3168, 1, 32), 60e3);
     /* without the warp states no K either */
     s.latency_ns = s.fixed_share = NAN;
-    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
     assert_true(isinf(s.K));
 }
 
@@ -245,11 +245,11 @@ static void gpu_wide_unit_shared_evenly(void **state)
 {
     (void)state;
     double ns_per_warp = 2.5e3;
-    gm_gd_shape s = {.busy = per_warp, .sm_busy = per_warp_sm, .ctx = &ns_per_warp,
-                     .n_mp = 132, .latency_ns = 40e3, .fixed_share = 1};
-    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
+    gm_waves_shape s = {.busy = per_warp, .sm_busy = per_warp_sm, .ctx = &ns_per_warp,
+                        .n_mp = 132, .latency_ns = 40e3, .fixed_share = 1};
+    assert_int_equal(gm_waves_shape_fit(&s, 1584, 1, 32, 40e3, NULL), GM_OK);
     near(s.K, 100);
-    near(gm_gd_shape_time(&s, 3168, 1, 32), 60e3);
+    near(gm_waves_shape_time(&s, 3168, 1, 32), 60e3);
 }
 
 /* Wave costs that count their calls (in *calls): c x ns per warp and a
@@ -275,7 +275,7 @@ static double counted_sm_busy(const void *ctx, double c, double sms)
     return 0.9 * c * k->ns_per_warp + 2e3 * sqrt(c);
 }
 
-/* The launch's memo of wave costs (gm_gd_busy_memo): the fit and the times
+/* The launch's memo of wave costs (gm_waves_busy_memo): the fit and the times
  * of seven shapes are the same bits with it as without, with fewer calls
  * of the cost; a memo left from another ctx is not used. */
 static void busy_memo(void **state)
@@ -286,36 +286,36 @@ static void busy_memo(void **state)
     double t_plain[sizeof G / sizeof G[0]], t_memo[sizeof G / sizeof G[0]];
     int plain_calls = 0, memo_calls = 0;
     counted plain = {2.5e3, &plain_calls}, memoed = {2.5e3, &memo_calls}, stale = {1, NULL};
-    gm_gd_busy_memo memo = {.ctx = &stale, .n = 1};
+    gm_waves_busy_memo memo = {.ctx = &stale, .n = 1};
     memo.e[0].sm = 0;
     memo.e[0].c = 32;
     memo.e[0].sms = 132;
     memo.e[0].ns = 1; /* wrong for this ctx: must not be taken */
-    gm_gd_shape s = {.busy = counted_busy, .sm_busy = counted_sm_busy, .ctx = &plain,
-                     .n_mp = 132, .latency_ns = 40e3, .fixed_share = 1, .fixed_ns = 3e3};
-    gm_gd_shape m = s;
+    gm_waves_shape s = {.busy = counted_busy, .sm_busy = counted_sm_busy, .ctx = &plain,
+                        .n_mp = 132, .latency_ns = 40e3, .fixed_share = 1, .fixed_ns = 3e3};
+    gm_waves_shape m = s;
     m.ctx = &memoed;
     m.memo = &memo;
-    assert_int_equal(gm_gd_shape_fit(&s, 1584, 1, 32, 400e3, NULL), GM_OK);
-    assert_int_equal(gm_gd_shape_fit(&m, 1584, 1, 32, 400e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&s, 1584, 1, 32, 400e3, NULL), GM_OK);
+    assert_int_equal(gm_waves_shape_fit(&m, 1584, 1, 32, 400e3, NULL), GM_OK);
     assert_memory_equal(&s.L, &m.L, sizeof s.L);
     assert_memory_equal(&s.alpha, &m.alpha, sizeof s.alpha);
     assert_memory_equal(&s.K, &m.K, sizeof s.K);
     assert_int_equal(s.from, m.from);
     for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
-        t_plain[i] = gm_gd_shape_time(&s, G[i], b[i], nslot(b[i]));
-        t_memo[i] = gm_gd_shape_time(&m, G[i], b[i], nslot(b[i]));
+        t_plain[i] = gm_waves_shape_time(&s, G[i], b[i], nslot(b[i]));
+        t_memo[i] = gm_waves_shape_time(&m, G[i], b[i], nslot(b[i]));
         assert_true(isfinite(t_plain[i]));
     }
     assert_memory_equal(t_plain, t_memo, sizeof t_plain);
     assert_ptr_equal(memo.ctx, &memoed);
-    assert_true(memo.n > 0 && memo.n <= GM_GD_BUSY_MEMO);
+    assert_true(memo.n > 0 && memo.n <= GM_WAVES_BUSY_MEMO);
     assert_true(memo_calls < plain_calls);
     assert_int_equal(memo_calls, memo.n); /* each distinct cost once */
     /* the same shapes again: every cost from the memo */
     int before = memo_calls;
     for (size_t i = 0; i < sizeof G / sizeof G[0]; i++)
-        assert_memory_equal(&t_memo[i], &(double){gm_gd_shape_time(&m, G[i], b[i], nslot(b[i]))},
+        assert_memory_equal(&t_memo[i], &(double){gm_waves_shape_time(&m, G[i], b[i], nslot(b[i]))},
                             sizeof(double));
     assert_int_equal(memo_calls, before);
 }

@@ -183,7 +183,7 @@ static void fit_by_construction(void **state)
 {
     (void)state;
     gm_mdata *md = sched_md();
-    gm_gd_fu_curve f = {.n = 32, .P1 = 1};
+    gm_waves_fu_curve f = {.n = 32, .P1 = 1};
     for (int c = 1; c <= 32; c++)
         f.fu[c - 1] = c <= 4 ? 1.0 : c / 4.0;
     static const int bs[] = {1, 2, 8, 32};
@@ -192,7 +192,7 @@ static void fit_by_construction(void **state)
         int N = bs[i] == 32 ? 2 : bs[i] == 8 ? 8 : 32; /* hopper form, 16 registers */
         for (size_t j = 0; j < sizeof Gs / sizeof Gs[0]; j++) {
             char G[24], b[8], t[40];
-            double T = 0.05 * gm_gd_time(&f, gm_gd_blocks_per_mp(Gs[j], 132), bs[i], N);
+            double T = 0.05 * gm_waves_time(&f, gm_waves_blocks_per_mp(Gs[j], 132), bs[i], N);
             if (Gs[j] == 8448 && bs[i] == 8)
                 T *= 1.1;
             snprintf(G, sizeof G, "%ld", Gs[j]);
@@ -204,27 +204,28 @@ static void fit_by_construction(void **state)
     }
     const char *kern[9] = {"kern", "ffma", "16", "0", "", "", "", "", ""};
     assert_int_equal(gm_mdata_add_row(md, kern, NULL), GM_OK);
-    gm_gd_data *d = calloc(1, sizeof *d);
-    assert_int_equal(gm_gd_data_load(md, d, NULL), GM_OK);
+    gm_waves_data *d = calloc(1, sizeof *d);
+    assert_int_equal(gm_waves_data_load(md, d, NULL), GM_OK);
     assert_int_equal(d->derived.n_mp, 132);
     assert_int_equal(d->derived.N1, 32);
     assert_int_equal(d->derived.N2, 64);
-    assert_int_equal(d->derived.S[GM_GD_FORM_HOPPER], 233472);
-    assert_int_equal(d->derived.s_res[GM_GD_FORM_HOPPER], 1024);
-    assert_int_equal(d->derived.r_parts[GM_GD_FORM_HOPPER], 4);
-    assert_int_equal(d->derived.shm_mismatch[GM_GD_FORM_HOPPER], 0);
-    assert_true(d->derived.shm_mismatch[GM_GD_FORM_PAPER] > 0);
-    gm_gd_fit fit;
-    assert_int_equal(gm_gd_fit_tgb(d, "ffma", GM_GD_FORM_HOPPER, &fit, NULL), GM_OK);
+    assert_int_equal(d->derived.S[GM_WAVES_FORM_HOPPER], 233472);
+    assert_int_equal(d->derived.s_res[GM_WAVES_FORM_HOPPER], 1024);
+    assert_int_equal(d->derived.r_parts[GM_WAVES_FORM_HOPPER], 4);
+    assert_int_equal(d->derived.shm_mismatch[GM_WAVES_FORM_HOPPER], 0);
+    assert_true(d->derived.shm_mismatch[GM_WAVES_FORM_PAPER] > 0);
+    gm_waves_fit fit;
+    assert_int_equal(gm_waves_fit_tgb(d, "ffma", GM_WAVES_FORM_HOPPER, &fit, NULL), GM_OK);
     assert_int_equal(fit.n, 39); /* 4 x 10 points less the scale point */
     NEAR(fit.max_err, 1 - 1 / 1.1); /* |1 / 1.1 - 1| */
     NEAR(fit.median_err, 0);
     assert_true(fit.r > 0.99 && fit.r < 1);
-    gm_gd_fit_free(&fit);
-    assert_int_equal(gm_gd_fit_tgb(d, "nosuch", GM_GD_FORM_HOPPER, &fit, NULL), GM_ERR_MISSING);
+    gm_waves_fit_free(&fit);
+    assert_int_equal(gm_waves_fit_tgb(d, "nosuch", GM_WAVES_FORM_HOPPER, &fit, NULL),
+                     GM_ERR_MISSING);
     /* the refill model needs per-block logs: none yet */
-    assert_int_equal(gm_gd_fit_tgb_model(d, "ffma", GM_GD_FORM_HOPPER, GM_GD_T_REFILL, NULL, &fit,
-                                         NULL), GM_ERR_MISSING);
+    assert_int_equal(gm_waves_fit_tgb_model(d, "ffma", GM_WAVES_FORM_HOPPER, GM_WAVES_T_REFILL,
+                                            NULL, &fit, NULL), GM_ERR_MISSING);
     /* logs at 1.5 waves: b = 1 spread evenly (16 tail blocks on every SM:
      * mixing 0), b = 32 with 2 tail blocks on some SMs (the random refill's
      * busiest: mixing 1) */
@@ -237,11 +238,11 @@ static void fit_by_construction(void **state)
                               t, "", "", ""};
         assert_int_equal(gm_mdata_add_row(md, row, NULL), GM_OK);
     }
-    assert_int_equal(gm_gd_data_load(md, d, NULL), GM_OK);
-    NEAR(gm_gd_data_op(d, "ffma")->mix[0], 0);
-    NEAR(gm_gd_data_op(d, "ffma")->mix[1], 1);
-    assert_int_equal(gm_gd_fit_tgb_model(d, "ffma", GM_GD_FORM_HOPPER, GM_GD_T_REFILL, NULL, &fit,
-                                         NULL), GM_OK);
+    assert_int_equal(gm_waves_data_load(md, d, NULL), GM_OK);
+    NEAR(gm_waves_data_op(d, "ffma")->mix[0], 0);
+    NEAR(gm_waves_data_op(d, "ffma")->mix[1], 1);
+    assert_int_equal(gm_waves_fit_tgb_model(d, "ffma", GM_WAVES_FORM_HOPPER, GM_WAVES_T_REFILL,
+                                            NULL, &fit, NULL), GM_OK);
     NEAR(fit.mix[0], 0);
     NEAR(fit.mix[1], 1);
     /* at b = 1 the mixing is 0: those 9 points equal Eq. 3.2's */
@@ -250,7 +251,7 @@ static void fit_by_construction(void **state)
         if (fit.b[i] == 1)
             same += fabs(fit.pred[i] - fit.meas[i]) <= 1e-9 * fit.meas[i];
     assert_int_equal(same, 9);
-    gm_gd_fit_free(&fit);
+    gm_waves_fit_free(&fit);
     free(d);
     gm_mdata_free(md);
 }
