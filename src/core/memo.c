@@ -196,3 +196,15 @@ int gm_memo_launch_key_fill(gm_memo_launch_key *key, const gm_counters_meta *met
     key->max_warps_per_sm = meta ? meta->max_warps_per_sm : 0;
     return 1;
 }
+
+void gm_memo_launch(gm_memo *m, const gm_counters_meta *meta, const gm_launch_counters *k,
+                    gm_memo_compute_fn compute, const void *state, void *result)
+{
+    gm_memo_launch_key key;
+    int keyed = m && gm_memo_launch_key_fill(&key, meta, k);
+    if (keyed && gm_memo_get(m, &key, result))
+        return;
+    compute(state, meta, k, result);
+    if (keyed)
+        gm_memo_put(m, &key, result);
+}

@@ -71,6 +71,14 @@ size_t gm_memo_launch_key_size(void);
 int gm_memo_launch_key_fill(gm_memo_launch_key *key, const gm_counters_meta *meta,
                             const gm_launch_counters *k);
 
+/* A unit's result of one launch through the cache: the cached one where the
+ * launch's key was seen, else compute(state, meta, k, result), kept.  m may
+ * be NULL (no cache): compute only. */
+typedef void (*gm_memo_compute_fn)(const void *state, const gm_counters_meta *meta,
+                                   const gm_launch_counters *k, void *result);
+void gm_memo_launch(gm_memo *m, const gm_counters_meta *meta, const gm_launch_counters *k,
+                    gm_memo_compute_fn compute, const void *state, void *result);
+
 #ifdef __cplusplus
 }
 #endif

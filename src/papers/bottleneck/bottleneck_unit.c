@@ -560,6 +560,13 @@ static void bottleneck_compute(const bottleneck_state *s, const gm_counters_meta
                  br->tied_ns / 1e3);
 }
 
+/* bottleneck_compute as the cache calls it (gm_memo_launch) */
+static void bottleneck_compute_any(const void *state, const gm_counters_meta *meta,
+                       const gm_launch_counters *k, void *result)
+{
+    bottleneck_compute(state, meta, k, result);
+}
+
 static gm_status bottleneck_apply(const void *state, const gm_counters_meta *meta,
                                   const gm_launch_counters *k, void *result, gm_error *err)
 {
@@ -570,13 +577,7 @@ static gm_status bottleneck_apply(const void *state, const gm_counters_meta *met
     /* the result depends on the launch's counters, shape and resources and
      * the header's SM count and warps per SM, all in the key (its texts
      * point into the tables, not into the result): one seen is the same */
-    gm_memo_launch_key key;
-    int keyed = s->memo && gm_memo_launch_key_fill(&key, meta, k);
-    if (keyed && gm_memo_get(s->memo, &key, br))
-        return GM_OK;
-    bottleneck_compute(s, meta, k, br);
-    if (keyed)
-        gm_memo_put(s->memo, &key, br);
+    gm_memo_launch(s->memo, meta, k, bottleneck_compute_any, s, br);
     return GM_OK;
 }
 

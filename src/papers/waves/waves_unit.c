@@ -269,6 +269,13 @@ static void waves_compute(const waves_state *s, const gm_counters_meta *meta,
                  per_wave, N, r->limiter, 100 * r->tail);
 }
 
+/* waves_compute as the cache calls it (gm_memo_launch) */
+static void waves_compute_any(const void *state, const gm_counters_meta *meta,
+                       const gm_launch_counters *k, void *result)
+{
+    waves_compute(state, meta, k, result);
+}
+
 static gm_status waves_apply(const void *state, const gm_counters_meta *meta,
                              const gm_launch_counters *k, void *result, gm_error *err)
 {
@@ -278,13 +285,7 @@ static gm_status waves_apply(const void *state, const gm_counters_meta *meta,
         return gm_fail(err, GM_ERR_INVALID_ARG, "waves: no state, launch or result");
     /* the result depends on the launch's counters, shape and resources and
      * the header's warps per SM, all in the key: one seen is the same */
-    gm_memo_launch_key key;
-    int keyed = s->memo && gm_memo_launch_key_fill(&key, meta, k);
-    if (keyed && gm_memo_get(s->memo, &key, r))
-        return GM_OK;
-    waves_compute(s, meta, k, r);
-    if (keyed)
-        gm_memo_put(s->memo, &key, r);
+    gm_memo_launch(s->memo, meta, k, waves_compute_any, s, r);
     return GM_OK;
 }
 
