@@ -485,6 +485,21 @@ static void bottleneck_decide(const bottleneck_state *s, const gm_launch_counter
     br->named = br->v.comp >= 0 ? in.comp_name[br->v.comp] : NULL;
     br->tied = br->v.tied >= 0 ? in.comp_name[br->v.tied] : NULL;
     br->tied_ns = br->v.tied >= 0 ? in.comp_ns[br->v.tied] : NAN;
+    /* With Hopper's units timed, the prediction is the launch term and the
+     * largest of the components the physical check weighs: L2 and DRAM at
+     * their own rates in place of the LSU curve's global part, which cannot
+     * see TMA's bytes in flight (it put cuDNN's implicit GEMMs at 8484 us for
+     * 154 us measured), and the units' own times beside the paper's parts. */
+    if (n_bu && isfinite(br->r.predicted)) {
+        double top = NAN;
+        for (size_t c = 0; c < in.n_comp; c++)
+            if (isfinite(in.comp_ns[c]) && !(in.comp_ns[c] <= top))
+                top = in.comp_ns[c];
+        if (isfinite(top)) {
+            br->r.predicted = br->r.t_launch + top;
+            br->error = (br->r.predicted - br->measured_ns) / br->measured_ns;
+        }
+    }
 }
 
 /* One launch's result (bottleneck_apply computes it or finds it in the memo). */

@@ -392,6 +392,33 @@ static void tma_and_issue(void **state)
     done(&o, &k);
 }
 
+/* With L2 and DRAM timed at their own rates the prediction is the launch
+ * term and the largest of the verdict's components: the LSU curve's global
+ * part (here the longest, from 50x the sectors at 16 warps per SM) is not
+ * one of them, and the tensor pipe's time is. */
+static void prediction_of_the_units(void **state)
+{
+    (void)state;
+    gm_launch_counters k;
+    launch(&k);
+    opt_in(&k);
+    th_set_metric(&k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 50 * 8192);
+    out o;
+    run(&mach, NULL, &k, &o);
+    static const char *const comps[] = {"inst_us", "shared_us", "tensor_us", "tma_us",
+                                        "l2_us", "dram_us", "fma_pipe_us", "alu_pipe_us",
+                                        "issue_slots_us"};
+    double top = 0;
+    for (size_t i = 0; i < sizeof comps / sizeof comps[0]; i++)
+        if (isfinite(num(&o, comps[i])) && num(&o, comps[i]) > top)
+            top = num(&o, comps[i]);
+    assert_true(num(&o, "global_us") > top); /* the LSU curve's part, longest */
+    assert_true(top > 0);
+    near(num(&o, "predicted_us"), num(&o, "launch_us") + top);
+    near(num(&o, "error"), (num(&o, "predicted_us") - 2.5) / 2.5);
+    done(&o, &k);
+}
+
 /* The issue rate is the throughput suite's measured one, not four per clock:
  * a file whose best issue point is 3.2 times 12000 issued at 1875 ns. */
 static void measured_issue_rate(void **state)
@@ -527,6 +554,7 @@ int main(void)
         cmocka_unit_test(tensor_unrated),  cmocka_unit_test(memories),
         cmocka_unit_test(memories_best_of_suites),
         cmocka_unit_test(tma_and_issue),   cmocka_unit_test(measured_issue_rate),
+        cmocka_unit_test(prediction_of_the_units),
         cmocka_unit_test(rates_file),      cmocka_unit_test(rows_table),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
