@@ -501,12 +501,16 @@ static void bottleneck_decide(const bottleneck_state *s, const gm_launch_counter
      * computed before, keep the curve's) */
     if (s->form == GM_BOTTLENECK_HOPPER && have_best)
         br->r.t[GM_BOTTLENECK_SHARED] = rb.t[GM_BOTTLENECK_SHARED];
-    /* With Hopper's units timed, the prediction is the launch term and the
-     * largest of the components the physical check weighs: L2 and DRAM at
+    /* A unit-bound launch's prediction (hopper form) is the launch term and
+     * the largest of the components the physical check weighs: shared
+     * memory at its best rate, and with Hopper's units timed L2 and DRAM at
      * their own rates in place of the LSU curve's global part, which cannot
-     * see TMA's bytes in flight (it put cuDNN's implicit GEMMs at 8484 us for
-     * 154 us measured), and the units' own times beside the paper's parts. */
-    if (n_bu && isfinite(br->r.predicted)) {
+     * see TMA's bytes in flight (it put cuDNN's implicit GEMMs at 8484 us
+     * for 154 us measured), and the units' own times beside the paper's
+     * parts.  A latency-bound one keeps the paper's curves over the warps,
+     * which hold its latency (a bound at the units' best rates does not). */
+    if (s->form == GM_BOTTLENECK_HOPPER && br->v.kind == GM_BOTTLENECK_VERDICT_UNIT &&
+        isfinite(br->r.predicted)) {
         double top = NAN;
         for (size_t c = 0; c < in.n_comp; c++)
             if (isfinite(in.comp_ns[c]) && !(in.comp_ns[c] <= top))
