@@ -428,6 +428,19 @@ static void bottleneck_decide(const bottleneck_state *s, const gm_launch_counter
     gm_error e2;
     int have_best = gm_bottleneck_predict_memo(&s->mach, s->form, sm, &best, memo, &rb,
                                                &e2) == GM_OK;
+    /* Shared memory at its best rate, as every unit of the hopper form, in
+     * the verdict, the prediction and the field (its what-ifs, computed
+     * before, keep the curve): one unit per SM that every scheduler's warps
+     * share (a pipe's rate at c warps is bounded by the schedulers they sit
+     * on: the instruction part keeps the curve), and what a kernel reaches at
+     * few warps is its requests in flight per warp, which the suite's copy
+     * kernel does not know.  The curve over the warps took cuBLAS's fp32
+     * GEMM (1.8 shared loads in flight per warp, 8 warps per SM) to 95% of
+     * "its" rate where ncu had L1 at 59% and the issue at 87%, and the 8-
+     * and 32-way conflicted validation kernels to 1.3-5.7x their time
+     * (docs/bottleneck.md, "Shared memory at its best rate"). */
+    if (s->form == GM_BOTTLENECK_HOPPER && have_best)
+        br->r.t[GM_BOTTLENECK_SHARED] = rb.t[GM_BOTTLENECK_SHARED];
     /* Hopper's units (hopper form, where collected): their rates are the
      * units' own, so with L2 and DRAM timed the LSU curve's global time is
      * not a component of the verdict (it stays in the fields) */
@@ -449,18 +462,6 @@ static void bottleneck_decide(const bottleneck_state *s, const gm_launch_counter
             in.comp_pipe_ns[in.n_comp] = busiest_pipe_ns(&br->r);
         in.comp_ns[in.n_comp] = br->r.t[p];
         in.comp_best_ns[in.n_comp] = have_best ? rb.t[p] : NAN;
-        /* Shared memory at its best rate, as every unit of the hopper form:
-         * one unit per SM that every scheduler's warps share (a pipe's rate
-         * at c warps is bounded by the schedulers they sit on: the
-         * instruction part keeps the curve), and what a kernel reaches at few
-         * warps is its requests in flight per warp, which the suite's copy
-         * kernel does not know.  The curve over the warps took cuBLAS's fp32
-         * GEMM (1.8 shared loads in flight per warp, 8 warps per SM) to 95%
-         * of "its" rate where ncu had L1 at 59% and the issue at 87%, and
-         * the 8- and 32-way conflicted validation kernels to 1.3-5.7x their
-         * time (docs/bottleneck.md, "Shared memory at its best rate"). */
-        if (s->form == GM_BOTTLENECK_HOPPER && p == GM_BOTTLENECK_SHARED && have_best)
-            in.comp_ns[in.n_comp] = rb.t[p];
         in.n_comp++;
     }
     for (size_t i = 0; n_bu && i < gm_bottleneck_units_count() && in.n_comp < GM_BOTTLENECK_VERDICT_MAX_COMP; i++)
@@ -497,10 +498,6 @@ static void bottleneck_decide(const bottleneck_state *s, const gm_launch_counter
     br->named = br->v.comp >= 0 ? in.comp_name[br->v.comp] : NULL;
     br->tied = br->v.tied >= 0 ? in.comp_name[br->v.tied] : NULL;
     br->tied_ns = br->v.tied >= 0 ? in.comp_ns[br->v.tied] : NAN;
-    /* the shared part shown is the one the verdict weighed (its what-ifs,
-     * computed before, keep the curve's) */
-    if (s->form == GM_BOTTLENECK_HOPPER && have_best)
-        br->r.t[GM_BOTTLENECK_SHARED] = rb.t[GM_BOTTLENECK_SHARED];
     /* A unit-bound launch's prediction (hopper form) is the launch term and
      * the largest of the components the physical check weighs: shared
      * memory at its best rate, and with Hopper's units timed L2 and DRAM at
