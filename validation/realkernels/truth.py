@@ -26,6 +26,12 @@ UNITS = (("tensor", "sm__pipe_tensor_cycles_active"), ("fma", "sm__pipe_fma_cycl
          ("l1", "l1tex__throughput"), ("l2", "lts__throughput"), ("dram", "dram__throughput"),
          ("tma", "sm__pipe_tma_cycles_active"))
 BUSY = 60.0            # rule 2
+
+
+def ncu_metrics():
+    """ncu's --metrics for the rule: the duration and the ten units' shares
+    (truth.sh and truth_constructions.sh collect these)."""
+    return ",".join(["gpu__time_duration.sum"] + [m + PCT for _, m in UNITS])
 LAUNCH_US = 8.0        # rule 3
 # truth-rule.md, "When a gpuq verdict agrees": verdict -> truth classes (gpuq
 # names the pipes "fma pipe", "alu pipe" and "issue slots")

@@ -13,11 +13,10 @@ out=${1:?usage: validation/realkernels/truth.sh OUT.ncu.csv [PYTHON]}
 py=${2:-python3}
 here=$(cd "$(dirname "$0")" && pwd)
 pct=pct_of_peak_sustained_elapsed
-metrics=gpu__time_duration.sum
-for m in sm__pipe_tensor_cycles_active sm__pipe_fma_cycles_active sm__pipe_alu_cycles_active \
-         sm__pipe_fp64_cycles_active sm__pipe_xu_cycles_active sm__inst_issued \
-         l1tex__throughput lts__throughput dram__throughput sm__pipe_tma_cycles_active \
-         sm__throughput gpu__compute_memory_throughput; do
+# the rule's metrics (truth.py's table of units), then ncu's own SpeedOfLight
+# pair, the warps and the launch's shape, for reference
+metrics=$(cd "$here" && python3 -c 'import truth; print(truth.ncu_metrics())') || exit 2
+for m in sm__throughput gpu__compute_memory_throughput; do
     metrics=$metrics,$m.avg.$pct
 done
 metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__block_size

@@ -17,13 +17,7 @@ gpuq=${1:?usage: truth_constructions.sh GPUQ OUTDIR}
 out=${2:?usage: truth_constructions.sh GPUQ OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out" || exit 2
-pct=pct_of_peak_sustained_elapsed
-metrics=gpu__time_duration.sum
-for m in sm__pipe_tensor_cycles_active sm__pipe_fma_cycles_active sm__pipe_alu_cycles_active \
-         sm__pipe_fp64_cycles_active sm__pipe_xu_cycles_active sm__inst_issued \
-         l1tex__throughput lts__throughput dram__throughput sm__pipe_tma_cycles_active; do
-    metrics=$metrics,$m.avg.$pct
-done
+metrics=$(cd "$here" && python3 -c 'import truth; print(truth.ncu_metrics())') || exit 2
 for spec in dram_ld:tu_lsu_ld dram_st:tu_lsu_st l2_ld:tu_lsu_ld tma_l2_ld:tu_tma_ld \
             gmma_bf16_ss:tu_gmma_bf16_ss hmma_bf16:tu_hmma_bf16; do
     row=${spec%%:*} kernel=${spec#*:}
