@@ -11,6 +11,9 @@
 #   plain          the program alone
 #   gpuq           gpuq profile (every section: the default report)
 #   gpuq atomics   gpuq profile --section atomics
+#   gpuq full      gpuq profile --full-launches 0: every launch measured in
+#                  full, replays and all (the default measures a kernel
+#                  shape's repeats in one pass)
 #   ncu            ncu --metrics <every metric column that has a value in the
 #                  gpuq variant's counters file>, kernel replay, clocks and
 #                  caches as found
@@ -26,7 +29,7 @@ while getopts "n:g:h" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     g) gpuq=$OPTARG ;;
-    h) sed -n '2,21p' "$0"; exit 0 ;;
+    h) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "bench_profile_vs_ncu: see -h" >&2; exit 1 ;;
   esac
 done
@@ -55,13 +58,14 @@ run_variant() {
     plain) "$@" ;;
     gpuq) "$gpuq" profile --keep-counters "$work/all.csv" -o "$work/all.txt" -- "$@" ;;
     gpuq_atomics) "$gpuq" profile --section atomics --keep-counters "$work/atom.csv" -o "$work/atom.txt" -- "$@" ;;
+    gpuq_full) "$gpuq" profile --full-launches 0 --keep-counters "$work/full.csv" -o "$work/full.txt" -- "$@" ;;
     ncu) ncu --clock-control none --cache-control none --target-processes all --metrics "$m_all" "$@" ;;
     ncu_atomics) ncu --clock-control none --cache-control none --target-processes all --metrics "$m_atom" "$@" ;;
   esac >"$work/$v.stdout" 2>"$work/$v.stderr"
   t1=$(date +%s%N)
   echo $(( (t1 - t0) / 1000000 ))
 }
-names=(plain gpuq gpuq_atomics ncu ncu_atomics)
+names=(plain gpuq gpuq_atomics gpuq_full ncu ncu_atomics)
 declare -A ms
 for ((round = 0; round <= runs; round++)); do
   for v in "${names[@]}"; do
@@ -81,7 +85,7 @@ range() { printf '%s\n' $1 | sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.
 launches=$(grep -c '^[0-9]' "$work/all.csv")
 ncu_launches=$(grep -c '^==PROF== Profiling' "$work/ncu.stdout" "$work/ncu.stderr" | awk -F: '{s+=$2} END {print s}')
 same=""
-for v in gpuq gpuq_atomics; do
+for v in gpuq gpuq_atomics gpuq_full; do
   cmp -s "$work/plain.stdout" "$work/$v.stdout" || same="$same $v"
 done
 echo "device:    $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); $(ncu --version | tail -1)"
@@ -89,10 +93,11 @@ echo "date:      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "program:   $*"
 echo "rounds:    $runs after a warm-up round; wall time median (min-max)"
 echo "launches:  gpuq $launches rows; ncu $ncu_launches profiled"
+echo "repeats:   $(grep -ho '^gpuq: profile: [0-9]* of the [0-9]* launches repeated' "$work/gpuq.stderr" | head -1 | sed 's/gpuq: profile: //') a measured kernel shape (default); atomics: $(grep -ho '^gpuq: profile: [0-9]* of the' "$work/gpuq_atomics.stderr" | head -1 | sed 's/gpuq: profile: //; s/ of the//') "
 echo "metrics:   every section $(echo "$m_all" | tr ',' '\n' | wc -l), atomics $(echo "$m_atom" | tr ',' '\n' | wc -l)"
 echo "passes:    $(grep -ho 'need [0-9]* passes' "$work/gpuq.stderr" | head -1) (every section); $(grep -ho 'need [0-9]* passes' "$work/gpuq_atomics.stderr" | head -1) (atomics)"
 if [ -n "$same" ]; then echo "output:    DIFFERENT from the plain run's under:$same"
-else echo "output:    as the plain run's under both gpuq variants"; fi
+else echo "output:    as the plain run's under every gpuq variant"; fi
 p=$(median "${ms[plain]}")
 printf '\n%-14s %10s %14s %10s\n' variant "median s" "(min-max) s" "added s"
 for v in "${names[@]}"; do
@@ -101,6 +106,7 @@ for v in "${names[@]}"; do
     'BEGIN {printf "%-14s %10.2f %14s %10s\n", v, m / 1e3, r, v == "plain" ? "" : sprintf("%.2f", (m - p) / 1e3)}'
 done
 ga=$(median "${ms[gpuq]}"); na=$(median "${ms[ncu]}"); gt=$(median "${ms[gpuq_atomics]}"); nt=$(median "${ms[ncu_atomics]}")
-awk -v p="$p" -v ga="$ga" -v na="$na" -v gt="$gt" -v nt="$nt" 'BEGIN {
-  printf "\nadded time, gpuq / ncu: every section %.3f, atomics %.3f (goal: at most 0.1)\n",
-         (ga - p) / (na - p), (gt - p) / (nt - p) }'
+gf=$(median "${ms[gpuq_full]}")
+awk -v p="$p" -v ga="$ga" -v na="$na" -v gt="$gt" -v nt="$nt" -v gf="$gf" 'BEGIN {
+  printf "\nadded time, gpuq / ncu: every section %.3f, atomics %.3f (goal: at most 0.1); every launch in full %.3f\n",
+         (ga - p) / (na - p), (gt - p) / (nt - p), (gf - p) / (na - p) }'

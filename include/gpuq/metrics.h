@@ -36,7 +36,19 @@ typedef struct gm_metric_desc {
     gm_quantity quantity; /* its physical range on load (gpuq/ranges.h) */
     const char *unit;    /* ncu's base unit of it ("inst", "cycle", "" none); an
                             import in another unit ("Kcycle" for wavefronts) is refused */
+    int every_launch;    /* GM_EVERY_LAUNCH: in the one-pass set measured on every
+                            launch, also the repeats of a kernel shape already
+                            measured in full (docs/profile.md, "Repeated launches") */
 } gm_metric_desc;
+
+/* gm_metric_desc.every_launch: the metrics a launch's own run must give,
+ * because they change from one launch of a kernel shape to the next (its
+ * time, its cycles, what the caches held); together one pass on GH100
+ * (tests: check_every_launch_one_pass).  The rest (instruction counts,
+ * stall reasons, tensor work) a repeated launch takes from the shape's
+ * launch measured in full. */
+#define GM_EVERY_LAUNCH 1
+#define GM_PER_SHAPE 0
 
 /* The table and its length (<= GM_METRIC_MAX). */
 extern const gm_metric_desc gm_metric_table[];

@@ -305,6 +305,12 @@ int cmd_profile(int argc, char **argv)
                   "before (gpuq exits with the program's status, %d)", how, set.count,
                   prof_program_status(&run1));
     }
+    if (st1.repeat_launches > 0)
+        cli_error(CMD, "%lld of the %zu launches repeated a kernel shape already measured in "
+                  "full: one pass each (their time, cycles, cache and DRAM traffic), the rest "
+                  "of their counters from that shape's full launch (--full-launches 0 measures "
+                  "every launch in full)",
+                  st1.repeat_launches, set.count);
     cli_error(CMD, "%zu launch%s profiled; counters saved in %s", set.count,
               set.count == 1 ? "" : "es", pattern ? counters : o.counters);
     if (prof_interrupted_by && rc == GPUQ_EXIT_OK)

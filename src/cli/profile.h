@@ -33,6 +33,7 @@ typedef struct profile_opts {
     const char *regex;
     long skip, count;
     const char *nvtx_include; /* --nvtx-include NAME, or NULL */
+    long full_launches;       /* --full-launches N: of each kernel shape (default 1) */
     const char *no_pass;      /* --no-code-pass (or a pass's own name for it) as given */
     int always_rerun;
     const char *counters;     /* may be a pattern (gi_pattern.h) */

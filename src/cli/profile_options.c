@@ -40,6 +40,13 @@ static void print_help(void)
            "                           push/pop range on the launching thread, or a\n"
            "                           start/end range; the others count for neither -s\n"
            "                           nor -c (ranges opened before CUDA starts are not seen)\n"
+           "      --full-launches N    launches of each kernel shape (kernel, grid, block,\n"
+           "                           registers, shared memory) measured in full (default 1);\n"
+           "                           the later ones, where the metrics need kernel replay,\n"
+           "                           get one pass of the metrics that vary by launch (time,\n"
+           "                           cycles, cache and DRAM traffic) and the rest of their\n"
+           "                           row from the shape's last full launch; 0: every launch\n"
+           "                           in full, as Nsight Compute does\n"
            "\n"
            "model and report (every section whose machine data exists, as gpuq model):\n"
            CLI_REPORT_HELP
@@ -72,7 +79,7 @@ static void print_help(void)
 }
 
 
-enum { OPT_NO_PASS = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE };
+enum { OPT_NO_PASS = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE, OPT_FULL_LAUNCHES };
 
 /* The options, and after them each code pass's own name for --no-code-pass
  * (gm_code_pass.option: "--no-opcode-split"). */
@@ -84,6 +91,7 @@ static void profile_options(struct option *opts)
         {"launch-skip", required_argument, NULL, 's'},
         {"launch-count", required_argument, NULL, 'c'},
         {"nvtx-include", required_argument, NULL, OPT_NVTX_INCLUDE},
+        {"full-launches", required_argument, NULL, OPT_FULL_LAUNCHES},
         CLI_REPORT_LONG_OPTIONS,
         {"no-code-pass", no_argument, NULL, OPT_NO_PASS},
         {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
@@ -113,10 +121,11 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
     memset(o, 0, sizeof *o);
     cli_report_opts_init(&o->r);
     o->counters = DEFAULT_COUNTERS;
+    o->full_launches = 1;
     optind = 1;
     opterr = 0;
     int c;
-    const char *skip_arg = NULL, *count_arg = NULL, *keep_arg = NULL;
+    const char *skip_arg = NULL, *count_arg = NULL, *keep_arg = NULL, *full_arg = NULL;
     /* '+': options end at the program's name, so its own options pass. */
     while ((c = getopt_long(argc, argv, "+:hk:s:c:m:f:o:", opts, NULL)) != -1) {
         switch (c) {
@@ -160,6 +169,13 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
                 return -1;
             }
             o->nvtx_include = optarg;
+            break;
+        case OPT_FULL_LAUNCHES:
+            if (cli_take_once(CMD, "--full-launches", &full_arg, optarg) < 0)
+                return -1;
+            if ((o->full_launches =
+                     cli_parse_count(CMD, "--full-launches", optarg, 0, 1000000)) < 0)
+                return -1;
             break;
         default: /* a report option, or a usage error */
             if (cli_take_report_option(CMD, c, optarg, argv[optind - 1], &o->r) < 0)

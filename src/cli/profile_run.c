@@ -151,6 +151,9 @@ int prof_run_pass(const profile_opts *o, const char *collector, const pass_env *
             unsetenv(GI_ENV(GI_ENV_NVTX_INCLUDE));
         set_count_env(GI_ENV(GI_ENV_LAUNCH_SKIP), o->skip);
         set_count_env(GI_ENV(GI_ENV_LAUNCH_COUNT), o->count);
+        char full[32];
+        snprintf(full, sizeof full, "%ld", o->full_launches);
+        setenv(GI_ENV(GI_ENV_FULL_LAUNCHES), full, 1);
         execvp(o->program[0], o->program);
         int e = errno;
         ssize_t put = write(exec_pipe[1], &e, sizeof e);
@@ -269,6 +272,7 @@ void prof_read_statuses(const char *prefix, status_set *set)
         t->graph_profiled += s->graph_profiled;
         t->graph_nodes += s->graph_nodes;
         t->nvtx_outside += s->nvtx_outside;
+        t->repeat_launches += s->repeat_launches;
         if (!t->passes)
             t->passes = s->passes;
         if (!t->replay[0])

@@ -5,6 +5,8 @@
  *   gpuq_metric_passes [CHIP] [METRIC...]      (CHIP default GH100)
  *
  * With METRICs: also their passes alone, and with the first unit's.
+ * "every launch": the set repeated launches of a kernel shape get
+ * (gm_metric_desc.every_launch, collector_repeat.c).
  *
  * The collector gathers the union of the units' metrics in one
  * configuration; one pass is collected without replay (user replay), more
@@ -49,6 +51,14 @@ int main(int argc, char **argv)
     }
     size_t n = hardware_names(rows, gm_units_metric_rows(NULL, 0, rows, GM_METRIC_MAX), names);
     printf("all units      %2zu hardware metrics: %ld pass(es)\n", n, passes(chip, names, n, 0));
+    /* The set a repeated launch gets (gm_metric_desc.every_launch): the
+     * collector uses it only when CUPTI makes it one pass. */
+    size_t every = 0;
+    for (size_t i = 0; i < n; i++)
+        if (gm_metric_table[gm_metric_find(names[i])].every_launch)
+            names[every++] = names[i];
+    printf("every launch   %2zu hardware metrics: %ld pass(es)\n", every,
+           passes(chip, names, every, 0));
     if (argc > 2) {
         printf("the %d given alone: %ld pass(es)\n", argc - 2,
                passes(chip, (const char **)argv + 2, (size_t)(argc - 2), 1));

@@ -571,6 +571,20 @@ static int read_config(void)
     } else {
         g.batch = GI_DEFAULT_BATCH;
     }
+    v = getenv(GI_ENV(GI_ENV_FULL_LAUNCHES));
+    if (v && v[0]) {
+        gm_error ferr = {{0}};
+        uint64_t full = 0;
+        if (gi_parse_count(GI_ENV(GI_ENV_FULL_LAUNCHES), v, 0, &full, &ferr) != GM_OK ||
+            full > 1000000) {
+            gi_stand_down(GI_ERROR_CONFIG,
+                          "GPUQ_FULL_LAUNCHES='%s' is not a count of 0 to 1000000", v);
+            return 0;
+        }
+        g.full_launches = (long)full;
+    } else {
+        g.full_launches = 1;
+    }
     v = getenv(GI_ENV(GI_ENV_DEBUG));
     g.debug = v && v[0] && strcmp(v, "0") != 0;
     v = getenv(GI_ENV(GI_ENV_SASS_METRIC));

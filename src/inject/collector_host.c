@@ -360,3 +360,74 @@ void gi_host_deinit(CUpti_Profiler_Host_Object *host)
 {
     host_deinit(host);
 }
+
+int gi_host_for_metrics(gi_device *dev, const char **names, size_t n,
+                        CUpti_Profiler_Host_Object **host, char *why, size_t len)
+{
+    *host = NULL;
+    CUpti_Profiler_Host_Object *made = NULL;
+    CUptiResult rc = host_initialize(dev, dev->availability, &made);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(why, len, "cuptiProfilerHostInitialize: CUPTI error %d", (int)rc);
+        return 0;
+    }
+    if ((rc = add_metrics(made, names, n)) != CUPTI_SUCCESS) {
+        host_deinit(made);
+        snprintf(why, len, "cuptiProfilerHostConfigAddMetrics: CUPTI error %d", (int)rc);
+        return 0;
+    }
+    *host = made;
+    return 1;
+}
+
+int gi_host_config_image(CUpti_Profiler_Host_Object *host, uint8_t **config, size_t *size,
+                         size_t *passes, char *why, size_t len)
+{
+    *config = NULL;
+    *size = *passes = 0;
+    CUpti_Profiler_Host_GetConfigImageSize_Params sz;
+    memset(&sz, 0, sizeof sz);
+    sz.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+    sz.pHostObject = host;
+    uint64_t t0 = gi_now_ns();
+    CUptiResult rc = cuptiProfilerHostGetConfigImageSize(&sz);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(why, len, "cuptiProfilerHostGetConfigImageSize: CUPTI error %d", (int)rc);
+        return 0;
+    }
+    uint8_t *image = malloc(sz.configImageSize);
+    if (!image) {
+        snprintf(why, len, "out of memory");
+        return 0;
+    }
+    CUpti_Profiler_Host_GetConfigImage_Params ci;
+    memset(&ci, 0, sizeof ci);
+    ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+    ci.pHostObject = host;
+    ci.configImageSize = sz.configImageSize;
+    ci.pConfigImage = image;
+    rc = cuptiProfilerHostGetConfigImage(&ci);
+    gi_call_done(GI_CALL_CONFIG_IMAGE, t0);
+    if (rc != CUPTI_SUCCESS) {
+        free(image);
+        snprintf(why, len, "cuptiProfilerHostGetConfigImage: CUPTI error %d", (int)rc);
+        return 0;
+    }
+    CUpti_Profiler_Host_GetNumOfPasses_Params np;
+    memset(&np, 0, sizeof np);
+    np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+    np.configImageSize = sz.configImageSize;
+    np.pConfigImage = image;
+    t0 = gi_now_ns();
+    rc = cuptiProfilerHostGetNumOfPasses(&np);
+    gi_call_done(GI_CALL_NUM_PASSES, t0);
+    if (rc != CUPTI_SUCCESS) {
+        free(image);
+        snprintf(why, len, "cuptiProfilerHostGetNumOfPasses: CUPTI error %d", (int)rc);
+        return 0;
+    }
+    *config = image;
+    *size = sz.configImageSize;
+    *passes = np.numOfPasses;
+    return 1;
+}

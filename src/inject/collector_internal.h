@@ -159,6 +159,15 @@ typedef struct gi_device {
     size_t n_pending;
     uint64_t windows;                /* windows opened (Start calls) */
 
+    /* Repeated launches (collector_repeat.c): a kernel shape's launches
+     * after its first GPUQ_FULL_LAUNCHES get the one-pass set of
+     * GM_EVERY_LAUNCH metrics, user replay, in windows of their own
+     * (window_repeat); the rest of their row comes from the shape's last
+     * launch measured in full.  Set up only when the full set needs kernel
+     * replay. */
+    struct gi_repeat *repeat;
+    int window_repeat;               /* the open window is of the one-pass set */
+
     /* SASS metrics (sass pass) */
     int sass_configured;
 
@@ -236,6 +245,8 @@ typedef struct gi_collector {
     int forced_replay;          /* 0 auto, else a CUpti_ProfilerReplayMode */
     char sass_metric[128];      /* GPUQ_SASS_METRIC (default GI_SASS_ALL_METRIC) */
     size_t batch;               /* GPUQ_BATCH: launches per range profiler window */
+    long full_launches;         /* GPUQ_FULL_LAUNCHES: launches of a kernel shape measured in
+                                   full before its repeats get one pass (0: all in full) */
     int debug;                  /* GPUQ_DEBUG: per-call timings and window contents on stderr */
     uint64_t init_ns;           /* when InitializeInjection ran (timeline for GPUQ_DEBUG) */
     uint64_t first_context_ns, setup_done_ns, first_launch_ns, drain_start_ns;
@@ -263,7 +274,8 @@ typedef struct gi_collector {
 
     /* counts for the status file */
     uint64_t launches_seen, profiled, rows_written, filtered_out, graph_launches,
-        captured_launches, failed_launches, range_mismatches, cubins_saved;
+        captured_launches, failed_launches, range_mismatches, cubins_saved,
+        repeat_launches;        /* rows of one pass, completed from their shape's full launch */
     int graph_note_printed, legacy_note_printed, collective_note_printed;
     uint64_t collective_skipped; /* NCCL kernels listed without counters (collective_unmeasurable) */
     uint64_t capture_skipped;   /* launches run while a capture was in progress: not profiled */

@@ -13,6 +13,7 @@
 #include "collector_graph.h"
 #include "collector_internal.h"
 #include "collector_range.h"
+#include "collector_repeat.h"
 #include "collector_sass.h"
 
 #define g g_collector
@@ -595,8 +596,9 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, gi
         return;
     }
 
-    int ok = g.pass == GI_PASS_COUNTERS ? gi_range_begin(dev, cb->context)
-                                        : gi_sass_begin(dev, cb->context);
+    int ok = g.pass == GI_PASS_COUNTERS
+                 ? gi_range_begin(dev, cb->context, gi_repeat_wants(dev, k))
+                 : gi_sass_begin(dev, cb->context);
     if (!ok) {
         gm_launch_counters_clear(k);
         return;

@@ -355,6 +355,7 @@ void gi_write_status_locked(void)
     st.failed_launches = (long long)g.failed_launches;
     st.range_mismatches = (long long)g.range_mismatches;
     st.cubins_saved = (long long)g.cubins_saved;
+    st.repeat_launches = (long long)g.repeat_launches;
     st.nvtx_outside = (long long)g.nvtx_outside;
     st.drained = g.drained;
     snprintf(st.error_kind, sizeof st.error_kind, "%s", gi_error_kind_name(g.error_kind));

@@ -27,6 +27,8 @@
 #include "collector_internal.h"
 #include "collector_host.h"
 #include "collector_range.h"
+#include "collector_repeat.h"
+#include "collector_window.h"
 
 #ifndef GPUQ_VERSION
 #define GPUQ_VERSION "0.0.0-dev"
@@ -43,12 +45,14 @@ static void describe_source(gi_device *dev)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char repeats[96] = "";
+    gi_repeat_describe(dev, repeats, sizeof repeats);
     snprintf(dev->meta.source, sizeof dev->meta.source,
              "gpuq profile %s, CUPTI range profiler (auto range, %s replay, %zu pass%s, "
-             "%zu launch%s per window) on %.80s, %s",
+             "%zu launch%s per window%s) on %.80s, %s",
              GPUQ_VERSION, dev->replay == CUPTI_KernelReplay ? "kernel" : "user", dev->passes,
              dev->passes == 1 ? "" : "es", dev->batch_full, dev->batch_full == 1 ? "" : "es",
-             dev->meta.device_name, date);
+             repeats, dev->meta.device_name, date);
     /* the counters file's header: "# passes: N", "# pid: N" */
     dev->meta.passes = (int)dev->passes;
     dev->meta.pid = (long)getpid();
@@ -109,42 +113,12 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     if (!gi_host_setup(dev, ctx))
         return 0;
 
-    CUpti_Profiler_Host_GetConfigImageSize_Params sz;
-    memset(&sz, 0, sizeof sz);
-    sz.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-    sz.pHostObject = dev->host;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc;
-    if ((rc = cuptiProfilerHostGetConfigImageSize(&sz)) != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiProfilerHostGetConfigImageSize", rc);
-    dev->config_size = sz.configImageSize;
-    dev->config = malloc(dev->config_size);
-    if (!dev->config) {
-        gi_stand_down(GI_ERROR_IO, "out of memory");
+    char why[160];
+    if (!gi_host_config_image(dev->host, &dev->config, &dev->config_size, &dev->passes, why,
+                              sizeof why)) {
+        gi_stand_down(GI_ERROR_CUPTI, "%s", why);
         return 0;
     }
-    CUpti_Profiler_Host_GetConfigImage_Params ci;
-    memset(&ci, 0, sizeof ci);
-    ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-    ci.pHostObject = dev->host;
-    ci.configImageSize = dev->config_size;
-    ci.pConfigImage = dev->config;
-    rc = cuptiProfilerHostGetConfigImage(&ci);
-    gi_call_done(GI_CALL_CONFIG_IMAGE, t0);
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiProfilerHostGetConfigImage", rc);
-
-    CUpti_Profiler_Host_GetNumOfPasses_Params np;
-    memset(&np, 0, sizeof np);
-    np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
-    np.configImageSize = dev->config_size;
-    np.pConfigImage = dev->config;
-    t0 = gi_now_ns();
-    rc = cuptiProfilerHostGetNumOfPasses(&np);
-    gi_call_done(GI_CALL_NUM_PASSES, t0);
-    if (rc != CUPTI_SUCCESS)
-        return gi_cupti_failed("cuptiProfilerHostGetNumOfPasses", rc);
-    dev->passes = np.numOfPasses;
 
     /* One pass: UserReplay, the kernel runs once, nothing is replayed.
      * More: KernelReplay, CUPTI reruns the kernel inside its launch. */
@@ -164,6 +138,8 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
                 "times, device memory saved and restored)",
                 dev->passes, dev->chip, dev->passes);
     choose_batch(dev);
+    if (!gi_repeat_setup(dev))
+        return 0;
     describe_source(dev);
     uint32_t cupti_version = 0;
     char cupti_path[512] = "";
@@ -180,147 +156,9 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
     return 1;
 }
 
-/* A CUPTI failure of a window's calls.  Ordinary windows (why NULL) stand
- * the collector down; graph windows say it in why and return 0 (the
- * launches outside graphs go on being profiled). */
-static int window_failed(char *why, size_t len, const char *call, CUptiResult rc)
-{
-    if (!why)
-        return gi_cupti_failed(call, rc);
-    const char *name = NULL;
-    if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || !name)
-        name = "unknown CUPTI error";
-    snprintf(why, len, "%s failed on a graph launch (%s, CUPTI error %d)", call, name, (int)rc);
-    return 0;
-}
-
-/* The range profiler's calls, each once for both kinds of window (the
- * ordinary one in counter_data, the graph one in graph_data): 1 on success,
- * else window_failed's answer. */
-static int init_image(gi_device *dev, uint8_t *data, size_t size, char *why, size_t len)
-{
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-    p.pRangeProfilerObject = dev->rp;
-    p.counterDataSize = size;
-    p.pCounterData = data;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerCounterDataImageInitialize(&p);
-    gi_call_done(GI_CALL_IMAGE_INIT, t0);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiRangeProfilerCounterDataImageInitialize", rc);
-    return 1;
-}
-
 static int init_counter_data(gi_device *dev)
 {
-    return init_image(dev, dev->counter_data, dev->counter_data_size, NULL, 0);
-}
-
-/* The counter data image's size for `ranges` ranges of the device's metrics. */
-static int counter_data_size(gi_device *dev, size_t ranges, size_t *size, char *why, size_t len)
-{
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz;
-    memset(&sz, 0, sizeof sz);
-    sz.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
-    sz.pRangeProfilerObject = dev->rp;
-    sz.pMetricNames = dev->metric_names;
-    sz.numMetrics = dev->n_metrics;
-    sz.maxNumOfRanges = ranges;
-    sz.maxNumRangeTreeNodes = (uint32_t)ranges;
-    CUptiResult rc = cuptiRangeProfilerGetCounterDataSize(&sz);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiRangeProfilerGetCounterDataSize", rc);
-    *size = sz.counterDataSize;
-    return 1;
-}
-
-/* Start: the window's first call on the device is counted apart (its cost
- * grows with the range capacity, docs/profile.md). */
-static int start_window(gi_device *dev, char *why, size_t len)
-{
-    CUpti_RangeProfiler_Start_Params st;
-    memset(&st, 0, sizeof st);
-    st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-    st.pRangeProfilerObject = dev->rp;
-    uint64_t ts = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerStart(&st);
-    gi_call_done(dev->windows == 0 ? GI_CALL_FIRST_START : GI_CALL_START, ts);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiRangeProfilerStart", rc);
-    dev->windows++;
-    return 1;
-}
-
-/* Stop; *all_submitted: no further pass is asked for. */
-static int stop_window(gi_device *dev, int *all_submitted, char *why, size_t len)
-{
-    CUpti_RangeProfiler_Stop_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-    sp.pRangeProfilerObject = dev->rp;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerStop(&sp);
-    gi_call_done(GI_CALL_STOP, t0);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiRangeProfilerStop", rc);
-    *all_submitted = sp.isAllPassSubmitted != 0;
-    return 1;
-}
-
-/* Decode waits for the window's kernels (it synchronizes the context). */
-static int decode_window(gi_device *dev, size_t *dropped, char *why, size_t len)
-{
-    CUpti_RangeProfiler_DecodeData_Params dp;
-    memset(&dp, 0, sizeof dp);
-    dp.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
-    dp.pRangeProfilerObject = dev->rp;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerDecodeData(&dp);
-    gi_call_done(GI_CALL_DECODE, t0);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiRangeProfilerDecodeData", rc);
-    *dropped = dp.numOfRangeDropped;
-    return 1;
-}
-
-static int image_ranges(const uint8_t *data, size_t size, size_t *ranges, char *why, size_t len)
-{
-    CUpti_RangeProfiler_GetCounterDataInfo_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
-    ip.pCounterDataImage = data;
-    ip.counterDataImageSize = size;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerGetCounterDataInfo(&ip);
-    gi_call_done(GI_CALL_DATA_INFO, t0);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiRangeProfilerGetCounterDataInfo", rc);
-    *ranges = ip.numTotalRanges;
-    return 1;
-}
-
-/* The device's metrics of one range, into values[0..n_metrics). */
-static int evaluate_range(gi_device *dev, const uint8_t *data, size_t size, size_t range,
-                          double *values, char *why, size_t len)
-{
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-    memset(&ev, 0, sizeof ev);
-    ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-    ev.pHostObject = dev->host;
-    ev.pCounterDataImage = data;
-    ev.counterDataImageSize = size;
-    ev.rangeIndex = range;
-    ev.ppMetricNames = dev->metric_names;
-    ev.numMetrics = dev->n_metrics;
-    ev.pMetricValues = values;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiProfilerHostEvaluateToGpuValues(&ev);
-    gi_call_done(GI_CALL_EVALUATE, t0);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiProfilerHostEvaluateToGpuValues", rc);
-    return 1;
+    return gi_rp_init_image(dev, dev->counter_data, dev->counter_data_size, NULL, 0);
 }
 
 /* The launches of a window that never got counters (a failure between
@@ -360,41 +198,35 @@ static void disable_profiler(gi_device *dev)
     free(dev->counter_data);
     dev->counter_data = NULL;
     dev->counter_data_size = 0;
+    gi_repeat_window *rw = gi_repeat_window_of(dev);
+    if (rw) {
+        free(rw->counter_data);
+        rw->counter_data = NULL;
+        rw->counter_data_size = 0;
+    }
     free(dev->graph_data);
     dev->graph_data = NULL;
     dev->graph_data_size = dev->graph_capacity = 0;
 }
 
-static int set_config_image(gi_device *dev, uint8_t *data, size_t size, size_t capacity,
-                            char *why, size_t len)
+/* The open window's set: the one-pass set's for a repeat window. */
+static gi_metric_set window_set(const gi_device *dev)
 {
-    CUpti_RangeProfiler_SetConfig_Params sc;
-    memset(&sc, 0, sizeof sc);
-    sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-    sc.pRangeProfilerObject = dev->rp;
-    sc.configSize = dev->config_size;
-    sc.pConfig = dev->config;
-    sc.counterDataImageSize = size;
-    sc.pCounterDataImage = data;
-    sc.range = CUPTI_AutoRange;
-    sc.replayMode = dev->replay;
-    sc.maxRangesPerPass = capacity;
-    sc.numNestingLevels = 1;
-    sc.minNestingLevel = 1;
-    sc.passIndex = 0;
-    sc.targetNestingLevel = 1;
-    uint64_t t0 = gi_now_ns();
-    CUptiResult rc = cuptiRangeProfilerSetConfig(&sc);
-    gi_call_done(GI_CALL_SET_CONFIG, t0);
-    if (rc != CUPTI_SUCCESS)
-        return window_failed(why, len, "cuptiRangeProfilerSetConfig", rc);
-    return 1;
+    gi_metric_set set = gi_full_set(dev);
+    if (dev->window_repeat)
+        gi_repeat_set(dev, &set);
+    return set;
 }
 
 static int set_config(gi_device *dev)
 {
-    return set_config_image(dev, dev->counter_data, dev->counter_data_size, dev->range_capacity,
-                            NULL, 0);
+    gi_metric_set set = window_set(dev);
+    gi_repeat_window *w = dev->window_repeat ? gi_repeat_window_of(dev) : NULL;
+    if (w)
+        return gi_rp_set_config(dev, &set, w->counter_data, w->counter_data_size, w->capacity,
+                                NULL, 0);
+    return gi_rp_set_config(dev, &set, dev->counter_data, dev->counter_data_size,
+                            dev->range_capacity, NULL, 0);
 }
 
 /* The range profiler is enabled on one context of a device at a time:
@@ -406,7 +238,9 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     disable_profiler(dev);
     if (!dev->pending) {
         choose_batch(dev);
-        dev->pending = calloc(dev->batch_full, sizeof *dev->pending);
+        gi_repeat_window *rw = gi_repeat_window_of(dev);
+        size_t room = rw && rw->capacity > dev->batch_full ? rw->capacity : dev->batch_full;
+        dev->pending = calloc(room, sizeof *dev->pending);
         if (!dev->pending) {
             gi_stand_down(GI_ERROR_IO, "out of memory");
             return 0;
@@ -423,7 +257,9 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     dev->rp = ep.pRangeProfilerObject;
     dev->rp_ctx = ctx;
 
-    int sized = counter_data_size(dev, dev->range_capacity, &dev->counter_data_size, NULL, 0);
+    gi_metric_set full = gi_full_set(dev);
+    int sized = gi_rp_counter_data_size(dev, &full, dev->range_capacity, &dev->counter_data_size,
+                                        NULL, 0);
     gi_call_done(GI_CALL_RP_ENABLE, t0);
     if (!sized)
         return 0;
@@ -431,6 +267,21 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
     if (!dev->counter_data) {
         gi_stand_down(GI_ERROR_IO, "out of memory");
         return 0;
+    }
+    /* The one-pass set's counter data, for the repeat windows. */
+    gi_metric_set one;
+    gi_repeat_window *rw = gi_repeat_window_of(dev);
+    if (rw && gi_repeat_set(dev, &one)) {
+        if (!gi_rp_counter_data_size(dev, &one, rw->capacity, &rw->counter_data_size, NULL, 0))
+            return 0;
+        free(rw->counter_data);
+        rw->counter_data = calloc(1, rw->counter_data_size);
+        if (!rw->counter_data) {
+            gi_stand_down(GI_ERROR_IO, "out of memory");
+            return 0;
+        }
+        if (!gi_rp_init_image(dev, rw->counter_data, rw->counter_data_size, NULL, 0))
+            return 0;
     }
     gi_verbose("range profiler enabled on device %d: up to %zu launches per window, counter "
                "data %zu bytes for %zu ranges", dev->ordinal, dev->batch_max,
@@ -470,12 +321,16 @@ static int replay_memory_ok(gi_device *dev)
     return 0;
 }
 
-int gi_range_begin(gi_device *dev, CUcontext ctx)
+int gi_range_begin(gi_device *dev, CUcontext ctx, int repeat)
 {
     uint64_t t0 = gi_now_ns();
-    if (!replay_memory_ok(dev))
-        return 0;
+    repeat = repeat && gi_repeat_window_of(dev);
+    if (!repeat && !replay_memory_ok(dev))
+        return 0; /* a one-pass window saves no memory */
     if (!enable_profiler(dev, ctx))
+        return 0;
+    /* A window holds launches of one set: the other set's is closed. */
+    if (dev->window_open && dev->window_repeat != repeat && !gi_range_flush(dev))
         return 0;
     if (dev->dirty) {
         /* An unprofiled kernel may still run (its launch closed the last
@@ -486,9 +341,10 @@ int gi_range_begin(gi_device *dev, CUcontext ctx)
     }
     uint64_t t1 = gi_now_ns();
     if (!dev->window_open) {
+        dev->window_repeat = repeat;
         if (!set_config(dev))
             return 0;
-        if (!start_window(dev, NULL, 0))
+        if (!gi_rp_start(dev, NULL, 0))
             return 0;
         dev->window_open = 1;
     }
@@ -507,7 +363,9 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
     }
     /* Full, or the last launch -c allows (after it no launch takes the
      * device lock, so nothing would close the window before exit). */
-    if (dev->n_pending >= dev->batch_max || gi_filter_exhausted(&g.filter))
+    gi_repeat_window *rw = dev->window_repeat ? gi_repeat_window_of(dev) : NULL;
+    size_t room = rw ? rw->batch_max : dev->batch_max;
+    if (dev->n_pending >= room || gi_filter_exhausted(&g.filter))
         return gi_range_flush(dev);
     return 1;
 }
@@ -547,8 +405,30 @@ static void check_durations(gi_device *dev, size_t n)
     describe_source(dev);
 }
 
+/* The first repeat window holds one launch: with its duration, the later
+ * ones hold up to GPUQ_BATCH; without it (a CUPTI that drops the duration
+ * from user-replay windows), repeats are measured in full from now on. */
+static void check_repeat_durations(gi_device *dev, gi_repeat_window *rw, size_t n)
+{
+    if (rw->checked || n == 0)
+        return;
+    rw->checked = 1;
+    int row = duration_row();
+    size_t have = 0;
+    for (size_t i = 0; i < n && row >= 0; i++)
+        have += isfinite(dev->pending[i].metric[row]) != 0;
+    if (have == n) {
+        rw->batch_max = rw->capacity;
+        return;
+    }
+    gi_note("device %d: a one-pass window gave no kernel duration: every launch is measured "
+            "in full from now on", dev->ordinal);
+    rw->off = 1;
+}
+
 /* GPUQ_DEBUG: what one closed window held. */
-static void debug_window(const gi_device *dev, size_t ranges, size_t dropped)
+static void debug_window(const gi_device *dev, const uint8_t *data, size_t data_size,
+                         size_t ranges, size_t dropped)
 {
     char names[768];
     size_t used = 0;
@@ -557,8 +437,8 @@ static void debug_window(const gi_device *dev, size_t ranges, size_t dropped)
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri;
         memset(&ri, 0, sizeof ri);
         ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
-        ri.pCounterDataImage = dev->counter_data;
-        ri.counterDataImageSize = dev->counter_data_size;
+        ri.pCounterDataImage = data;
+        ri.counterDataImageSize = data_size;
         ri.rangeIndex = r;
         ri.rangeDelimiter = "/";
         const char *name = cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS &&
@@ -595,7 +475,12 @@ int gi_range_flush(gi_device *dev)
     int ok = 0;
     uint64_t t0 = gi_now_ns();
     int all_submitted = 0;
-    if (!stop_window(dev, &all_submitted, NULL, 0))
+    /* The window's set and counter data: the one-pass set's for repeats. */
+    gi_metric_set set = window_set(dev);
+    gi_repeat_window *rw = dev->window_repeat ? gi_repeat_window_of(dev) : NULL;
+    uint8_t *data = rw ? rw->counter_data : dev->counter_data;
+    size_t data_size = rw ? rw->counter_data_size : dev->counter_data_size;
+    if (!gi_rp_stop(dev, &all_submitted, NULL, 0))
         goto out;
     if (!all_submitted) {
         gi_stand_down(GI_ERROR_UNSUPPORTED,
@@ -605,13 +490,13 @@ int gi_range_flush(gi_device *dev)
         goto out;
     }
     size_t dropped = 0, ranges = 0;
-    if (!decode_window(dev, &dropped, NULL, 0))
+    if (!gi_rp_decode(dev, &dropped, NULL, 0))
         goto out;
     uint64_t t1 = gi_now_ns();
-    if (!image_ranges(dev->counter_data, dev->counter_data_size, &ranges, NULL, 0))
+    if (!gi_rp_ranges(data, data_size, &ranges, NULL, 0))
         goto out;
     if (g.debug)
-        debug_window(dev, ranges, dropped);
+        debug_window(dev, data, data_size, ranges, dropped);
 
     /* Range i is launch i.  A single launch in its own window keeps the
      * rule of one-launch windows: a stray range is reported and the last
@@ -638,21 +523,39 @@ int gi_range_flush(gi_device *dev)
                     dev->pending[0].kernel, ranges, dropped,
                     usable ? "its counters use the last range"
                            : "these launches get no counters; one launch per window from now on");
-        if (!usable)
-            dev->batch_max = 1;
+        if (!usable) {
+            if (rw)
+                rw->batch_max = 1;
+            else
+                dev->batch_max = 1;
+        }
     }
     for (size_t i = 0; usable && i < n; i++) {
         double values[GM_METRIC_MAX];
-        if (!evaluate_range(dev, dev->counter_data, dev->counter_data_size, first_range + i,
-                            values, NULL, 0))
+        if (!gi_rp_evaluate(&set, data, data_size, first_range + i, values, NULL, 0))
             goto out;
-        for (size_t m = 0; m < dev->n_metrics; m++)
-            dev->pending[i].metric[dev->metric_ids[m]] = values[m];
+        for (size_t m = 0; m < set.n_metrics; m++)
+            dev->pending[i].metric[set.metric_ids[m]] = values[m];
     }
-    if (usable)
+    if (usable && rw)
+        check_repeat_durations(dev, rw, n);
+    else if (usable)
         check_durations(dev, n);
+    /* Repeats take the rest of their row from their shape's full launch;
+     * a full launch becomes its shape's. */
+    for (size_t i = 0; i < n; i++) {
+        if (rw)
+            gi_repeat_complete(dev, &dev->pending[i]);
+        else
+            gi_repeat_remember(dev, &dev->pending[i]);
+    }
+    if (rw) {
+        pthread_mutex_lock(&g.lock);
+        g.repeat_launches += n;
+        pthread_mutex_unlock(&g.lock);
+    }
     uint64_t t2 = gi_now_ns();
-    if (!init_counter_data(dev))
+    if (!gi_rp_init_image(dev, data, data_size, NULL, 0))
         goto out;
     uint64_t t3 = gi_now_ns();
     for (size_t i = 0; i < n; i++) {
@@ -685,6 +588,7 @@ void gi_range_context_gone(gi_device *dev, CUcontext ctx)
 void gi_range_device_teardown(gi_device *dev)
 {
     disable_profiler(dev);
+    gi_repeat_teardown(dev);
     free(dev->pending);
     dev->pending = NULL;
     if (dev->host) {
@@ -703,14 +607,15 @@ void gi_range_device_teardown(gi_device *dev)
 static int graph_image(gi_device *dev, size_t ranges, char *why, size_t len)
 {
     if (dev->graph_data && dev->graph_capacity >= ranges)
-        return init_image(dev, dev->graph_data, dev->graph_data_size, why, len);
+        return gi_rp_init_image(dev, dev->graph_data, dev->graph_data_size, why, len);
     free(dev->graph_data);
     dev->graph_data = NULL;
     size_t cap = 16;
     while (cap < ranges)
         cap *= 2;
     size_t size = 0;
-    if (!counter_data_size(dev, cap, &size, why, len))
+    gi_metric_set full = gi_full_set(dev);
+    if (!gi_rp_counter_data_size(dev, &full, cap, &size, why, len))
         return 0;
     dev->graph_data = calloc(1, size);
     if (!dev->graph_data) {
@@ -737,9 +642,10 @@ int gi_range_graph_begin(gi_device *dev, CUcontext ctx, size_t kernels, char *wh
     }
     if (!graph_image(dev, kernels, why, len))
         return 0;
-    if (!set_config_image(dev, dev->graph_data, dev->graph_data_size, dev->graph_capacity, why,
-                          len) ||
-        !start_window(dev, why, len))
+    gi_metric_set full = gi_full_set(dev);
+    if (!gi_rp_set_config(dev, &full, dev->graph_data, dev->graph_data_size,
+                          dev->graph_capacity, why, len) ||
+        !gi_rp_start(dev, why, len))
         return 0;
     dev->phase_ns[GI_PHASE_BEGIN] += gi_now_ns() - t0;
     return 1;
@@ -752,17 +658,18 @@ int gi_range_graph_collect(gi_device *dev, size_t expected, size_t *ranges, size
     *ranges = *dropped = 0;
     int all_submitted = 0;
     size_t n_ranges = 0, n_dropped = 0;
-    if (!stop_window(dev, &all_submitted, why, len) ||
-        !decode_window(dev, &n_dropped, why, len) ||
-        !image_ranges(dev->graph_data, dev->graph_data_size, &n_ranges, why, len))
+    if (!gi_rp_stop(dev, &all_submitted, why, len) ||
+        !gi_rp_decode(dev, &n_dropped, why, len) ||
+        !gi_rp_ranges(dev->graph_data, dev->graph_data_size, &n_ranges, why, len))
         return 0;
     *ranges = n_ranges;
     *dropped = n_dropped;
     if (*ranges != expected || *dropped)
         return 1;
+    gi_metric_set full = gi_full_set(dev);
     for (size_t i = 0; i < expected; i++)
-        if (!evaluate_range(dev, dev->graph_data, dev->graph_data_size, i,
-                            values + i * dev->n_metrics, why, len))
+        if (!gi_rp_evaluate(&full, dev->graph_data, dev->graph_data_size, i,
+                            values + i * full.n_metrics, why, len))
             return 0;
     dev->phase_launches += expected;
     return 1;

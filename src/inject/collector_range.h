@@ -6,7 +6,9 @@
 
 /* Range profiler (collector_range.c). */
 int gi_range_device_setup(gi_device *dev, CUcontext ctx);
-int gi_range_begin(gi_device *dev, CUcontext ctx);
+/* Opens (or joins) a window for a launch: of the one-pass set when repeat
+ * (gi_repeat_wants) and the device has one, else of the full set. */
+int gi_range_begin(gi_device *dev, CUcontext ctx, int repeat);
 int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok);
 /* Closes the open window (dev->lock held): Stop, Decode, one row per
  * launch in it.  Returns 0 when the collector stood down. */

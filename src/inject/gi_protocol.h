@@ -41,6 +41,7 @@ typedef enum gi_env {
     GI_ENV_LOCK_WAIT_S,
     GI_ENV_REPLAY,
     GI_ENV_BATCH,
+    GI_ENV_FULL_LAUNCHES,
     GI_ENV_SASS_METRIC,
     GI_ENV_METRICS,
     GI_ENV_EXTRA_METRICS,
@@ -107,6 +108,7 @@ typedef struct gi_status {
     long long launches_seen, profiled, rows, filtered, graphs;
     long long captured, capture_skipped, graph_captured, graph_profiled, graph_nodes;
     long long failed_launches, range_mismatches, cubins_saved;
+    long long repeat_launches;    /* one-pass rows completed from their shape's full launch */
     long long nvtx_outside;       /* launches outside the --nvtx-include range */
     int drained;
     char error_kind[32];          /* gi_error_kind_name() */

@@ -1,0 +1,155 @@
+/* gi_shapes.h: open addressing on an FNV-1a hash of the shape, at most
+ * half full. */
+#include "gi_shapes.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuq/metrics.h"
+
+typedef struct gi_shape {
+    uint64_t hash; /* 0: empty slot */
+    char *mangled;
+    unsigned grid[3], block[3];
+    int regs, shared;
+    long full;
+    int varies;    /* a repeat did other work: measured in full from then on */
+    double metric[GM_METRIC_MAX];
+} gi_shape;
+
+struct gi_shapes {
+    gi_shape *slots;
+    size_t n_slots, n_shapes, max_shapes;
+};
+
+static const char *name_of(const gm_launch_counters *k)
+{
+    return k->mangled ? k->mangled : k->kernel ? k->kernel : "";
+}
+
+static uint64_t shape_hash(const gm_launch_counters *k)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = name_of(k); *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    const unsigned v[8] = {k->grid[0],  k->grid[1],  k->grid[2],
+                           k->block[0], k->block[1], k->block[2],
+                           (unsigned)k->regs_per_thread, (unsigned)k->shared_bytes};
+    for (size_t i = 0; i < 8; i++)
+        h = (h ^ v[i]) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+static int same_shape(const gi_shape *s, uint64_t h, const gm_launch_counters *k)
+{
+    return s->hash == h && memcmp(s->grid, k->grid, sizeof s->grid) == 0 &&
+           memcmp(s->block, k->block, sizeof s->block) == 0 && s->regs == k->regs_per_thread &&
+           s->shared == k->shared_bytes && strcmp(s->mangled, name_of(k)) == 0;
+}
+
+/* k's slot, or the empty one where it would go; NULL: no slots yet. */
+static gi_shape *slot_of(const gi_shapes *t, const gm_launch_counters *k)
+{
+    if (!t || !t->n_slots)
+        return NULL;
+    uint64_t h = shape_hash(k);
+    for (size_t i = (size_t)h & (t->n_slots - 1);; i = (i + 1) & (t->n_slots - 1))
+        if (t->slots[i].hash == 0 || same_shape(&t->slots[i], h, k))
+            return &t->slots[i];
+}
+
+static int grow(gi_shapes *t)
+{
+    size_t n = t->n_slots ? 2 * t->n_slots : 64;
+    gi_shape *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return 0;
+    for (size_t i = 0; i < t->n_slots; i++) {
+        if (!t->slots[i].hash)
+            continue;
+        size_t j = (size_t)t->slots[i].hash & (n - 1);
+        while (slots[j].hash)
+            j = (j + 1) & (n - 1);
+        slots[j] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->n_slots = n;
+    return 1;
+}
+
+gi_shapes *gi_shapes_new(size_t max_shapes)
+{
+    gi_shapes *t = calloc(1, sizeof *t);
+    if (t)
+        t->max_shapes = max_shapes;
+    return t;
+}
+
+void gi_shapes_free(gi_shapes *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n_slots; i++)
+        free(t->slots[i].mangled);
+    free(t->slots);
+    free(t);
+}
+
+size_t gi_shapes_count(const gi_shapes *t)
+{
+    return t ? t->n_shapes : 0;
+}
+
+long gi_shapes_full(const gi_shapes *t, const gm_launch_counters *k)
+{
+    const gi_shape *s = slot_of(t, k);
+    return s && s->hash && !s->varies ? s->full : 0;
+}
+
+int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k)
+{
+    if (!t)
+        return 0;
+    gi_shape *s = slot_of(t, k);
+    if (!s || !s->hash) {
+        if (t->n_shapes >= t->max_shapes)
+            return 0;
+        if (2 * (t->n_shapes + 1) > t->n_slots && !grow(t))
+            return 0;
+        s = slot_of(t, k);
+        if (!(s->mangled = strdup(name_of(k))))
+            return 0;
+        s->hash = shape_hash(k);
+        memcpy(s->grid, k->grid, sizeof s->grid);
+        memcpy(s->block, k->block, sizeof s->block);
+        s->regs = k->regs_per_thread;
+        s->shared = k->shared_bytes;
+        t->n_shapes++;
+    }
+    s->full++;
+    memcpy(s->metric, k->metric, sizeof s->metric);
+    return 1;
+}
+
+int gi_shapes_complete(gi_shapes *t, gm_launch_counters *k, const unsigned char *own, int work,
+                       double tolerance)
+{
+    gi_shape *s = slot_of(t, k);
+    if (!s || !s->hash)
+        return 0;
+    if (work >= 0) {
+        double mine = k->metric[work], theirs = s->metric[work];
+        if (!isfinite(mine) || !isfinite(theirs) ||
+            fabs(mine - theirs) > tolerance * fabs(theirs)) {
+            s->varies = 1;
+            return -1;
+        }
+    }
+    for (size_t row = 0; row < gm_metric_count(); row++)
+        if (!own[row])
+            k->metric[row] = s->metric[row];
+    return 1;
+}

@@ -1,0 +1,174 @@
+/* Unit tests of the table of kernel shapes measured in full (gi_shapes.h):
+ * what makes two launches one shape, the source a repeat is completed
+ * from, and the bound on the table. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuq/metrics.h"
+#include "inject/gi_shapes.h"
+
+static gm_launch_counters launch(const char *mangled, unsigned grid, unsigned block, int regs,
+                                 int shared, double fill)
+{
+    gm_launch_counters k;
+    gm_launch_counters_init(&k);
+    k.mangled = k.kernel = (char *)mangled; /* not owned: never cleared */
+    k.grid[0] = grid;
+    k.grid[1] = k.grid[2] = 1;
+    k.block[0] = block;
+    k.block[1] = k.block[2] = 1;
+    k.regs_per_thread = regs;
+    k.shared_bytes = shared;
+    for (size_t r = 0; r < gm_metric_count(); r++)
+        k.metric[r] = fill + (double)r;
+    return k;
+}
+
+static void test_one_shape_is_every_field(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(100);
+    assert_non_null(t);
+    gm_launch_counters a = launch("_Z4gemmv", 132, 256, 64, 1024, 1000);
+    assert_int_equal(gi_shapes_full(t, &a), 0);
+    assert_int_equal(gi_shapes_remember(t, &a), 1);
+    assert_int_equal(gi_shapes_full(t, &a), 1);
+    /* the same shape, other counters: still one shape, counted twice */
+    gm_launch_counters same = launch("_Z4gemmv", 132, 256, 64, 1024, 7);
+    assert_int_equal(gi_shapes_full(t, &same), 1);
+    assert_int_equal(gi_shapes_remember(t, &same), 1);
+    assert_int_equal(gi_shapes_full(t, &a), 2);
+    assert_int_equal(gi_shapes_count(t), 1);
+    /* each field alone makes another shape */
+    gm_launch_counters other[] = {
+        launch("_Z4gemmi", 132, 256, 64, 1024, 0), launch("_Z4gemmv", 133, 256, 64, 1024, 0),
+        launch("_Z4gemmv", 132, 128, 64, 1024, 0), launch("_Z4gemmv", 132, 256, 32, 1024, 0),
+        launch("_Z4gemmv", 132, 256, 64, 2048, 0)};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        assert_int_equal(gi_shapes_full(t, &other[i]), 0);
+    gm_launch_counters grid_y = a;
+    grid_y.grid[1] = 2;
+    assert_int_equal(gi_shapes_full(t, &grid_y), 0);
+    gi_shapes_free(t);
+}
+
+static void test_complete_keeps_own_rows(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(100);
+    gm_launch_counters full1 = launch("_Z3fooPf", 64, 128, 40, 0, 1000);
+    gm_launch_counters full2 = launch("_Z3fooPf", 64, 128, 40, 0, 2000);
+    assert_int_equal(gi_shapes_remember(t, &full1), 1);
+    assert_int_equal(gi_shapes_remember(t, &full2), 1); /* the last one is the source */
+    unsigned char own[GM_METRIC_MAX] = {0};
+    int duration = gm_metric_find("gpu__time_duration.sum");
+    int inst = gm_metric_find("smsp__inst_executed.sum");
+    assert_true(duration >= 0 && inst >= 0);
+    own[duration] = 1;
+    gm_launch_counters rep = launch("_Z3fooPf", 64, 128, 40, 0, NAN);
+    rep.metric[duration] = 5.0;
+    assert_int_equal(gi_shapes_complete(t, &rep, own, -1, 0), 1);
+    assert_true(rep.metric[duration] == 5.0);            /* its own */
+    assert_true(rep.metric[inst] == 2000.0 + (double)inst); /* the last full launch's */
+    /* a shape with no source: unchanged */
+    gm_launch_counters stranger = launch("_Z3barv", 64, 128, 40, 0, NAN);
+    assert_int_equal(gi_shapes_complete(t, &stranger, own, -1, 0), 0);
+    assert_true(isnan(stranger.metric[inst]));
+    gi_shapes_free(t);
+}
+
+static void test_other_work_is_refused(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(10);
+    int issued = gm_metric_find("sm__inst_issued.sum");
+    int inst = gm_metric_find("smsp__inst_executed.sum");
+    assert_true(issued >= 0 && inst >= 0);
+    gm_launch_counters full = launch("_Z4hist", 8, 256, 32, 4096, 0);
+    full.metric[issued] = 1e6;
+    assert_int_equal(gi_shapes_remember(t, &full), 1);
+    unsigned char own[GM_METRIC_MAX] = {0};
+    own[issued] = 1;
+    /* within 1%: completed */
+    gm_launch_counters near = launch("_Z4hist", 8, 256, 32, 4096, NAN);
+    near.metric[issued] = 1e6 * 1.009;
+    assert_int_equal(gi_shapes_complete(t, &near, own, issued, 0.01), 1);
+    assert_true(near.metric[inst] == (double)inst);
+    assert_int_equal(gi_shapes_full(t, &near), 1);
+    /* 2% more instructions: other work, refused, and the shape goes back
+     * to full launches */
+    gm_launch_counters far = launch("_Z4hist", 8, 256, 32, 4096, NAN);
+    far.metric[issued] = 1e6 * 1.02;
+    assert_int_equal(gi_shapes_complete(t, &far, own, issued, 0.01), -1);
+    assert_true(isnan(far.metric[inst]));
+    assert_true(far.metric[issued] == 1e6 * 1.02);
+    assert_int_equal(gi_shapes_full(t, &far), 0);
+    /* no work measured on the repeat: refused too */
+    gm_launch_counters none = launch("_Z4hist", 8, 256, 32, 4096, NAN);
+    assert_int_equal(gi_shapes_complete(t, &none, own, issued, 0.01), -1);
+    gi_shapes_free(t);
+}
+
+static void test_bounded_and_growing(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(1000);
+    char names[1001][24];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(names[i], sizeof names[i], "_Z1k%dv", i);
+        gm_launch_counters k = launch(names[i], (unsigned)i + 1, 32, 8, 0, i);
+        assert_int_equal(gi_shapes_remember(t, &k), 1);
+    }
+    assert_int_equal(gi_shapes_count(t), 1000);
+    /* every one still found after the table grew, with its own source */
+    unsigned char own[GM_METRIC_MAX] = {0};
+    for (int i = 0; i < 1000; i += 37) {
+        gm_launch_counters k = launch(names[i], (unsigned)i + 1, 32, 8, 0, NAN);
+        assert_int_equal(gi_shapes_full(t, &k), 1);
+        assert_int_equal(gi_shapes_complete(t, &k, own, -1, 0), 1);
+        assert_true(k.metric[0] == (double)i);
+    }
+    /* full: a new shape is not kept, a known one still counts */
+    snprintf(names[1000], sizeof names[1000], "_Z1newv");
+    gm_launch_counters extra = launch(names[1000], 1, 32, 8, 0, 0);
+    assert_int_equal(gi_shapes_remember(t, &extra), 0);
+    assert_int_equal(gi_shapes_full(t, &extra), 0);
+    gm_launch_counters known = launch(names[5], 6, 32, 8, 0, 0);
+    assert_int_equal(gi_shapes_remember(t, &known), 1);
+    assert_int_equal(gi_shapes_full(t, &known), 2);
+    gi_shapes_free(t);
+}
+
+static void test_every_launch_set_has_the_duration(void **state)
+{
+    (void)state;
+    /* The collector gives repeats a one-pass set only when it holds the
+     * duration; the table must mark it, and not mark everything (then a
+     * repeat would be a full launch). */
+    size_t marked = 0;
+    for (size_t r = 0; r < gm_metric_count(); r++)
+        marked += gm_metric_table[r].every_launch != 0;
+    int duration = gm_metric_find("gpu__time_duration.sum");
+    assert_true(duration >= 0);
+    assert_int_equal(gm_metric_table[duration].every_launch, GM_EVERY_LAUNCH);
+    assert_true(marked > 1 && marked < gm_metric_count());
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_shape_is_every_field),
+        cmocka_unit_test(test_complete_keeps_own_rows),
+        cmocka_unit_test(test_other_work_is_refused),
+        cmocka_unit_test(test_bounded_and_growing),
+        cmocka_unit_test(test_every_launch_set_has_the_duration),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
