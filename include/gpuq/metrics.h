@@ -49,6 +49,10 @@ typedef struct gm_metric_desc {
  * launch measured in full. */
 #define GM_EVERY_LAUNCH 1
 #define GM_PER_SHAPE 0
+/* Measured on every launch and the fingerprint of its work: a repeat is
+ * completed from its shape's full launch only where this count matches
+ * (one row holds it). */
+#define GM_EVERY_LAUNCH_WORK 2
 
 /* The table and its length (<= GM_METRIC_MAX). */
 extern const gm_metric_desc gm_metric_table[];

@@ -203,7 +203,8 @@ const gm_metric_desc gm_metric_table[] = {
     {"sm__pipe_alu_cycles_active.sum", "alu_active_sum",
      "alu pipe active cycles summed over SMs", GM_SUM_ADD, GM_Q_CYCLES, "cycle", GM_PER_SHAPE},
     {"sm__inst_issued.sum", "inst_issued",
-     "warp-instructions issued summed over SMs", GM_SUM_ADD, GM_Q_EVENTS, "inst", GM_EVERY_LAUNCH},
+     "warp-instructions issued summed over SMs",
+     GM_SUM_ADD, GM_Q_EVENTS, "inst", GM_EVERY_LAUNCH_WORK},
     /* ---- bottleneck, the tensor pipe's work by instruction type (the rows of
      *      bottleneck_unit_rows.h): wgmma's and fp8's in the unit's default
      *      set (no pass more on GH100), mma.sync's opt-in (3 passes more);

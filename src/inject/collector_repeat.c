@@ -28,12 +28,20 @@
 
 /* Shapes a device remembers; later new shapes are measured in full. */
 #define GI_MAX_SHAPES 16384
-/* A repeat is completed from its shape's full launch only when it issued
- * as many instructions (within this fraction): the same kernel at the same
- * shape can do other work for other arguments (a loop bound, a contention
- * level), and then the full launch's counts are not its. */
-#define GI_REPEAT_WORK_METRIC "sm__inst_issued.sum"
+/* A repeat is completed from its shape's full launch only when its work
+ * (the GM_EVERY_LAUNCH_WORK row: instructions issued) matches within this
+ * fraction: the same kernel at the same shape can do other work for other
+ * arguments (a loop bound, a contention level), and then the full launch's
+ * counts are not its. */
 #define GI_REPEAT_WORK_TOLERANCE 0.01
+
+static int work_row(void)
+{
+    for (size_t r = 0; r < gm_metric_count(); r++)
+        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
+            return (int)r;
+    return -1;
+}
 
 struct gi_repeat {
     CUpti_Profiler_Host_Object *host;
@@ -149,7 +157,7 @@ void gi_repeat_complete(const gi_device *dev, gm_launch_counters *k)
     struct gi_repeat *r = dev->repeat;
     if (!r)
         return;
-    int work = gm_metric_find(GI_REPEAT_WORK_METRIC);
+    int work = work_row();
     if (work >= 0 && !r->in_set[work])
         work = -1; /* not measured on repeats: nothing to compare */
     if (gi_shapes_complete(r->shapes, k, r->in_set, work, GI_REPEAT_WORK_TOLERANCE) < 0)
@@ -157,7 +165,7 @@ void gi_repeat_complete(const gi_device *dev, gm_launch_counters *k)
                 "in full (%s %.0f): its row keeps its one-pass counters only, and its shape's "
                 "later launches are measured in full",
                 (unsigned long long)k->launch_id, k->kernel ? k->kernel : "?",
-                GI_REPEAT_WORK_METRIC, k->metric[work]);
+                gm_metric_table[work].name, k->metric[work]);
 }
 
 gi_metric_set gi_full_set(const gi_device *dev)
