@@ -142,6 +142,8 @@ typedef struct gi_device {
     CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
     int window_open;                 /* Start called, Stop not yet */
     CUpti_RangeProfiler_Object *rp;
+    const uint8_t *sized_config;     /* the set and ranges of rp's last GetCounterDataSize */
+    size_t sized_ranges;
     uint8_t *counter_data;
     size_t counter_data_size;
 

@@ -158,7 +158,9 @@ int gi_range_device_setup(gi_device *dev, CUcontext ctx)
 
 static int init_counter_data(gi_device *dev)
 {
-    return gi_rp_init_image(dev, dev->counter_data, dev->counter_data_size, NULL, 0);
+    gi_metric_set full = gi_full_set(dev);
+    return gi_rp_init_image(dev, &full, dev->range_capacity, dev->counter_data,
+                            dev->counter_data_size, NULL, 0);
 }
 
 /* The launches of a window that never got counters (a failure between
@@ -194,6 +196,8 @@ static void disable_profiler(gi_device *dev)
         gi_verbose("cuptiRangeProfilerDisable returned %d", (int)rc);
     dev->rp = NULL;
     dev->rp_ctx = NULL;
+    dev->sized_config = NULL;
+    dev->sized_ranges = 0;
     dev->window_open = 0;
     free(dev->counter_data);
     dev->counter_data = NULL;
@@ -280,7 +284,8 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
             gi_stand_down(GI_ERROR_IO, "out of memory");
             return 0;
         }
-        if (!gi_rp_init_image(dev, rw->counter_data, rw->counter_data_size, NULL, 0))
+        if (!gi_rp_init_image(dev, &one, rw->capacity, rw->counter_data, rw->counter_data_size,
+                              NULL, 0))
             return 0;
     }
     gi_verbose("range profiler enabled on device %d: up to %zu launches per window, counter "
@@ -555,7 +560,8 @@ int gi_range_flush(gi_device *dev)
         pthread_mutex_unlock(&g.lock);
     }
     uint64_t t2 = gi_now_ns();
-    if (!gi_rp_init_image(dev, data, data_size, NULL, 0))
+    if (!gi_rp_init_image(dev, &set, rw ? rw->capacity : dev->range_capacity, data, data_size,
+                          NULL, 0))
         goto out;
     uint64_t t3 = gi_now_ns();
     for (size_t i = 0; i < n; i++) {
@@ -606,15 +612,16 @@ void gi_range_device_teardown(gi_device *dev)
 /* The counter data image of graph windows, for at least `ranges` ranges. */
 static int graph_image(gi_device *dev, size_t ranges, char *why, size_t len)
 {
+    gi_metric_set full = gi_full_set(dev);
     if (dev->graph_data && dev->graph_capacity >= ranges)
-        return gi_rp_init_image(dev, dev->graph_data, dev->graph_data_size, why, len);
+        return gi_rp_init_image(dev, &full, dev->graph_capacity, dev->graph_data,
+                                dev->graph_data_size, why, len);
     free(dev->graph_data);
     dev->graph_data = NULL;
     size_t cap = 16;
     while (cap < ranges)
         cap *= 2;
     size_t size = 0;
-    gi_metric_set full = gi_full_set(dev);
     if (!gi_rp_counter_data_size(dev, &full, cap, &size, why, len))
         return 0;
     dev->graph_data = calloc(1, size);

@@ -20,8 +20,16 @@ int gi_window_failed(char *why, size_t len, const char *call, CUptiResult rc)
     return 0;
 }
 
-int gi_rp_init_image(gi_device *dev, uint8_t *data, size_t size, char *why, size_t len)
+int gi_rp_init_image(gi_device *dev, const gi_metric_set *set, size_t ranges, uint8_t *data,
+                     size_t size, char *why, size_t len)
 {
+    /* Initialize lays the image out for the metrics and ranges of the
+     * object's last GetCounterDataSize (an image of another set fails with
+     * CUPTI_ERROR_UNKNOWN, CUPTI 13.0 on GH100): asked again on a switch. */
+    size_t expected = 0;
+    if ((dev->sized_config != set->config || dev->sized_ranges != ranges) &&
+        !gi_rp_counter_data_size(dev, set, ranges, &expected, why, len))
+        return 0;
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params p;
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
@@ -52,6 +60,8 @@ int gi_rp_counter_data_size(gi_device *dev, const gi_metric_set *set, size_t ran
     if (rc != CUPTI_SUCCESS)
         return gi_window_failed(why, len, "cuptiRangeProfilerGetCounterDataSize", rc);
     *size = sz.counterDataSize;
+    dev->sized_config = set->config;
+    dev->sized_ranges = ranges;
     return 1;
 }
 

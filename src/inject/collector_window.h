@@ -10,8 +10,11 @@
 #include "collector_repeat.h"
 
 int gi_window_failed(char *why, size_t len, const char *call, CUptiResult rc);
-int gi_rp_init_image(gi_device *dev, uint8_t *data, size_t size, char *why, size_t len);
-/* The counter data image's size for `ranges` ranges of a set's metrics. */
+/* (Re)initializes a counter data image of a set for `ranges` ranges. */
+int gi_rp_init_image(gi_device *dev, const gi_metric_set *set, size_t ranges, uint8_t *data,
+                     size_t size, char *why, size_t len);
+/* The counter data image's size for `ranges` ranges of a set's metrics
+ * (the layout the next gi_rp_init_image of that set and ranges uses). */
 int gi_rp_counter_data_size(gi_device *dev, const gi_metric_set *set, size_t ranges,
                             size_t *size, char *why, size_t len);
 /* SetConfig of a set on a counter data image of `capacity` ranges. */
