@@ -346,7 +346,8 @@ static void drain(void)
         for (int p = 0; p < GI_PHASE_COUNT && used > 0 && (size_t)used < sizeof line; p++)
             used += snprintf(line + used, sizeof line - (size_t)used, " %s %.1f", phase_names[p],
                              dev->phase_ns[p] / 1e3 / (double)dev->phase_launches);
-        gi_verbose("%s", line);
+        gi_verbose("%s; %" PRIu64 " repeat launches in one pass, %" PRIu64 " switches of set",
+                   line, g.repeat_launches, dev->set_switches);
     }
     if (g.debug)
         gi_debug_report(gi_now_ns());

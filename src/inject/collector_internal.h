@@ -142,6 +142,8 @@ typedef struct gi_device {
     CUcontext rp_ctx;                /* context whose range profiler is enabled, or NULL */
     int window_open;                 /* Start called, Stop not yet */
     CUpti_RangeProfiler_Object *rp;
+    int rp_set;                      /* rp's set: 0 full, 1 one-pass, -1 not configured yet */
+    uint64_t set_switches;           /* objects enabled anew to switch sets (GPUQ_VERBOSE) */
     const uint8_t *sized_config;     /* the set and ranges of rp's last GetCounterDataSize */
     size_t sized_ranges;
     uint8_t *counter_data;

@@ -224,6 +224,7 @@ static gi_metric_set window_set(const gi_device *dev)
 
 static int set_config(gi_device *dev)
 {
+    dev->rp_set = dev->window_repeat;
     gi_metric_set set = window_set(dev);
     gi_repeat_window *w = dev->window_repeat ? gi_repeat_window_of(dev) : NULL;
     if (w)
@@ -235,10 +236,18 @@ static int set_config(gi_device *dev)
 
 /* The range profiler is enabled on one context of a device at a time:
  * switching contexts flushes and disables the previous one first. */
-static int enable_profiler(gi_device *dev, CUcontext ctx)
+/* The profiler object on ctx, configured for one set (repeat: the
+ * one-pass set).  An object keeps the configuration of its first SetConfig:
+ * a later SetConfig of the other set took its replay mode but not its
+ * metrics (CUPTI 13.0, GH100: a one-pass user-replay window then asked for
+ * more passes).  So a switch of sets disables the object and enables a new
+ * one. */
+static int enable_profiler(gi_device *dev, CUcontext ctx, int repeat)
 {
-    if (dev->rp_ctx == ctx && dev->rp)
+    if (dev->rp_ctx == ctx && dev->rp && (dev->rp_set < 0 || dev->rp_set == repeat))
         return 1;
+    if (dev->rp && dev->rp_ctx == ctx)
+        dev->set_switches++;
     disable_profiler(dev);
     if (!dev->pending) {
         choose_batch(dev);
@@ -260,6 +269,7 @@ static int enable_profiler(gi_device *dev, CUcontext ctx)
         return gi_cupti_failed("cuptiRangeProfilerEnable", rc);
     dev->rp = ep.pRangeProfilerObject;
     dev->rp_ctx = ctx;
+    dev->rp_set = -1; /* the first SetConfig says */
 
     gi_metric_set full = gi_full_set(dev);
     int sized = gi_rp_counter_data_size(dev, &full, dev->range_capacity, &dev->counter_data_size,
@@ -332,10 +342,11 @@ int gi_range_begin(gi_device *dev, CUcontext ctx, int repeat)
     repeat = repeat && gi_repeat_window_of(dev);
     if (!repeat && !replay_memory_ok(dev))
         return 0; /* a one-pass window saves no memory */
-    if (!enable_profiler(dev, ctx))
-        return 0;
-    /* A window holds launches of one set: the other set's is closed. */
+    /* A window holds launches of one set: the other set's is closed (and
+     * its object, enable_profiler). */
     if (dev->window_open && dev->window_repeat != repeat && !gi_range_flush(dev))
+        return 0;
+    if (!enable_profiler(dev, ctx, repeat))
         return 0;
     if (dev->dirty) {
         /* An unprofiled kernel may still run (its launch closed the last
@@ -638,9 +649,9 @@ int gi_range_graph_begin(gi_device *dev, CUcontext ctx, size_t kernels, char *wh
 {
     why[0] = '\0';
     uint64_t t0 = gi_now_ns();
-    if (!enable_profiler(dev, ctx))
-        return 0;
     if (dev->window_open && !gi_range_flush(dev))
+        return 0;
+    if (!enable_profiler(dev, ctx, 0))
         return 0;
     if (dev->dirty) {
         if (!gi_ctx_synchronize())
@@ -650,6 +661,7 @@ int gi_range_graph_begin(gi_device *dev, CUcontext ctx, size_t kernels, char *wh
     if (!graph_image(dev, kernels, why, len))
         return 0;
     gi_metric_set full = gi_full_set(dev);
+    dev->rp_set = 0;
     if (!gi_rp_set_config(dev, &full, dev->graph_data, dev->graph_data_size,
                           dev->graph_capacity, why, len) ||
         !gi_rp_start(dev, why, len))
