@@ -143,6 +143,7 @@ typedef struct gi_device {
     int window_open;                 /* Start called, Stop not yet */
     CUpti_RangeProfiler_Object *rp;
     int rp_set;                      /* rp's set: 0 full, 1 one-pass, -1 not configured yet */
+    int repeat_streak;               /* the last launch was a repeat (collector_range.c) */
     uint64_t set_switches;           /* objects enabled anew to switch sets (GPUQ_VERBOSE) */
     const uint8_t *sized_config;     /* the set and ranges of rp's last GetCounterDataSize */
     size_t sized_ranges;
