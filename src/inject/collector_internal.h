@@ -6,7 +6,10 @@
  *   collector_output.c  messages, standing down, output and status files
  *   collector_launch.c  launch tracking (driver API callbacks), stream captures
  *   collector_host.c    CUPTI host side: chip support, metrics, collector_host.h
- *   collector_range.c   the counters pass (range profiler), collector_range.h
+ *   collector_range.c   the counters pass (range profiler windows), collector_range.h
+ *   collector_window.c  the range profiler's calls, collector_window.h
+ *   collector_repeat.c  repeated launches of a kernel shape in one pass,
+ *                       collector_repeat.h (gi_shapes.c holds the table)
  *   collector_graph.c   kernel nodes of CUDA graphs, collector_graph.h
  *   collector_sass.c    the sass pass (SASS metrics), collector_sass.h
  * This header includes neither part header, so there is no include circle.
