@@ -234,10 +234,10 @@ static int set_config(gi_device *dev)
                             dev->range_capacity, NULL, 0);
 }
 
-/* The range profiler is enabled on one context of a device at a time:
- * switching contexts flushes and disables the previous one first. */
 /* The profiler object on ctx, configured for one set (repeat: the
- * one-pass set).  An object keeps the configuration of its first SetConfig:
+ * one-pass set).  The range profiler is enabled on one context of a device
+ * at a time: switching contexts flushes and disables the previous one
+ * first.  An object keeps the configuration of its first SetConfig:
  * a later SetConfig of the other set took its replay mode but not its
  * metrics (CUPTI 13.0, GH100: a one-pass user-replay window then asked for
  * more passes).  So a switch of sets disables the object and enables a new
@@ -394,16 +394,23 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
     return 1;
 }
 
+/* The closed window's first n launches that got their duration. */
+static size_t with_duration(const gi_device *dev, size_t n)
+{
+    size_t have = 0;
+    int row = duration_row();
+    for (size_t i = 0; i < n && row >= 0; i++)
+        have += isfinite(dev->pending[i].metric[row]) != 0;
+    return have;
+}
+
 /* After a checked window (choose_batch): durations there, the next step;
  * missing, the fallback, said in one line. */
 static void check_durations(gi_device *dev, size_t n)
 {
     if (dev->duration_check == GI_DURATION_DONE || n == 0)
         return;
-    size_t have = 0;
-    int row = duration_row();
-    for (size_t i = 0; i < n && row >= 0; i++)
-        have += isfinite(dev->pending[i].metric[row]) != 0;
+    size_t have = with_duration(dev, n);
     uint32_t version = 0;
     cuptiGetVersion(&version);
     if (dev->duration_check == GI_DURATION_SINGLE) {
@@ -437,11 +444,7 @@ static void check_repeat_durations(gi_device *dev, gi_repeat_window *rw, size_t 
     if (rw->checked || n == 0)
         return;
     rw->checked = 1;
-    int row = duration_row();
-    size_t have = 0;
-    for (size_t i = 0; i < n && row >= 0; i++)
-        have += isfinite(dev->pending[i].metric[row]) != 0;
-    if (have == n) {
+    if (with_duration(dev, n) == n) {
         rw->batch_max = rw->capacity;
         return;
     }

@@ -18,7 +18,6 @@
  * full set fits one pass, every launch already runs once, unreplayed. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "collector_host.h"
 #include "collector_repeat.h"
@@ -34,6 +33,11 @@
  * arguments (a loop bound, a contention level), and then the full launch's
  * counts are not its. */
 #define GI_REPEAT_WORK_TOLERANCE 0.01
+
+static int duration_row(void)
+{
+    return gm_metric_find("gpu__time_duration.sum");
+}
 
 static int work_row(void)
 {
@@ -66,7 +70,6 @@ int gi_repeat_setup(gi_device *dev)
         gi_stand_down(GI_ERROR_IO, "out of memory");
         return 0;
     }
-    int has_duration = 0;
     for (size_t m = 0; m < dev->n_metrics; m++) {
         int row = dev->metric_ids[m];
         if (!gm_metric_table[row].every_launch)
@@ -74,8 +77,8 @@ int gi_repeat_setup(gi_device *dev)
         r->metric_names[r->n_metrics] = dev->metric_names[m];
         r->metric_ids[r->n_metrics++] = row;
         r->in_set[row] = 1;
-        has_duration |= strcmp(gm_metric_table[row].name, "gpu__time_duration.sum") == 0;
     }
+    int has_duration = duration_row() >= 0 && r->in_set[duration_row()];
     char why[160] = "";
     size_t passes = 0;
     if (!has_duration)
@@ -142,7 +145,7 @@ int gi_repeat_wants(const gi_device *dev, const gm_launch_counters *k)
 void gi_repeat_remember(gi_device *dev, const gm_launch_counters *k)
 {
     struct gi_repeat *r = dev->repeat;
-    int row = gm_metric_find("gpu__time_duration.sum");
+    int row = duration_row();
     if (!r || row < 0 || !isfinite(k->metric[row]))
         return;
     if (!gi_shapes_remember(r->shapes, k) && !r->full_note) {
