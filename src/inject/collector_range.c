@@ -341,7 +341,7 @@ int gi_range_begin(gi_device *dev, CUcontext ctx, int repeat)
     uint64_t t0 = gi_now_ns();
     repeat = repeat && gi_repeat_window_of(dev);
     /* A switch of sets costs a new profiler object and its first Start,
-     * of the order of a launch replayed in full (H200: 25 switches and 31
+     * of the order of a launch replayed in full (H200: 25 switches and 27
      * full launches, 5.0 s of opening windows against 0.18 s a replayed
      * launch): a lone repeat among full launches is measured in full; the
      * second repeat in a row switches. */
