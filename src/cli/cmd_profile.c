@@ -209,6 +209,30 @@ int cmd_profile(int argc, char **argv)
         }
     } else if (prof_interrupted_by) {
         snprintf(why, sizeof why, "interrupted");
+    } else if (!o.second_run) {
+        /* The program runs once unless asked: a second run costs a whole
+         * run of it (5.4 s of the 13.2 s gpuq added to the library-kernel
+         * program, docs/profile.md) and repeats its side effects.  The
+         * launches the code settles keep their result; the others get the
+         * fallback, and one line says how many and what would count them. */
+        size_t filled = read_code ? prof_code_fill_missing(pass, &set, cubins1, raw_code, &spec)
+                                  : 0;
+        size_t unsettled = 0, applicable = 0;
+        for (size_t i = 0; i < set.count; i++)
+            if (pass->applies(&set.launches[i])) {
+                applicable++;
+                unsettled += !set.launches[i].pass.valid;
+            }
+        t_code = prof_ms_since(&t_phase);
+        if (unsettled)
+            cli_error(CMD, "no %s for %zu of %zu launches (%s): the report "
+                      "uses %s for them; --second-run runs the program again to count their "
+                      "instructions", pass->name, unsettled, applicable,
+                      static_why[0] ? static_why : "their code is unread", pass->fallback);
+        if (filled && !prof_save_counters(counters, &set)) {
+            rc = GPUQ_EXIT_INPUT;
+            goto done_set;
+        }
     } else if (writers > 1) {
         snprintf(why, sizeof why, "%zu processes wrote counters: a second run for the %s is "
                  "made for one-process programs only", writers, pass->name);
@@ -216,8 +240,7 @@ int cmd_profile(int argc, char **argv)
         t_code = prof_ms_since(&t_phase);
         if (static_why[0] && debug)
             cli_error(CMD, "[debug] no %s from the disassembly: %s", pass->name, static_why);
-        cli_error(CMD, "running the program again for the %s (--%s skips this)", pass->title,
-                  pass->option ? pass->option : "no-code-pass");
+        cli_error(CMD, "running the program again for the %s (%s)", pass->title, o.second_run);
         run_result run2;
         pass_env pe2 = {"sass", sass, status2, cubins, NULL, pass->sass_metric};
         clock_gettime(CLOCK_MONOTONIC, &t_phase);

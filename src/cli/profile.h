@@ -36,6 +36,7 @@ typedef struct profile_opts {
     long full_launches;       /* --full-launches N: of each kernel shape (default 1) */
     const char *no_pass;      /* --no-code-pass (or a pass's own name for it) as given */
     int always_rerun;
+    const char *second_run;   /* --second-run or --always-rerun as given; NULL: neither */
     const char *counters;     /* may be a pattern (gi_pattern.h) */
     char **program; /* argv of the profiled program, NULL-terminated */
 } profile_opts;

@@ -57,9 +57,12 @@ static void print_help(void)
            "                           %%q{VAR} environment variable (a rank), %%%% a %%\n"
            "      --no-code-pass       skip the second run; %s"
            "%s"
-           "      --always-rerun       run the program a second time for the code pass\n"
-           "                           (instruction counts) even when the hardware counters and\n"
-           "                           the kernels' code already settle it\n"
+           "      --second-run         run the program a second time, with SASS-instrumented\n"
+           "                           instruction counts, for the launches that the hardware\n"
+           "                           counters and the kernels' code leave unsettled (without\n"
+           "                           it they get the fallback above, and a line names them)\n"
+           "      --always-rerun       the second run even when the hardware counters and the\n"
+           "                           kernels' code already settle every launch\n"
            "  -h, --help               this text\n"
            "\n"
            "The collector needs permission to read GPU performance counters (root,\n"
@@ -79,7 +82,14 @@ static void print_help(void)
 }
 
 
-enum { OPT_NO_PASS = 256, OPT_KEEP, OPT_ALWAYS_RERUN, OPT_NVTX_INCLUDE, OPT_FULL_LAUNCHES };
+enum {
+    OPT_NO_PASS = 256,
+    OPT_KEEP,
+    OPT_SECOND_RUN,
+    OPT_ALWAYS_RERUN,
+    OPT_NVTX_INCLUDE,
+    OPT_FULL_LAUNCHES
+};
 
 /* The options, and after them each code pass's own name for --no-code-pass
  * (gm_code_pass.option: "--no-opcode-split"). */
@@ -94,6 +104,7 @@ static void profile_options(struct option *opts)
         {"full-launches", required_argument, NULL, OPT_FULL_LAUNCHES},
         CLI_REPORT_LONG_OPTIONS,
         {"no-code-pass", no_argument, NULL, OPT_NO_PASS},
+        {"second-run", no_argument, NULL, OPT_SECOND_RUN},
         {"always-rerun", no_argument, NULL, OPT_ALWAYS_RERUN},
         {"keep-counters", required_argument, NULL, OPT_KEEP},
         {"help", no_argument, NULL, 'h'},
@@ -151,8 +162,12 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         case OPT_NO_PASS:
             o->no_pass = argv[optind - 1];
             break;
+        case OPT_SECOND_RUN:
+            o->second_run = o->second_run ? o->second_run : "--second-run";
+            break;
         case OPT_ALWAYS_RERUN:
             o->always_rerun = 1;
+            o->second_run = "--always-rerun";
             break;
         case OPT_KEEP:
             if (!optarg[0]) {
@@ -188,8 +203,8 @@ int prof_parse_options(int argc, char **argv, profile_opts *o)
         return -1;
     }
     o->program = argv + optind;
-    if (o->always_rerun && o->no_pass) {
-        cli_usage_error(CMD, "--always-rerun and %s contradict each other", o->no_pass);
+    if (o->second_run && o->no_pass) {
+        cli_usage_error(CMD, "%s and %s contradict each other", o->second_run, o->no_pass);
         return -1;
     }
     if (o->r.force && !o->r.table) {

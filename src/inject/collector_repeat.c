@@ -142,13 +142,22 @@ int gi_repeat_wants(const gi_device *dev, const gm_launch_counters *k)
     return r && !r->window.off && gi_shapes_full(r->shapes, k) >= g.full_launches;
 }
 
+/* The row that tells a repeat's work (instructions issued), where the
+ * one-pass set measures it; else -1: nothing to compare. */
+static int repeat_work(const struct gi_repeat *r)
+{
+    int work = work_row();
+    return work >= 0 && r->in_set[work] ? work : -1;
+}
+
 void gi_repeat_remember(gi_device *dev, const gm_launch_counters *k)
 {
     struct gi_repeat *r = dev->repeat;
     int row = duration_row();
     if (!r || row < 0 || !isfinite(k->metric[row]))
         return;
-    if (!gi_shapes_remember(r->shapes, k) && !r->full_note) {
+    if (!gi_shapes_remember(r->shapes, k, repeat_work(r), GI_REPEAT_WORK_TOLERANCE) &&
+        !r->full_note) {
         r->full_note = 1;
         gi_verbose("device %d: %zu kernel shapes remembered; launches of newer ones are "
                    "measured in full", dev->ordinal, gi_shapes_count(r->shapes));
@@ -160,15 +169,14 @@ void gi_repeat_complete(const gi_device *dev, gm_launch_counters *k)
     struct gi_repeat *r = dev->repeat;
     if (!r)
         return;
-    int work = work_row();
-    if (work >= 0 && !r->in_set[work])
-        work = -1; /* not measured on repeats: nothing to compare */
+    int work = repeat_work(r);
     if (gi_shapes_complete(r->shapes, k, r->in_set, work, GI_REPEAT_WORK_TOLERANCE) < 0)
-        (r->varied++ ? gi_verbose : gi_note)("launch %llu of %.120s did other work than the launch of its shape measured "
-                "in full (%s %.0f): its row keeps its one-pass counters only, and its shape's "
-                "later launches are measured in full",
-                (unsigned long long)k->launch_id, k->kernel ? k->kernel : "?",
-                gm_metric_table[work].name, k->metric[work]);
+        (r->varied++ ? gi_verbose : gi_note)(
+            "launch %llu of %.120s did other work than the launches of its shape measured in "
+            "full (%s %.0f): its row keeps its one-pass counters only, and its shape's launches "
+            "are measured in full until one does work they did not (up to %d works a shape)",
+            (unsigned long long)k->launch_id, k->kernel ? k->kernel : "?",
+            gm_metric_table[work].name, k->metric[work], GI_SHAPE_SOURCES);
 }
 
 gi_metric_set gi_full_set(const gi_device *dev)

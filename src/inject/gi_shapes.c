@@ -15,8 +15,12 @@ typedef struct gi_shape {
     unsigned grid[3], block[3];
     int regs, shared;
     long full;
-    int varies;    /* a repeat did other work: measured in full from then on */
-    double metric[GM_METRIC_MAX];
+    /* The shape's full launches of distinct work, newest of each work kept:
+     * n_sources rows of GM_METRIC_MAX metrics. */
+    double *sources;
+    int n_sources;
+    int learning; /* a repeat did work no source did: full until one does */
+    int varies;   /* more works than GI_SHAPE_SOURCES: full from then on */
 } gi_shape;
 
 struct gi_shapes {
@@ -47,6 +51,23 @@ static int same_shape(const gi_shape *s, uint64_t h, const gm_launch_counters *k
     return s->hash == h && memcmp(s->grid, k->grid, sizeof s->grid) == 0 &&
            memcmp(s->block, k->block, sizeof s->block) == 0 && s->regs == k->regs_per_thread &&
            s->shared == k->shared_bytes && strcmp(s->mangled, name_of(k)) == 0;
+}
+
+static int same_work(double mine, double theirs, double tolerance)
+{
+    return isfinite(mine) && isfinite(theirs) && fabs(mine - theirs) <= tolerance * fabs(theirs);
+}
+
+/* The source of s whose work matches k's, or -1; without a work row the
+ * newest source. */
+static int source_of(const gi_shape *s, const gm_launch_counters *k, int work, double tolerance)
+{
+    if (work < 0)
+        return s->n_sources - 1;
+    for (int i = 0; i < s->n_sources; i++)
+        if (same_work(k->metric[work], s->sources[(size_t)i * GM_METRIC_MAX + work], tolerance))
+            return i;
+    return -1;
 }
 
 /* k's slot, or the empty one where it would go; NULL: no slots yet. */
@@ -92,8 +113,10 @@ void gi_shapes_free(gi_shapes *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->n_slots; i++)
+    for (size_t i = 0; i < t->n_slots; i++) {
         free(t->slots[i].mangled);
+        free(t->slots[i].sources);
+    }
     free(t->slots);
     free(t);
 }
@@ -106,10 +129,10 @@ size_t gi_shapes_count(const gi_shapes *t)
 long gi_shapes_full(const gi_shapes *t, const gm_launch_counters *k)
 {
     const gi_shape *s = slot_of(t, k);
-    return s && s->hash && !s->varies ? s->full : 0;
+    return s && s->hash && !s->varies && !s->learning ? s->full : 0;
 }
 
-int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k)
+int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k, int work, double tolerance)
 {
     if (!t)
         return 0;
@@ -127,10 +150,26 @@ int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k)
         memcpy(s->block, k->block, sizeof s->block);
         s->regs = k->regs_per_thread;
         s->shared = k->shared_bytes;
+        if (!(s->sources = malloc(GI_SHAPE_SOURCES * GM_METRIC_MAX * sizeof *s->sources))) {
+            free(s->mangled);
+            memset(s, 0, sizeof *s);
+            return 0;
+        }
         t->n_shapes++;
     }
     s->full++;
-    memcpy(s->metric, k->metric, sizeof s->metric);
+    int i = s->n_sources ? source_of(s, k, work, tolerance) : -1;
+    if (i < 0) {
+        /* work no source did: a new source, and the shape has learnt it */
+        if (s->n_sources < GI_SHAPE_SOURCES) {
+            i = s->n_sources++;
+            s->learning = 0;
+        } else {
+            i = s->n_sources - 1;
+            s->varies = 1;
+        }
+    }
+    memcpy(&s->sources[(size_t)i * GM_METRIC_MAX], k->metric, sizeof k->metric);
     return 1;
 }
 
@@ -138,18 +177,16 @@ int gi_shapes_complete(gi_shapes *t, gm_launch_counters *k, const unsigned char 
                        double tolerance)
 {
     gi_shape *s = slot_of(t, k);
-    if (!s || !s->hash)
+    if (!s || !s->hash || !s->n_sources)
         return 0;
-    if (work >= 0) {
-        double mine = k->metric[work], theirs = s->metric[work];
-        if (!isfinite(mine) || !isfinite(theirs) ||
-            fabs(mine - theirs) > tolerance * fabs(theirs)) {
-            s->varies = 1;
-            return -1;
-        }
+    int i = source_of(s, k, work, tolerance);
+    if (i < 0) {
+        s->learning = 1;
+        return -1;
     }
+    const double *src = &s->sources[(size_t)i * GM_METRIC_MAX];
     for (size_t row = 0; row < gm_metric_count(); row++)
         if (!own[row])
-            k->metric[row] = s->metric[row];
+            k->metric[row] = src[row];
     return 1;
 }

@@ -4,12 +4,15 @@
 # atomics_app files (tests/profile/data), a fake nvdisasm prints the recorded
 # disassembly.  The unit that declares a pass is the shared-atomic one, so
 # the checks are its opcode split's:
-#   - the second run: GPUQ_SASS_METRIC is the pass's metric unless the user
-#     set one; every launch gets the split known by construction;
+#   - without --second-run the program runs once: the launches the code
+#     leaves unsettled get the fallback, and one line counts them;
+#   - the second run (--second-run): GPUQ_SASS_METRIC is the pass's metric
+#     unless the user set one; every launch gets the split known by
+#     construction;
 #   - the counters alone settle it when no launch has non-CAS atomics;
 #   - --no-code-pass, its alias --no-opcode-split (the pass's own name for
 #     it) and a --section without a code pass: one run, no cubins kept;
-#     --always-rerun contradicts either name.
+#     --second-run and --always-rerun contradict either name.
 #   usage: code_pass_check.sh GPUQ SRCDIR WORKDIR
 set -u
 gpuq=$1 src=$2 work=$3
@@ -62,10 +65,19 @@ run() { # NAME ARGS...: gpuq profile, counters in NAME.csv, stderr in NAME.err
 # split_valid,split_add,split_cas,split_popc_inc,split_other of each launch
 splits() { awk -F, '!/^#/ && !/^launch_id/ {print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF}' "$1"; }
 
-# 1. The code does not settle it (no cubin holds the kernels): a second run,
-# with the pass's SASS metric, and every launch's split known by construction.
-run rerun
-has "$work/rerun.err" "running the program again for the ATOMS opcode split"
+# 0. The code does not settle it (no cubin holds the kernels), and no
+# --second-run: one run; the CAS-only and atomic-free launches are settled by
+# their counters, the six with non-CAS atomics are not, and a line says so.
+run once
+ls "$work"/sass_metric.* > /dev/null 2>&1 && fail "once: a second run"
+has "$work/once.err" "no opcode split for 6 of 10 launches (k_add_same(unsigned int const*, unsigned int*, int) is in no cubin the program loaded): the report uses the hardware FAO/CAS split for them; --second-run runs the program again to count their instructions"
+[ "$(splits "$work/once.csv" | grep -c '^1,')" = 4 ] || fail "once: not 4 launches with a split"
+[ "$(splits "$work/once.csv" | grep -c '^0,')" = 6 ] || fail "once: not 6 launches without one"
+
+# 1. The same with --second-run: a second run, with the pass's SASS metric,
+# and every launch's split known by construction.
+run rerun --second-run
+has "$work/rerun.err" "running the program again for the ATOMS opcode split (--second-run)"
 [ "$(cat "$work"/sass_metric.* 2>/dev/null)" = smsp__sass_inst_executed_op_shared_atom ] ||
   fail "the sass pass ran with GPUQ_SASS_METRIC '$(cat "$work"/sass_metric.* 2>/dev/null)'"
 [ "$(splits "$work/rerun.csv" | grep -c '^1,')" = 10 ] || fail "not every launch has a split"
@@ -105,14 +117,16 @@ for name in none alias other; do
   [ "$(splits "$work/$name.csv" | grep -c '^1,')" = 0 ] || fail "$name: a split"
 done
 
-for opt in --no-code-pass --no-opcode-split; do
-  "$gpuq" profile --always-rerun $opt -- /bin/true > /dev/null 2> "$work/both.err"
-  [ $? -eq 1 ] || fail "--always-rerun $opt: not a usage error"
-  has "$work/both.err" "gpuq: profile: --always-rerun and $opt contradict each other"
+for run_opt in --second-run --always-rerun; do
+  for opt in --no-code-pass --no-opcode-split; do
+    "$gpuq" profile $run_opt $opt -- /bin/true > /dev/null 2> "$work/both.err"
+    [ $? -eq 1 ] || fail "$run_opt $opt: not a usage error"
+    has "$work/both.err" "gpuq: profile: $run_opt and $opt contradict each other"
+  done
 done
 "$gpuq" profile --help > "$work/help.txt" 2>&1
 has "$work/help.txt" "--no-code-pass       skip the second run"
 has "$work/help.txt" "--no-opcode-split    the same"
 
-[ $fails -eq 0 ] && echo "code pass: second run, user metric, counters alone, none: ok"
+[ $fails -eq 0 ] && echo "code pass: one run, second run, user metric, counters alone, none: ok"
 exit $fails

@@ -1,6 +1,6 @@
 /* Unit tests of the table of kernel shapes measured in full (gi_shapes.h):
  * what makes two launches one shape, the source a repeat is completed
- * from, and the bound on the table. */
+ * from, the works a shape keeps, and the bound on the table. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,12 +38,12 @@ static void test_one_shape_is_every_field(void **state)
     assert_non_null(t);
     gm_launch_counters a = launch("_Z4gemmv", 132, 256, 64, 1024, 1000);
     assert_int_equal(gi_shapes_full(t, &a), 0);
-    assert_int_equal(gi_shapes_remember(t, &a), 1);
+    assert_int_equal(gi_shapes_remember(t, &a, -1, 0), 1);
     assert_int_equal(gi_shapes_full(t, &a), 1);
     /* the same shape, other counters: still one shape, counted twice */
     gm_launch_counters same = launch("_Z4gemmv", 132, 256, 64, 1024, 7);
     assert_int_equal(gi_shapes_full(t, &same), 1);
-    assert_int_equal(gi_shapes_remember(t, &same), 1);
+    assert_int_equal(gi_shapes_remember(t, &same, -1, 0), 1);
     assert_int_equal(gi_shapes_full(t, &a), 2);
     assert_int_equal(gi_shapes_count(t), 1);
     /* each field alone makes another shape */
@@ -65,8 +65,8 @@ static void test_complete_keeps_own_rows(void **state)
     gi_shapes *t = gi_shapes_new(100);
     gm_launch_counters full1 = launch("_Z3fooPf", 64, 128, 40, 0, 1000);
     gm_launch_counters full2 = launch("_Z3fooPf", 64, 128, 40, 0, 2000);
-    assert_int_equal(gi_shapes_remember(t, &full1), 1);
-    assert_int_equal(gi_shapes_remember(t, &full2), 1); /* the last one is the source */
+    assert_int_equal(gi_shapes_remember(t, &full1, -1, 0), 1);
+    assert_int_equal(gi_shapes_remember(t, &full2, -1, 0), 1); /* the last one is the source */
     unsigned char own[GM_METRIC_MAX] = {0};
     int duration = gm_metric_find("gpu__time_duration.sum");
     int inst = gm_metric_find("smsp__inst_executed.sum");
@@ -96,7 +96,7 @@ static void test_other_work_is_refused(void **state)
     assert_true(issued >= 0 && inst >= 0);
     gm_launch_counters full = launch("_Z4hist", 8, 256, 32, 4096, 0);
     full.metric[issued] = 1e6;
-    assert_int_equal(gi_shapes_remember(t, &full), 1);
+    assert_int_equal(gi_shapes_remember(t, &full, issued, 0.01), 1);
     unsigned char own[GM_METRIC_MAX] = {0};
     own[issued] = 1;
     /* within 1%: completed */
@@ -105,8 +105,8 @@ static void test_other_work_is_refused(void **state)
     assert_int_equal(gi_shapes_complete(t, &near, own, issued, 0.01), 1);
     assert_true(near.metric[inst] == (double)inst);
     assert_int_equal(gi_shapes_full(t, &near), 1);
-    /* 2% more instructions: other work, refused, and the shape goes back
-     * to full launches */
+    /* 2% more instructions: other work, refused, and the shape's next
+     * launch is measured in full */
     gm_launch_counters far = launch("_Z4hist", 8, 256, 32, 4096, NAN);
     far.metric[issued] = 1e6 * 1.02;
     assert_int_equal(gi_shapes_complete(t, &far, own, issued, 0.01), -1);
@@ -119,6 +119,74 @@ static void test_other_work_is_refused(void **state)
     gi_shapes_free(t);
 }
 
+/* PyTorch's reduce_kernel at one grid, reducing tensors of two sizes in
+ * turn (A B A B ...): after one refusal the shape is measured in full until
+ * a full launch does B's work; then both works are completed. */
+static void test_alternating_works_are_learnt(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(10);
+    int issued = -1;
+    for (size_t r = 0; r < gm_metric_count(); r++)
+        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
+            issued = (int)r;
+    int inst = gm_metric_find("smsp__inst_executed.sum");
+    assert_true(issued >= 0 && inst >= 0);
+    unsigned char own[GM_METRIC_MAX] = {0};
+    own[issued] = 1;
+    gm_launch_counters a = launch("_Z6reducev", 32, 512, 40, 0, 100);
+    gm_launch_counters b = launch("_Z6reducev", 32, 512, 40, 0, 200);
+    a.metric[issued] = 2.5e6;
+    b.metric[issued] = 3.7e6;
+    assert_int_equal(gi_shapes_remember(t, &a, issued, 0.01), 1);
+    assert_int_equal(gi_shapes_full(t, &a), 1);
+    gm_launch_counters rep = launch("_Z6reducev", 32, 512, 40, 0, NAN);
+    rep.metric[issued] = b.metric[issued];
+    assert_int_equal(gi_shapes_complete(t, &rep, own, issued, 0.01), -1);
+    assert_int_equal(gi_shapes_full(t, &a), 0);
+    /* A again, in full: a work the shape has; still learning */
+    assert_int_equal(gi_shapes_remember(t, &a, issued, 0.01), 1);
+    assert_int_equal(gi_shapes_full(t, &a), 0);
+    /* B in full: learnt */
+    assert_int_equal(gi_shapes_remember(t, &b, issued, 0.01), 1);
+    assert_int_equal(gi_shapes_full(t, &a), 3);
+    for (int i = 0; i < 4; i++) {
+        const gm_launch_counters *src = i % 2 ? &b : &a;
+        gm_launch_counters r = launch("_Z6reducev", 32, 512, 40, 0, NAN);
+        r.metric[issued] = src->metric[issued] * 1.005;
+        assert_int_equal(gi_shapes_complete(t, &r, own, issued, 0.01), 1);
+        assert_true(r.metric[inst] == src->metric[inst]); /* from its own work's launch */
+    }
+    assert_int_equal(gi_shapes_full(t, &a), 3);
+    gi_shapes_free(t);
+}
+
+/* A shape whose every launch does other work: GI_SHAPE_SOURCES works are
+ * kept, and after them it is measured in full for good. */
+static void test_endless_works_go_full(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(10);
+    int issued = -1;
+    for (size_t r = 0; r < gm_metric_count(); r++)
+        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
+            issued = (int)r;
+    unsigned char own[GM_METRIC_MAX] = {0};
+    own[issued] = 1;
+    for (int i = 0; i <= GI_SHAPE_SOURCES; i++) {
+        gm_launch_counters k = launch("_Z4randv", 4, 64, 16, 0, i);
+        k.metric[issued] = 1e5 * (i + 1);
+        assert_int_equal(gi_shapes_remember(t, &k, issued, 0.01), 1);
+        assert_int_equal(gi_shapes_full(t, &k), i < GI_SHAPE_SOURCES ? i + 1 : 0);
+    }
+    /* the works kept are still completed from */
+    gm_launch_counters r = launch("_Z4randv", 4, 64, 16, 0, NAN);
+    r.metric[issued] = 1e5;
+    assert_int_equal(gi_shapes_complete(t, &r, own, issued, 0.01), 1);
+    assert_int_equal(gi_shapes_full(t, &r), 0);
+    gi_shapes_free(t);
+}
+
 static void test_bounded_and_growing(void **state)
 {
     (void)state;
@@ -127,7 +195,7 @@ static void test_bounded_and_growing(void **state)
     for (int i = 0; i < 1000; i++) {
         snprintf(names[i], sizeof names[i], "_Z1k%dv", i);
         gm_launch_counters k = launch(names[i], (unsigned)i + 1, 32, 8, 0, i);
-        assert_int_equal(gi_shapes_remember(t, &k), 1);
+        assert_int_equal(gi_shapes_remember(t, &k, -1, 0), 1);
     }
     assert_int_equal(gi_shapes_count(t), 1000);
     /* every one still found after the table grew, with its own source */
@@ -141,10 +209,10 @@ static void test_bounded_and_growing(void **state)
     /* full: a new shape is not kept, a known one still counts */
     snprintf(names[1000], sizeof names[1000], "_Z1newv");
     gm_launch_counters extra = launch(names[1000], 1, 32, 8, 0, 0);
-    assert_int_equal(gi_shapes_remember(t, &extra), 0);
+    assert_int_equal(gi_shapes_remember(t, &extra, -1, 0), 0);
     assert_int_equal(gi_shapes_full(t, &extra), 0);
     gm_launch_counters known = launch(names[5], 6, 32, 8, 0, 0);
-    assert_int_equal(gi_shapes_remember(t, &known), 1);
+    assert_int_equal(gi_shapes_remember(t, &known, -1, 0), 1);
     assert_int_equal(gi_shapes_full(t, &known), 2);
     gi_shapes_free(t);
 }
@@ -175,6 +243,8 @@ int main(void)
         cmocka_unit_test(test_one_shape_is_every_field),
         cmocka_unit_test(test_complete_keeps_own_rows),
         cmocka_unit_test(test_other_work_is_refused),
+        cmocka_unit_test(test_alternating_works_are_learnt),
+        cmocka_unit_test(test_endless_works_go_full),
         cmocka_unit_test(test_bounded_and_growing),
         cmocka_unit_test(test_every_launch_set_has_the_duration),
     };

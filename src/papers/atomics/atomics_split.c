@@ -232,10 +232,10 @@ const gm_code_pass gm_atomics_code_pass = {
     .name = "opcode split",
     .title = "ATOMS opcode split",
     .help = "A section that needs the opcode split (shared atomics: ATOMS.ADD / CAS /\n"
-            "POPC.INC) makes the program run twice: once for the hardware counters, once\n"
-            "for the instruction counts and disassembly, unless the hardware counters\n"
-            "settle the split (no non-CAS shared atomics, or a single non-CAS ATOMS opcode\n"
-            "in each kernel's code); --no-opcode-split runs it once.\n",
+            "POPC.INC) takes it from the hardware counters and the kernels' code where\n"
+            "they settle it (no non-CAS shared atomics, or one non-CAS ATOMS opcode in a\n"
+            "kernel's code); --second-run runs the program again, for instruction counts,\n"
+            "where they do not; --no-opcode-split reads no code.\n",
     .no_pass = "the model then uses the\n"
                "                           hardware FAO/CAS split and says so\n",
     .fallback = "the hardware FAO/CAS split",
