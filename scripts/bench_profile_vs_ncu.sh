@@ -2,10 +2,11 @@
 # What gpuq's default report costs against ncu collecting the same metrics,
 # side by side in one invocation:
 #
-#   scripts/bench_profile_vs_ncu.sh [-n RUNS] [-g GPUQ] PROGRAM [ARGS...]
+#   scripts/bench_profile_vs_ncu.sh [-n RUNS] [-g GPUQ] [-F] PROGRAM [ARGS...]
 #     -n RUNS   timed rounds after one warm-up round (default 3); each round
 #               runs every variant once, so that drift spreads over all alike
 #     -g GPUQ   the gpuq program (default: build/gpuq)
+#     -F        leave out the "gpuq full" variant (long programs)
 #
 # Variants:
 #   plain          the program alone
@@ -25,11 +26,13 @@
 set -u
 runs=3
 gpuq=build/gpuq
-while getopts "n:g:h" opt; do
+names=(plain gpuq gpuq_atomics gpuq_full ncu ncu_atomics)
+while getopts "n:g:Fh" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     g) gpuq=$OPTARG ;;
-    h) sed -n '2,24p' "$0"; exit 0 ;;
+    F) names=(plain gpuq gpuq_atomics ncu ncu_atomics) ;;
+    h) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "bench_profile_vs_ncu: see -h" >&2; exit 1 ;;
   esac
 done
@@ -65,7 +68,6 @@ run_variant() {
   t1=$(date +%s%N)
   echo $(( (t1 - t0) / 1000000 ))
 }
-names=(plain gpuq gpuq_atomics gpuq_full ncu ncu_atomics)
 declare -A ms
 for ((round = 0; round <= runs; round++)); do
   for v in "${names[@]}"; do
@@ -88,7 +90,8 @@ same=""
 # The program's output as in the plain run: once, or twice where gpuq ran
 # it a second time for the code pass.
 cat "$work/plain.stdout" "$work/plain.stdout" >"$work/plain2.stdout"
-for v in gpuq gpuq_atomics gpuq_full; do
+for v in "${names[@]}"; do
+  case $v in plain | ncu*) continue ;; esac
   cmp -s "$work/plain.stdout" "$work/$v.stdout" || cmp -s "$work/plain2.stdout" "$work/$v.stdout" ||
     same="$same $v"
 done
@@ -110,7 +113,9 @@ for v in "${names[@]}"; do
     'BEGIN {printf "%-14s %10.2f %14s %10s\n", v, m / 1e3, r, v == "plain" ? "" : sprintf("%.2f", (m - p) / 1e3)}'
 done
 ga=$(median "${ms[gpuq]}"); na=$(median "${ms[ncu]}"); gt=$(median "${ms[gpuq_atomics]}"); nt=$(median "${ms[ncu_atomics]}")
-gf=$(median "${ms[gpuq_full]}")
+gf=$(median "${ms[gpuq_full]:-}")
 awk -v p="$p" -v ga="$ga" -v na="$na" -v gt="$gt" -v nt="$nt" -v gf="$gf" 'BEGIN {
-  printf "\nadded time, gpuq / ncu: every section %.3f, atomics %.3f (goal: at most 0.1); every launch in full %.3f\n",
-         (ga - p) / (na - p), (gt - p) / (nt - p), (gf - p) / (na - p) }'
+  printf "\nadded time, gpuq / ncu: every section %.3f, atomics %.3f (goal: at most 0.1)",
+         (ga - p) / (na - p), (gt - p) / (nt - p)
+  if (gf != "") printf "; every launch in full %.3f", (gf - p) / (na - p)
+  printf "\n" }'

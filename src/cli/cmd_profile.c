@@ -199,8 +199,8 @@ int cmd_profile(int argc, char **argv)
             goto done_set;
         }
     } else if (read_code && !prof_interrupted_by &&
-               prof_code_from_code(pass, &set, cubins1, raw_code, &spec, &speculated, &decoded,
-                                   static_why, sizeof static_why)) {
+               prof_code_from_code(pass, &set, cubins1, raw_code, &spec, !o.second_run,
+                                   &speculated, &decoded, static_why, sizeof static_why)) {
         t_code = prof_ms_since(&t_phase);
         cli_error(CMD, "%s", pass->by_code);
         if (!prof_save_counters(counters, &set)) {
@@ -213,10 +213,9 @@ int cmd_profile(int argc, char **argv)
         /* The program runs once unless asked: a second run costs a whole
          * run of it (5.4 s of the 13.2 s gpuq added to the library-kernel
          * program, docs/profile.md) and repeats its side effects.  The
-         * launches the code settles keep their result; the others get the
-         * fallback, and one line says how many and what would count them. */
-        size_t filled = read_code ? prof_code_fill_missing(pass, &set, cubins1, raw_code, &spec)
-                                  : 0;
+         * launches the code settled keep their result (prof_code_from_code
+         * read every launch's); the others get the fallback, and one line
+         * says how many and what would count them. */
         size_t unsettled = 0, applicable = 0;
         for (size_t i = 0; i < set.count; i++)
             if (pass->applies(&set.launches[i])) {
@@ -229,7 +228,7 @@ int cmd_profile(int argc, char **argv)
                       "uses %s for them; --second-run runs the program again to count their "
                       "instructions", pass->name, unsettled, applicable,
                       static_why[0] ? static_why : "their code is unread", pass->fallback);
-        if (filled && !prof_save_counters(counters, &set)) {
+        if (unsettled < applicable && !prof_save_counters(counters, &set)) {
             rc = GPUQ_EXIT_INPUT;
             goto done_set;
         }

@@ -191,10 +191,13 @@ int prof_use_decoder(const char *arch);
 int prof_code_from_counts(const gm_code_pass *pass, gm_counters_set *set, const char *sass_path,
                           char *why, size_t len);
 /* The counters and each kernel's code (read during the run where it could
- * be, sp), when that settles every launch: 1, or 0 (set unchanged) and why. */
+ * be, sp): 1 when that settles every launch; else 0 and why (the first
+ * launch it does not settle).  every = 0: it stops there and leaves the set
+ * unchanged (a second run follows); every = 1: it reads every launch's code
+ * and keeps each result it has. */
 int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const char *cubin_dir,
-                        const char *raw_path, const disasm_spec *sp, size_t *speculated,
-                        size_t *decoded, char *why, size_t why_len);
+                        const char *raw_path, const disasm_spec *sp, int every,
+                        size_t *speculated, size_t *decoded, char *why, size_t why_len);
 /* After the second run: the launches it had no counts for, from their code
  * where that settles them; returns how many. */
 size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,

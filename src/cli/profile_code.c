@@ -14,6 +14,7 @@
 
 #include "host/host_decode_sm90.h"
 #include "host/host_sass.h"
+#include "gpuq/kernel_name.h"
 #include "profile.h"
 
 /* The distinct functions with executed records in cubins of this CRC, as
@@ -204,8 +205,8 @@ static const char *kernel_of(const gm_launch_counters *k)
 }
 
 int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const char *cubin_dir,
-                        const char *raw_path, const disasm_spec *sp, size_t *speculated,
-                        size_t *decoded, char *why, size_t why_len)
+                        const char *raw_path, const disasm_spec *sp, int every,
+                        size_t *speculated, size_t *decoded, char *why, size_t why_len)
 {
     char **cubins = NULL;
     size_t n_cubins = prof_list_cubins(cubin_dir, &cubins);
@@ -215,50 +216,58 @@ int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const ch
     char arch[16];
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
 
-    /* the results, stored once every launch has one */
+    /* the results: stored once every launch has one, or (every) each one */
     gm_pass_result *results = calloc(set->count + 1, sizeof *results);
     char *settled = calloc(set->count + 1, 1);
     gm_kernel_code *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
     int all = results && settled && code;
+    int ready = all; /* memory for the loop */
     snprintf(why, why_len, "out of memory");
-    for (size_t i = 0; all && i < set->count; i++) {
+    char name[128];
+    for (size_t i = 0; ready && i < set->count && (all || every); i++) {
         const gm_launch_counters *k = &set->launches[i];
-        const char *name = kernel_of(k);
+        const char *kernel = kernel_of(k);
         const gm_kernel_code *ops = NULL;
         if (!pass->applies(k))
             continue; /* nothing to settle */
+        /* the first launch it does not settle says why, reason first:
+         * kernel names run to kilobytes */
+        gm_kernel_base_name(k->kernel ? k->kernel : kernel, name, sizeof name);
         if (pass->needs_code(k)) {
             /* One reading per kernel: the first launch of the name that
              * needed it holds the result. */
-            for (size_t j = 0; j < i && !ops; j++) {
+            size_t first = i;
+            for (size_t j = 0; j < i && first == i; j++) {
                 const gm_launch_counters *kj = &set->launches[j];
-                if (pass->applies(kj) && pass->needs_code(kj) && strcmp(kernel_of(kj), name) == 0)
-                    ops = &code[j];
+                if (pass->applies(kj) && pass->needs_code(kj) && strcmp(kernel_of(kj), kernel) == 0)
+                    first = j;
             }
-            if (!ops) {
-                if (kernel_code(pass, name, cubins, n_cubins, have_tool ? tool : NULL, arch,
-                                raw_path, sp, &code[i], speculated, decoded) == 0) {
-                    snprintf(why, why_len, "%s is in no cubin the program loaded", k->kernel);
-                    all = 0;
-                    break;
-                }
-                if (code[i].instructions == 0 && !have_tool) {
+            if (first == i &&
+                kernel_code(pass, kernel, cubins, n_cubins, have_tool ? tool : NULL, arch,
+                            raw_path, sp, &code[i], speculated, decoded) == 0) {
+                if (all)
+                    snprintf(why, why_len, "in no cubin the program loaded: %s", name);
+                all = 0;
+                continue;
+            }
+            if (code[first].instructions == 0 && !have_tool) {
+                if (all)
                     snprintf(why, why_len, "%s", err.msg);
-                    all = 0;
-                    break;
-                }
-                ops = &code[i];
+                all = 0;
+                continue;
             }
+            ops = &code[first];
         }
         const char *reason = NULL;
         if (pass->from_code(k, ops, &results[i], &reason))
             settled[i] = 1;
         else {
-            snprintf(why, why_len, "%s: %s", k->kernel, reason);
+            if (all)
+                snprintf(why, why_len, "%s: %s", reason, name);
             all = 0;
         }
     }
-    for (size_t i = 0; all && i < set->count; i++)
+    for (size_t i = 0; ready && (all || every) && i < set->count; i++)
         if (settled[i])
             set->launches[i].pass = results[i];
     free(results);
@@ -279,18 +288,28 @@ size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
     int have_tool = host_find_disassembler(tool, sizeof tool, &err) == GM_OK;
     char arch[16];
     snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
-    for (size_t i = 0; i < set->count; i++) {
+    /* One reading per kernel, as in prof_code_from_code: a kernel's launches
+     * are many, and nvdisasm takes 0.3 s a call.  code[i] is the reading of
+     * the first launch i of its name; found[i] the cubins that had it. */
+    gm_kernel_code *code = calloc(set->count + 1, sizeof *code);
+    size_t *found = calloc(set->count + 1, sizeof *found);
+    for (size_t i = 0; code && found && i < set->count; i++) {
         gm_launch_counters *k = &set->launches[i];
         if (k->pass.valid)
             continue;
-        gm_kernel_code ops;
-        memset(&ops, 0, sizeof ops);
         const gm_kernel_code *use = NULL;
         if (pass->needs_code(k)) {
-            if (kernel_code(pass, kernel_of(k), cubins, n_cubins, have_tool ? tool : NULL, arch,
-                            raw_path, sp, &ops, &spec, &dec) == 0)
+            size_t first = i;
+            for (size_t j = 0; j < i && first == i; j++)
+                if (found[j] && strcmp(kernel_of(&set->launches[j]), kernel_of(k)) == 0)
+                    first = j;
+            if (first == i)
+                found[i] = kernel_code(pass, kernel_of(k), cubins, n_cubins,
+                                       have_tool ? tool : NULL, arch, raw_path, sp, &code[i],
+                                       &spec, &dec);
+            if (found[first] == 0)
                 continue;
-            use = &ops;
+            use = &code[first];
         }
         const char *reason = NULL;
         gm_pass_result result;
@@ -299,6 +318,8 @@ size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
             filled++;
         }
     }
+    free(code);
+    free(found);
     prof_free_list(cubins, n_cubins);
     unlink(raw_path);
     return filled;

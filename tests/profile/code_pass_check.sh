@@ -70,7 +70,7 @@ splits() { awk -F, '!/^#/ && !/^launch_id/ {print $(NF-4) "," $(NF-3) "," $(NF-2
 # their counters, the six with non-CAS atomics are not, and a line says so.
 run once
 ls "$work"/sass_metric.* > /dev/null 2>&1 && fail "once: a second run"
-has "$work/once.err" "no opcode split for 6 of 10 launches (k_add_same(unsigned int const*, unsigned int*, int) is in no cubin the program loaded): the report uses the hardware FAO/CAS split for them; --second-run runs the program again to count their instructions"
+has "$work/once.err" "no opcode split for 6 of 10 launches (in no cubin the program loaded: k_add_same): the report uses the hardware FAO/CAS split for them; --second-run runs the program again to count their instructions"
 [ "$(splits "$work/once.csv" | grep -c '^1,')" = 4 ] || fail "once: not 4 launches with a split"
 [ "$(splits "$work/once.csv" | grep -c '^0,')" = 6 ] || fail "once: not 6 launches without one"
 

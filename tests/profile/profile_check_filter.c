@@ -120,6 +120,40 @@ int check_filter(const char *gpuq, const char *app, const char *dir)
         gm_counters_set_clear(&set);
     }
 
+    /* Without --second-run the program runs once: k_add_same's split comes
+     * from its code (one non-CAS opcode), k_mixed's three non-CAS opcodes
+     * are not settled, fall back, and one line counts them. */
+    char *argv_once[] = {(char *)gpuq, "profile", "-k", "^k_(add_same|mixed)\\(",
+                         "--keep-counters", counters, "--table", table, "--force", "-o",
+                         "/dev/null", "--", (char *)app, NULL};
+    rc = run(argv_once, "/dev/null", errs);
+    show_file(errs);
+    if (rc != 0 || file_has(errs, "running the program again") ||
+        !file_has(errs, "--second-run runs the program again"))
+        fail("-k add_same|mixed: exit %d, a second run, or no line naming --second-run", rc);
+    else if (load_counters(counters, &set)) {
+        size_t add = 0, mixed = 0;
+        for (size_t i = 0; i < set.count; i++) {
+            const gm_launch_counters *k = &set.launches[i];
+            const gm_atomics_split sp = gm_atomics_split_of(k);
+            if (is_kernel(k->kernel, "k_add_same")) {
+                add++;
+                if (!sp.valid || sp.add != k->metric[GM_ATOMICS_M_N_ALU])
+                    fail("-k add_same|mixed: launch %zu of k_add_same has no split from its code",
+                         i);
+            } else if (is_kernel(k->kernel, "k_mixed")) {
+                mixed++;
+                if (sp.valid)
+                    fail("-k add_same|mixed: k_mixed got a split without a second run");
+            }
+        }
+        if (add == 0 || mixed == 0)
+            fail("-k add_same|mixed: %zu k_add_same and %zu k_mixed launches", add, mixed);
+        else if (failures == 0)
+            printf("ok: one run: k_add_same split from its code, k_mixed falls back\n");
+        gm_counters_set_clear(&set);
+    }
+
     /* A regex nothing matches: nothing measured, exit 3, and why. */
     char *argv2[] = {(char *)gpuq, "profile", "-k", "no_such_kernel", "--keep-counters",
                      counters, "--", (char *)app, NULL};
