@@ -16,10 +16,10 @@ typedef struct gi_shape {
     int regs, shared;
     long full;
     /* The shape's full launches of distinct work, newest of each work kept:
-     * n_sources rows of GM_METRIC_MAX metrics. */
+     * n_sources rows of GM_METRIC_MAX metrics (room for cap_sources). */
     double *sources;
-    int n_sources;
-    int learning; /* a repeat did work no source did: full until one does */
+    int n_sources, cap_sources;
+    int learning; /* full launches left after a refused repeat (0: none) */
     int varies;   /* more works than GI_SHAPE_SOURCES: full from then on */
 } gi_shape;
 
@@ -150,25 +150,29 @@ int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k, int work, doub
         memcpy(s->block, k->block, sizeof s->block);
         s->regs = k->regs_per_thread;
         s->shared = k->shared_bytes;
-        if (!(s->sources = malloc(GI_SHAPE_SOURCES * GM_METRIC_MAX * sizeof *s->sources))) {
-            free(s->mangled);
-            memset(s, 0, sizeof *s);
-            return 0;
-        }
         t->n_shapes++;
     }
-    s->full++;
     int i = s->n_sources ? source_of(s, k, work, tolerance) : -1;
-    if (i < 0) {
+    if (i < 0 && s->n_sources < GI_SHAPE_SOURCES) {
         /* work no source did: a new source, and the shape has learnt it */
-        if (s->n_sources < GI_SHAPE_SOURCES) {
-            i = s->n_sources++;
-            s->learning = 0;
-        } else {
-            i = s->n_sources - 1;
-            s->varies = 1;
+        if (s->n_sources == s->cap_sources) {
+            int cap = s->cap_sources ? 2 * s->cap_sources : 1;
+            double *more = realloc(s->sources, (size_t)cap * GM_METRIC_MAX * sizeof *more);
+            if (!more)
+                return 0;
+            s->sources = more;
+            s->cap_sources = cap;
         }
+        i = s->n_sources++;
+        s->learning = 0;
+    } else if (i < 0) {
+        i = s->n_sources - 1;
+        s->varies = 1;
+    } else if (s->learning > 0) {
+        /* a work it had: the refused one may have been a one-off */
+        s->learning--;
     }
+    s->full++;
     memcpy(&s->sources[(size_t)i * GM_METRIC_MAX], k->metric, sizeof k->metric);
     return 1;
 }
@@ -181,7 +185,7 @@ int gi_shapes_complete(gi_shapes *t, gm_launch_counters *k, const unsigned char 
         return 0;
     int i = source_of(s, k, work, tolerance);
     if (i < 0) {
-        s->learning = 1;
+        s->learning = GI_SHAPE_LEARN;
         return -1;
     }
     const double *src = &s->sources[(size_t)i * GM_METRIC_MAX];

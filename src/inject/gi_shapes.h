@@ -15,8 +15,12 @@
 typedef struct gi_shapes gi_shapes;
 
 /* Distinct works a shape keeps a full launch of; a shape that does more is
- * measured in full from then on. */
-#define GI_SHAPE_SOURCES 4
+ * measured in full from then on.  PyTorch's mean reduce_kernel did 5 at
+ * one grid in tests/bench/torch_library_kernels.py (H200). */
+#define GI_SHAPE_SOURCES 16
+/* Full launches of a shape after a refused repeat, at most, while none
+ * brings a new work: the refused one may not come back (a one-off). */
+#define GI_SHAPE_LEARN 4
 
 /* A table that remembers at most max_shapes shapes; NULL when out of
  * memory. */
@@ -26,12 +30,14 @@ size_t gi_shapes_count(const gi_shapes *t);
 
 /* Launches of k's shape measured in full so far; 0 for a shape not seen,
  * and while its next launch should be measured in full (a repeat did work
- * none of its full launches did, or more works than GI_SHAPE_SOURCES). */
+ * none of its full launches did, until a full launch brings a new work or
+ * GI_SHAPE_LEARN have not; or more works than GI_SHAPE_SOURCES). */
 long gi_shapes_full(const gi_shapes *t, const gm_launch_counters *k);
 /* k, measured in full, becomes the source of its shape for its work
  * (metric row `work`, within `tolerance` relative; work < 0: one source per
  * shape) and counts one more full launch.  A work no source did is a new
- * source, and ends the full launches a refused repeat asked for.  0 when it
+ * source, and ends the full launches a refused repeat asked for; a known
+ * work counts one of the GI_SHAPE_LEARN they may take.  0 when it
  * could not be kept: the table holds max_shapes others, or out of memory
  * (the shape then stays measured in full). */
 int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k, int work, double tolerance);

@@ -187,6 +187,36 @@ static void test_endless_works_go_full(void **state)
     gi_shapes_free(t);
 }
 
+/* A refused repeat whose work never comes back (one launch issued 1.07%
+ * more than its shape's others on the H200): the shape is measured in full
+ * for GI_SHAPE_LEARN launches, then completed again. */
+static void test_one_off_work_ends_learning(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(10);
+    int issued = -1;
+    for (size_t r = 0; r < gm_metric_count(); r++)
+        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
+            issued = (int)r;
+    unsigned char own[GM_METRIC_MAX] = {0};
+    own[issued] = 1;
+    gm_launch_counters a = launch("_Z6reducei", 1, 512, 40, 0, 100);
+    a.metric[issued] = 2.4897e6;
+    assert_int_equal(gi_shapes_remember(t, &a, issued, 0.01), 1);
+    gm_launch_counters odd = launch("_Z6reducei", 1, 512, 40, 0, NAN);
+    odd.metric[issued] = 2.5165e6;
+    assert_int_equal(gi_shapes_complete(t, &odd, own, issued, 0.01), -1);
+    for (int i = 0; i < GI_SHAPE_LEARN; i++) {
+        assert_int_equal(gi_shapes_full(t, &a), 0);
+        assert_int_equal(gi_shapes_remember(t, &a, issued, 0.01), 1);
+    }
+    assert_int_equal(gi_shapes_full(t, &a), 1 + GI_SHAPE_LEARN);
+    gm_launch_counters rep = launch("_Z6reducei", 1, 512, 40, 0, NAN);
+    rep.metric[issued] = a.metric[issued];
+    assert_int_equal(gi_shapes_complete(t, &rep, own, issued, 0.01), 1);
+    gi_shapes_free(t);
+}
+
 static void test_bounded_and_growing(void **state)
 {
     (void)state;
@@ -245,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_other_work_is_refused),
         cmocka_unit_test(test_alternating_works_are_learnt),
         cmocka_unit_test(test_endless_works_go_full),
+        cmocka_unit_test(test_one_off_work_ends_learning),
         cmocka_unit_test(test_bounded_and_growing),
         cmocka_unit_test(test_every_launch_set_has_the_duration),
     };
