@@ -17,11 +17,11 @@ void gi_repeat_describe(const gi_device *dev, char *buf, size_t len);
 /* 1 when this launch's kernel shape has had its GPUQ_FULL_LAUNCHES
  * launches measured in full: it gets the one-pass set. */
 int gi_repeat_wants(const gi_device *dev, const gm_launch_counters *k);
-/* After a full window: the row becomes its shape's source (a row without
- * its duration does not). */
+/* After a full window: the row becomes its shape's source for its work
+ * (a row without its duration does not). */
 void gi_repeat_remember(gi_device *dev, const gm_launch_counters *k);
 /* After a one-pass window: the metrics outside the set, from the shape's
- * last full launch. */
+ * newest full launch of the same work (gi_shapes.h). */
 void gi_repeat_complete(const gi_device *dev, gm_launch_counters *k);
 
 /* The one-pass set, for the range profiler's calls (collector_range.c). */

@@ -31,6 +31,17 @@ static gm_launch_counters launch(const char *mangled, unsigned grid, unsigned bl
     return k;
 }
 
+/* The metric row that tells a launch's work (instructions issued). */
+static int work_row(void)
+{
+    int row = -1;
+    for (size_t r = 0; r < gm_metric_count(); r++)
+        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
+            row = (int)r;
+    assert_true(row >= 0);
+    return row;
+}
+
 static void test_one_shape_is_every_field(void **state)
 {
     (void)state;
@@ -88,10 +99,7 @@ static void test_other_work_is_refused(void **state)
 {
     (void)state;
     gi_shapes *t = gi_shapes_new(10);
-    int issued = -1;
-    for (size_t r = 0; r < gm_metric_count(); r++)
-        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
-            issued = (int)r;
+    int issued = work_row();
     int inst = gm_metric_find("smsp__inst_executed.sum");
     assert_true(issued >= 0 && inst >= 0);
     gm_launch_counters full = launch("_Z4hist", 8, 256, 32, 4096, 0);
@@ -126,10 +134,7 @@ static void test_alternating_works_are_learnt(void **state)
 {
     (void)state;
     gi_shapes *t = gi_shapes_new(10);
-    int issued = -1;
-    for (size_t r = 0; r < gm_metric_count(); r++)
-        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
-            issued = (int)r;
+    int issued = work_row();
     int inst = gm_metric_find("smsp__inst_executed.sum");
     assert_true(issued >= 0 && inst >= 0);
     unsigned char own[GM_METRIC_MAX] = {0};
@@ -167,10 +172,7 @@ static void test_endless_works_go_full(void **state)
 {
     (void)state;
     gi_shapes *t = gi_shapes_new(10);
-    int issued = -1;
-    for (size_t r = 0; r < gm_metric_count(); r++)
-        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
-            issued = (int)r;
+    int issued = work_row();
     unsigned char own[GM_METRIC_MAX] = {0};
     own[issued] = 1;
     for (int i = 0; i <= GI_SHAPE_SOURCES; i++) {
@@ -194,10 +196,7 @@ static void test_one_off_work_ends_learning(void **state)
 {
     (void)state;
     gi_shapes *t = gi_shapes_new(10);
-    int issued = -1;
-    for (size_t r = 0; r < gm_metric_count(); r++)
-        if (gm_metric_table[r].every_launch == GM_EVERY_LAUNCH_WORK)
-            issued = (int)r;
+    int issued = work_row();
     unsigned char own[GM_METRIC_MAX] = {0};
     own[issued] = 1;
     gm_launch_counters a = launch("_Z6reducei", 1, 512, 40, 0, 100);
