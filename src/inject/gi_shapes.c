@@ -16,7 +16,7 @@ typedef struct gi_shape {
     int regs, shared;
     long full;
     /* The shape's full launches of distinct work, newest of each work kept:
-     * n_sources rows of GM_METRIC_MAX metrics (room for cap_sources). */
+     * n_sources rows of gm_metric_count() metrics (room for cap_sources). */
     double *sources;
     int n_sources, cap_sources;
     int learning; /* full launches left after a refused repeat (0: none) */
@@ -26,6 +26,7 @@ typedef struct gi_shape {
 struct gi_shapes {
     gi_shape *slots;
     size_t n_slots, n_shapes, max_shapes;
+    size_t n_sources, max_sources; /* over every shape: the memory bound */
 };
 
 static const char *name_of(const gm_launch_counters *k)
@@ -65,7 +66,8 @@ static int source_of(const gi_shape *s, const gm_launch_counters *k, int work, d
     if (work < 0)
         return s->n_sources - 1;
     for (int i = 0; i < s->n_sources; i++)
-        if (same_work(k->metric[work], s->sources[(size_t)i * GM_METRIC_MAX + work], tolerance))
+        if (same_work(k->metric[work], s->sources[(size_t)i * gm_metric_count() + work],
+                      tolerance))
             return i;
     return -1;
 }
@@ -104,8 +106,12 @@ static int grow(gi_shapes *t)
 gi_shapes *gi_shapes_new(size_t max_shapes)
 {
     gi_shapes *t = calloc(1, sizeof *t);
-    if (t)
+    if (t) {
         t->max_shapes = max_shapes;
+        /* every shape's first work, and as many more over all shapes:
+         * 2 x 16384 x 79 metrics of 8 bytes is 21 MB inside the program */
+        t->max_sources = 2 * max_shapes;
+    }
     return t;
 }
 
@@ -153,17 +159,19 @@ int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k, int work, doub
         t->n_shapes++;
     }
     int i = s->n_sources ? source_of(s, k, work, tolerance) : -1;
-    if (i < 0 && s->n_sources < GI_SHAPE_SOURCES) {
+    if (i < 0 && s->n_sources < GI_SHAPE_SOURCES &&
+        (s->n_sources == 0 || t->n_sources < t->max_sources)) {
         /* work no source did: a new source, and the shape has learnt it */
         if (s->n_sources == s->cap_sources) {
             int cap = s->cap_sources ? 2 * s->cap_sources : 1;
-            double *more = realloc(s->sources, (size_t)cap * GM_METRIC_MAX * sizeof *more);
+            double *more = realloc(s->sources, (size_t)cap * gm_metric_count() * sizeof *more);
             if (!more)
                 return 0;
             s->sources = more;
             s->cap_sources = cap;
         }
         i = s->n_sources++;
+        t->n_sources++;
         s->learning = 0;
     } else if (i < 0) {
         i = s->n_sources - 1;
@@ -173,7 +181,8 @@ int gi_shapes_remember(gi_shapes *t, const gm_launch_counters *k, int work, doub
         s->learning--;
     }
     s->full++;
-    memcpy(&s->sources[(size_t)i * GM_METRIC_MAX], k->metric, sizeof k->metric);
+    memcpy(&s->sources[(size_t)i * gm_metric_count()], k->metric,
+           gm_metric_count() * sizeof *k->metric);
     return 1;
 }
 
@@ -188,7 +197,7 @@ int gi_shapes_complete(gi_shapes *t, gm_launch_counters *k, const unsigned char 
         s->learning = GI_SHAPE_LEARN;
         return -1;
     }
-    const double *src = &s->sources[(size_t)i * GM_METRIC_MAX];
+    const double *src = &s->sources[(size_t)i * gm_metric_count()];
     for (size_t row = 0; row < gm_metric_count(); row++)
         if (!own[row])
             k->metric[row] = src[row];

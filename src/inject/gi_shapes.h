@@ -14,8 +14,9 @@
 
 typedef struct gi_shapes gi_shapes;
 
-/* Distinct works a shape keeps a full launch of; a shape that does more is
- * measured in full from then on.  PyTorch's mean reduce_kernel did 5 at
+/* Distinct works a shape keeps a full launch of; a shape that does more
+ * (or a new work when the table holds 2 x max_shapes works over all its
+ * shapes) is measured in full from then on.  PyTorch's mean reduce_kernel did 5 at
  * one grid in tests/bench/torch_library_kernels.py (H200). */
 #define GI_SHAPE_SOURCES 16
 /* Full launches of a shape after a refused repeat, at most, while none

@@ -216,6 +216,36 @@ static void test_one_off_work_ends_learning(void **state)
     gi_shapes_free(t);
 }
 
+/* The works over all shapes are bounded (2 x max_shapes): past the bound a
+ * shape's new work sends it to full launches, and its known works still
+ * complete repeats. */
+static void test_works_are_bounded_over_shapes(void **state)
+{
+    (void)state;
+    gi_shapes *t = gi_shapes_new(2); /* room for 4 works */
+    int issued = work_row();
+    unsigned char own[GM_METRIC_MAX] = {0};
+    own[issued] = 1;
+    for (int w = 1; w <= 3; w++) {
+        gm_launch_counters a = launch("_Z1av", 1, 32, 8, 0, w);
+        a.metric[issued] = 1e6 * w;
+        assert_int_equal(gi_shapes_remember(t, &a, issued, 0.01), 1);
+        assert_int_equal(gi_shapes_full(t, &a), w);
+    }
+    gm_launch_counters b = launch("_Z1bv", 1, 32, 8, 0, 0);
+    b.metric[issued] = 1e6;
+    assert_int_equal(gi_shapes_remember(t, &b, issued, 0.01), 1); /* its first: always kept */
+    assert_int_equal(gi_shapes_full(t, &b), 1);
+    b.metric[issued] = 2e6;
+    assert_int_equal(gi_shapes_remember(t, &b, issued, 0.01), 1);
+    assert_int_equal(gi_shapes_full(t, &b), 0); /* no room for a fifth work */
+    gm_launch_counters rep = launch("_Z1av", 1, 32, 8, 0, NAN);
+    rep.metric[issued] = 2e6;
+    assert_int_equal(gi_shapes_complete(t, &rep, own, issued, 0.01), 1);
+    assert_true(rep.metric[0] == 2.0); /* from a's second work */
+    gi_shapes_free(t);
+}
+
 static void test_bounded_and_growing(void **state)
 {
     (void)state;
@@ -275,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_alternating_works_are_learnt),
         cmocka_unit_test(test_endless_works_go_full),
         cmocka_unit_test(test_one_off_work_ends_learning),
+        cmocka_unit_test(test_works_are_bounded_over_shapes),
         cmocka_unit_test(test_bounded_and_growing),
         cmocka_unit_test(test_every_launch_set_has_the_duration),
     };
