@@ -204,59 +204,110 @@ static const char *kernel_of(const gm_launch_counters *k)
     return k->mangled ? k->mangled : k->kernel;
 }
 
+/* What the code pass reads kernels' code with: the saved cubins, the
+ * disassembler, the readings made so far, one per kernel (a kernel's
+ * launches are many, and nvdisasm takes 0.3 s a call). */
+typedef struct code_reader {
+    const gm_code_pass *pass;
+    const gm_counters_set *set;
+    char **cubins;
+    size_t n_cubins;
+    char tool[PATH_MAX];
+    gm_error err; /* why there is no disassembler */
+    int have_tool;
+    char arch[16];
+    const char *raw_path;
+    const disasm_spec *sp;
+    size_t *speculated, *decoded;
+    gm_kernel_code *code; /* code[i]: the reading made at launch i, the first of its kernel */
+    size_t *found;        /* found[i]: the cubins that had it */
+    char *read;           /* read[i]: a reading was made at launch i */
+} code_reader;
+
+static int reader_open(code_reader *r, const gm_code_pass *pass, const gm_counters_set *set,
+                       const char *cubin_dir, const char *raw_path, const disasm_spec *sp,
+                       size_t *speculated, size_t *decoded)
+{
+    memset(r, 0, sizeof *r);
+    r->pass = pass;
+    r->set = set;
+    r->n_cubins = prof_list_cubins(cubin_dir, &r->cubins);
+    r->have_tool = host_find_disassembler(r->tool, sizeof r->tool, &r->err) == GM_OK;
+    snprintf(r->arch, sizeof r->arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
+    r->raw_path = raw_path;
+    r->sp = sp;
+    r->speculated = speculated;
+    r->decoded = decoded;
+    r->code = calloc(set->count + 1, sizeof *r->code);
+    r->found = calloc(set->count + 1, sizeof *r->found);
+    r->read = calloc(set->count + 1, 1);
+    return r->code && r->found && r->read;
+}
+
+static void reader_close(code_reader *r)
+{
+    free(r->code);
+    free(r->found);
+    free(r->read);
+    prof_free_list(r->cubins, r->n_cubins);
+    unlink(r->raw_path);
+}
+
+/* The code of launch i's kernel: the reading of the first launch of its name
+ * read before, or one made now; *found the cubins that had it. */
+static const gm_kernel_code *reading_of(code_reader *r, size_t i, size_t *found)
+{
+    const char *kernel = kernel_of(&r->set->launches[i]);
+    size_t first = i;
+    for (size_t j = 0; j < i && first == i; j++)
+        if (r->read[j] && strcmp(kernel_of(&r->set->launches[j]), kernel) == 0)
+            first = j;
+    if (first == i) {
+        r->found[i] = kernel_code(r->pass, kernel, r->cubins, r->n_cubins,
+                                  r->have_tool ? r->tool : NULL, r->arch, r->raw_path, r->sp,
+                                  &r->code[i], r->speculated, r->decoded);
+        r->read[i] = 1;
+    }
+    *found = r->found[first];
+    return &r->code[first];
+}
+
 int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const char *cubin_dir,
                         const char *raw_path, const disasm_spec *sp, int every,
                         size_t *speculated, size_t *decoded, char *why, size_t why_len)
 {
-    char **cubins = NULL;
-    size_t n_cubins = prof_list_cubins(cubin_dir, &cubins);
-    char tool[PATH_MAX];
-    gm_error err = {{0}};
-    int have_tool = host_find_disassembler(tool, sizeof tool, &err) == GM_OK;
-    char arch[16];
-    snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
-
+    code_reader r;
+    int ready = reader_open(&r, pass, set, cubin_dir, raw_path, sp, speculated, decoded);
     /* the results: stored once every launch has one, or (every) each one */
     gm_pass_result *results = calloc(set->count + 1, sizeof *results);
     char *settled = calloc(set->count + 1, 1);
-    gm_kernel_code *code = calloc(set->count + 1, sizeof *code); /* by first launch of a name */
-    int all = results && settled && code;
-    int ready = all; /* memory for the loop */
+    ready = ready && results && settled; /* memory for the loop */
+    int all = ready;
     snprintf(why, why_len, "out of memory");
     char name[128];
     for (size_t i = 0; ready && i < set->count && (all || every); i++) {
         const gm_launch_counters *k = &set->launches[i];
-        const char *kernel = kernel_of(k);
         const gm_kernel_code *ops = NULL;
         if (!pass->applies(k))
             continue; /* nothing to settle */
         /* the first launch it does not settle says why, reason first:
          * kernel names run to kilobytes */
-        gm_kernel_base_name(k->kernel ? k->kernel : kernel, name, sizeof name);
+        gm_kernel_base_name(k->kernel ? k->kernel : kernel_of(k), name, sizeof name);
         if (pass->needs_code(k)) {
-            /* One reading per kernel: the first launch of the name that
-             * needed it holds the result. */
-            size_t first = i;
-            for (size_t j = 0; j < i && first == i; j++) {
-                const gm_launch_counters *kj = &set->launches[j];
-                if (pass->applies(kj) && pass->needs_code(kj) && strcmp(kernel_of(kj), kernel) == 0)
-                    first = j;
-            }
-            if (first == i &&
-                kernel_code(pass, kernel, cubins, n_cubins, have_tool ? tool : NULL, arch,
-                            raw_path, sp, &code[i], speculated, decoded) == 0) {
+            size_t found = 0;
+            ops = reading_of(&r, i, &found);
+            if (found == 0) {
                 if (all)
                     snprintf(why, why_len, "in no cubin the program loaded: %s", name);
                 all = 0;
                 continue;
             }
-            if (code[first].instructions == 0 && !have_tool) {
+            if (ops->instructions == 0 && !r.have_tool) {
                 if (all)
-                    snprintf(why, why_len, "%s", err.msg);
+                    snprintf(why, why_len, "%s", r.err.msg);
                 all = 0;
                 continue;
             }
-            ops = &code[first];
         }
         const char *reason = NULL;
         if (pass->from_code(k, ops, &results[i], &reason))
@@ -272,44 +323,26 @@ int prof_code_from_code(const gm_code_pass *pass, gm_counters_set *set, const ch
             set->launches[i].pass = results[i];
     free(results);
     free(settled);
-    free(code);
-    prof_free_list(cubins, n_cubins);
-    unlink(raw_path);
+    reader_close(&r);
     return all;
 }
 
 size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
                               const char *cubin_dir, const char *raw_path, const disasm_spec *sp)
 {
-    char **cubins = NULL;
-    size_t n_cubins = prof_list_cubins(cubin_dir, &cubins), filled = 0, spec = 0, dec = 0;
-    char tool[PATH_MAX];
-    gm_error err = {{0}};
-    int have_tool = host_find_disassembler(tool, sizeof tool, &err) == GM_OK;
-    char arch[16];
-    snprintf(arch, sizeof arch, "SM%d%d", set->meta.cc_major, set->meta.cc_minor);
-    /* One reading per kernel, as in prof_code_from_code: a kernel's launches
-     * are many, and nvdisasm takes 0.3 s a call.  code[i] is the reading of
-     * the first launch i of its name; found[i] the cubins that had it. */
-    gm_kernel_code *code = calloc(set->count + 1, sizeof *code);
-    size_t *found = calloc(set->count + 1, sizeof *found);
-    for (size_t i = 0; code && found && i < set->count; i++) {
+    size_t filled = 0, spec = 0, dec = 0;
+    code_reader r;
+    int ready = reader_open(&r, pass, set, cubin_dir, raw_path, sp, &spec, &dec);
+    for (size_t i = 0; ready && i < set->count; i++) {
         gm_launch_counters *k = &set->launches[i];
         if (k->pass.valid)
             continue;
         const gm_kernel_code *use = NULL;
         if (pass->needs_code(k)) {
-            size_t first = i;
-            for (size_t j = 0; j < i && first == i; j++)
-                if (found[j] && strcmp(kernel_of(&set->launches[j]), kernel_of(k)) == 0)
-                    first = j;
-            if (first == i)
-                found[i] = kernel_code(pass, kernel_of(k), cubins, n_cubins,
-                                       have_tool ? tool : NULL, arch, raw_path, sp, &code[i],
-                                       &spec, &dec);
-            if (found[first] == 0)
+            size_t found = 0;
+            use = reading_of(&r, i, &found);
+            if (found == 0)
                 continue;
-            use = &code[first];
         }
         const char *reason = NULL;
         gm_pass_result result;
@@ -318,10 +351,7 @@ size_t prof_code_fill_missing(const gm_code_pass *pass, gm_counters_set *set,
             filled++;
         }
     }
-    free(code);
-    free(found);
-    prof_free_list(cubins, n_cubins);
-    unlink(raw_path);
+    reader_close(&r);
     return filled;
 }
 
