@@ -13,9 +13,12 @@
 #   - --no-code-pass, its alias --no-opcode-split (the pass's own name for
 #     it) and a --section without a code pass: one run, no cubins kept;
 #     --second-run and --always-rerun contradict either name.
-#   usage: code_pass_check.sh GPUQ SRCDIR WORKDIR
+#   - with atomics_app's cubin as the saved code (CUBIN, compiled for sm_90
+#     by the build where nvcc is there): one run, the Hopper reader settles
+#     the one-opcode kernels, k_mixed alone falls back;
+#   usage: code_pass_check.sh GPUQ SRCDIR WORKDIR [CUBIN]
 set -u
-gpuq=$1 src=$2 work=$3
+gpuq=$1 src=$2 work=$3 cubin=${4:-}
 rm -rf "$work" && mkdir -p "$work" || exit 2
 work=$(cd "$work" && pwd) src=$(cd "$src" && pwd)
 case $gpuq in /*) ;; *) gpuq=$(pwd)/$gpuq ;; esac
@@ -35,6 +38,8 @@ if [ "\$pass" = counters ]; then
   cp "\${FAKE_COUNTERS:-$data/gh100_atomics_app.counters.csv}" "\$out"
   rows=\$(grep -vc '^#\\|^launch_id' "\$out")
   [ -n "\${GPUQ_CUBIN_DIR:-}" ] && echo cubins > "$work/cubins.\$\$"
+  [ -n "\${GPUQ_CUBIN_DIR:-}" ] && [ -n "\${FAKE_CUBIN:-}" ] && mkdir -p "\$GPUQ_CUBIN_DIR" &&
+    cp "\$FAKE_CUBIN" "\$GPUQ_CUBIN_DIR/app.cubin"
 else
   mkdir -p "\$GPUQ_CUBIN_DIR" && echo x > "\$GPUQ_CUBIN_DIR/x.cubin"
   { echo "# gpuq sass pass v1"; echo "metric,smsp__sass_inst_executed"
@@ -73,6 +78,24 @@ ls "$work"/sass_metric.* > /dev/null 2>&1 && fail "once: a second run"
 has "$work/once.err" "no opcode split for 6 of 10 launches (in no cubin the program loaded: k_add_same): the report uses the hardware FAO/CAS split for them; --second-run runs the program again to count their instructions"
 [ "$(splits "$work/once.csv" | grep -c '^1,')" = 4 ] || fail "once: not 4 launches with a split"
 [ "$(splits "$work/once.csv" | grep -c '^0,')" = 6 ] || fail "once: not 6 launches without one"
+
+# 0b. The code there, no --second-run: atomics_app's cubin compiled now, no
+# disassembler (one that fails), so the Hopper reader alone reads it.
+if [ -n "$cubin" ] && [ -f "$cubin" ]; then
+  printf '#!/bin/sh\necho no disassembler here >&2\nexit 1\n' > "$work/nodis"
+  chmod +x "$work/nodis"
+  GPUQ_NVDISASM="$work/nodis" FAKE_CUBIN="$cubin" run code
+  ls "$work"/sass_metric.* > /dev/null 2>&1 && fail "code: a second run"
+  has "$work/code.err" "no opcode split for 1 of 10 launches (the kernel has several non-CAS ATOMS opcodes: k_mixed)"
+  [ "$(splits "$work/code.csv" | grep -c '^1,')" = 9 ] || fail "code: not 9 launches with a split"
+  for k in "k_add_same:1,4194304,0,0,0" "k_popc_inc:1,0,0,4194304,0" "k_mixed:0,,,,"; do
+    kernel=${k%%:*} want=${k#*:}
+    got=$(grep "^[0-9]*,\"$kernel(" "$work/code.csv" | head -1 | awk -F, '{print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF}')
+    [ "$got" = "$want" ] || fail "code: $kernel: split $got, want $want"
+  done
+else
+  echo "code pass: no cubin built (no nvcc): the Hopper reader case is not run"
+fi
 
 # 1. The same with --second-run: a second run, with the pass's SASS metric,
 # and every launch's split known by construction.
