@@ -323,6 +323,9 @@ int gi_ctx_synchronize(void);
 /* Per-device properties for the counters file header. */
 int gi_device_fill_meta(gi_device *dev);
 
+/* The kernel duration's metric row (metrics by name, gpuq/metrics.h), -1
+ * if none: the row every window is checked for. */
+int gi_duration_row(void);
 /* Writes one counters row (opening the file with its header first). */
 void gi_write_row(gi_device *dev, const gm_launch_counters *k);
 /* Writes text lines to the sass pass file (opening it first). */

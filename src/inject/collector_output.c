@@ -250,6 +250,11 @@ static int output_ready_locked(void)
     return g.out && !g.out_failed;
 }
 
+int gi_duration_row(void)
+{
+    return gm_metric_find("gpu__time_duration.sum");
+}
+
 void gi_write_row(gi_device *dev, const gm_launch_counters *k)
 {
     pthread_mutex_lock(&g.lock);

@@ -71,15 +71,9 @@ static void describe_source(gi_device *dev)
  * launch per window. */
 enum { GI_DURATION_DONE = 0, GI_DURATION_SINGLE, GI_DURATION_PAIR };
 
-/* The duration's metric row (metrics by name, gpuq/metrics.h), -1 if none. */
-static int duration_row(void)
-{
-    return gm_metric_find("gpu__time_duration.sum");
-}
-
 static int collects_duration(const gi_device *dev)
 {
-    int row = duration_row();
+    int row = gi_duration_row();
     for (size_t m = 0; m < dev->n_metrics && row >= 0; m++)
         if ((int)dev->metric_ids[m] == row)
             return 1;
@@ -399,7 +393,7 @@ int gi_range_end(gi_device *dev, gi_launch *launch, int launch_ok)
 static size_t with_duration(const gi_device *dev, size_t n)
 {
     size_t have = 0;
-    int row = duration_row();
+    int row = gi_duration_row();
     for (size_t i = 0; i < n && row >= 0; i++)
         have += isfinite(dev->pending[i].metric[row]) != 0;
     return have;

@@ -37,11 +37,6 @@
  * (tests/bench/torch_library_kernels.py --reps 10, docs/profile.md). */
 #define GI_REPEAT_WORK_TOLERANCE 0.02
 
-static int duration_row(void)
-{
-    return gm_metric_find("gpu__time_duration.sum");
-}
-
 static int work_row(void)
 {
     for (size_t r = 0; r < gm_metric_count(); r++)
@@ -81,7 +76,7 @@ int gi_repeat_setup(gi_device *dev)
         r->metric_ids[r->n_metrics++] = row;
         r->in_set[row] = 1;
     }
-    int has_duration = duration_row() >= 0 && r->in_set[duration_row()];
+    int has_duration = gi_duration_row() >= 0 && r->in_set[gi_duration_row()];
     char why[160] = "";
     size_t passes = 0;
     if (!has_duration)
@@ -156,7 +151,7 @@ static int repeat_work(const struct gi_repeat *r)
 void gi_repeat_remember(gi_device *dev, const gm_launch_counters *k)
 {
     struct gi_repeat *r = dev->repeat;
-    int row = duration_row();
+    int row = gi_duration_row();
     if (!r || row < 0 || !isfinite(k->metric[row]))
         return;
     if (!gi_shapes_remember(r->shapes, k, repeat_work(r), GI_REPEAT_WORK_TOLERANCE) &&
