@@ -87,13 +87,11 @@ range() { printf '%s\n' $1 | sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.
 launches=$(grep -c '^[0-9]' "$work/all.csv")
 ncu_launches=$(grep -c '^==PROF== Profiling' "$work/ncu.stdout" "$work/ncu.stderr" | awk -F: '{s+=$2} END {print s}')
 same=""
-# The program's output as in the plain run: once, or twice where gpuq ran
-# it a second time for the code pass.
-cat "$work/plain.stdout" "$work/plain.stdout" >"$work/plain2.stdout"
+# The program's output as in the plain run (gpuq runs it once: no variant
+# asks for --second-run).
 for v in "${names[@]}"; do
   case $v in plain | ncu*) continue ;; esac
-  cmp -s "$work/plain.stdout" "$work/$v.stdout" || cmp -s "$work/plain2.stdout" "$work/$v.stdout" ||
-    same="$same $v"
+  cmp -s "$work/plain.stdout" "$work/$v.stdout" || same="$same $v"
 done
 echo "device:    $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); $(ncu --version | tail -1)"
 echo "date:      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
