@@ -69,6 +69,8 @@ run() { # NAME ARGS...: gpuq profile, counters in NAME.csv, stderr in NAME.err
 }
 # split_valid,split_add,split_cas,split_popc_inc,split_other of each launch
 splits() { awk -F, '!/^#/ && !/^launch_id/ {print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF}' "$1"; }
+# the same of FILE's first launch of KERNEL
+split_of() { grep "^[0-9]*,\"$2(" "$1" | head -1 | splits /dev/stdin; }
 
 # 0. The code does not settle it (no cubin holds the kernels), and no
 # --second-run: one run; the CAS-only and atomic-free launches are settled by
@@ -90,7 +92,7 @@ if [ -n "$cubin" ] && [ -f "$cubin" ]; then
   [ "$(splits "$work/code.csv" | grep -c '^1,')" = 9 ] || fail "code: not 9 launches with a split"
   for k in "k_add_same:1,4194304,0,0,0" "k_popc_inc:1,0,0,4194304,0" "k_mixed:0,,,,"; do
     kernel=${k%%:*} want=${k#*:}
-    got=$(grep "^[0-9]*,\"$kernel(" "$work/code.csv" | head -1 | awk -F, '{print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF}')
+    got=$(split_of "$work/code.csv" "$kernel")
     [ "$got" = "$want" ] || fail "code: $kernel: split $got, want $want"
   done
 else
@@ -107,7 +109,7 @@ has "$work/rerun.err" "running the program again for the ATOMS opcode split (--s
 for k in "k_add_same:1,4194304,0,0,0" "k_popc_inc:1,0,0,4194304,0" "k_cas_distinct:1,0,4194304,0,0" \
          "k_mixed:1,4194304,4194304,4194304,0" "k_no_atomics:1,0,0,0,0"; do
   kernel=${k%%:*} want=${k#*:}
-  got=$(grep "^[0-9]*,\"$kernel(" "$work/rerun.csv" | head -1 | awk -F, '{print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF}')
+  got=$(split_of "$work/rerun.csv" "$kernel")
   [ "$got" = "$want" ] || fail "$kernel: split $got, want $want"
 done
 
