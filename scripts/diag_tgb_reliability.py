@@ -20,19 +20,26 @@ gpuq diag compares (all but G = 1, b = 1, the scale):
             time exactly would reach, on average, against these points
 """
 import argparse
-import csv
+import importlib.util
 import math
+import os
 import random
 import statistics
 import sys
-from collections import defaultdict
 
 
-def pearson(a, b):
-    ma, mb = statistics.fmean(a), statistics.fmean(b)
-    sa = math.sqrt(sum((x - ma) ** 2 for x in a))
-    sb = math.sqrt(sum((y - mb) ** 2 for y in b))
-    return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / (sa * sb) if sa > 0 and sb > 0 else math.nan
+def _script(name):
+    """A sibling script as a module (diag_tgb_noise.py reads the rounds,
+    diag_tail_rules.py has pearson)."""
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+noise = _script("diag_tgb_noise")
+pearson = noise.dtr.pearson
 
 
 def point(rounds):
@@ -41,17 +48,14 @@ def point(rounds):
 
 
 def read_rounds(path):
-    rounds = defaultdict(list)  # (kernel, G, b) -> [(T2n, Tn)] in round order
-    with open(path, newline="") as f:
-        for row in csv.reader(l for l in f if l.startswith("tgbr,")):
-            try:
-                kernel, g, b, t2n, tn = row[1], int(row[2]), int(row[3]), float(row[5]), float(row[7])
-            except (IndexError, ValueError):
-                sys.exit("diag_tgb_reliability: %s: a tgbr row that is not kernel,G,b,round,T2n,,Tn" % path)
-            rounds[(kernel, g, b)].append((t2n, tn))
-    if not rounds:
+    """(kernel, G, b) -> [(T2n, Tn)] in round order, from the tgbr rows"""
+    try:
+        _, raw = noise.load(path)
+    except (OSError, IndexError, ValueError) as e:
+        sys.exit("diag_tgb_reliability: %s: not a sched file of gpuq calibrate (%s)" % (path, e))
+    if not raw:
         sys.exit("diag_tgb_reliability: %s has no tgbr rows (a sched file of gpuq calibrate)" % path)
-    return rounds
+    return {p: [(t2n, tn) for _, t2n, tn in sorted(r)] for p, r in raw.items()}
 
 
 def main():
