@@ -112,8 +112,11 @@ int check_ncu(const char *gpuq, const char *app, const char *dir)
         fail("ncu exited with %d", rc);
         return 1;
     }
-    char *argv[] = {(char *)gpuq, "profile", "--keep-counters", counters, "--table", table,
-                    "--force", "-o", report, "--", (char *)app, NULL};
+    /* --second-run: the SASS-instrumented count
+     * (smsp__sass_inst_executed_op_shared_atom) is counted in the program's
+     * second run; without it that column stays empty and is not compared */
+    char *argv[] = {(char *)gpuq, "profile", "--second-run", "--keep-counters", counters,
+                    "--table", table, "--force", "-o", report, "--", (char *)app, NULL};
     /* ncu gathered every metric of the table: gpuq gathers every one too
      * (the units' opt-in sets and the rows collected only when named, such
      * as mma.sync's FLOP counters), so that each is compared */
