@@ -52,7 +52,14 @@ ALL=$("$BIN/bn_compare" metrics | tr '\n' ',' | sed 's/,$//')
 echo "gpuq metrics: $ALL" >"$OUT/cost.txt"
 for i in 1 2 3; do t timeout 30 "$BIN/bn_validate" --profile >/dev/null 2>&1; done
 # gpuq profile finds its tables by GPU: this run's throughput.csv beside the shipped atomic table
-mkdir -p /tmp/bn_tables/gpu && cp "$PWD"/../../tables/nvidia-h100-80gb-hbm3/* "$OUT/tables/gpu/throughput.csv" /tmp/bn_tables/gpu/
+# (the shipped folder of the GPU found: H100 or H200; none elsewhere)
+case "$(timeout 20 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" in
+  *H200*) SHIPPED=tables/nvidia-h200 ;;
+  *H100*) SHIPPED=tables/nvidia-h100-80gb-hbm3 ;;
+  *) SHIPPED= ;;
+esac
+mkdir -p /tmp/bn_tables/gpu && { [ -z "$SHIPPED" ] || cp "$SHIPPED"/* /tmp/bn_tables/gpu/; } &&
+  cp "$OUT/tables/gpu/throughput.csv" /tmp/bn_tables/gpu/
 export GPUQ_TABLE_DIR=/tmp/bn_tables
 t timeout 90 env GPUQ_DEBUG=1 "$BIN/gpuq" profile --no-opcode-split -o "$OUT/gpuq_profile_bn.txt" --keep-counters "$OUT/gpuq_bn.counters.csv" -- "$BIN/bn_validate" --profile >"$OUT/gpuq_profile_bn.log" 2>&1
 t timeout 90 $NCU --metrics "$ALL" -k regex:^bn_ --log-file "$OUT/bn_ncu_all.log" "$BIN/bn_validate" --profile >"$OUT/bn_ncu_all.csv"

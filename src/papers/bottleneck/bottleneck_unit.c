@@ -483,8 +483,9 @@ static void bottleneck_decide(const bottleneck_state *s, const gm_launch_counter
                         (l->launches >= 1 ? l->launches : 1);
     in.clock_ghz = l->clock_ghz;
     /* resident warp-cycles: warps per active cycle x active cycles, all SMs */
-    in.warp_cycles = counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0 *
-                     max_warps * counter(k, "sm__cycles_active.sum");
+    in.warp_cycles = gm_bottleneck_verdict_warp_cycles(
+        counter(k, "sm__warps_active.avg.pct_of_peak_sustained_active"), max_warps,
+        counter(k, "sm__cycles_active.sum"));
     for (int i = 0; i < GM_BOTTLENECK_VERDICT_STALLS; i++)
         in.stall[i] = counter(k, gm_bottleneck_verdict_stall_metric(i));
     in.warps_per_sm = l->warps_per_sm;

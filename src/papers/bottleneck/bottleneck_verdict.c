@@ -69,6 +69,14 @@ double gm_bottleneck_verdict_warp_latency_ns(const double stall[], double warps_
     return any ? cycles / warps_launched / clock_ghz : NAN;
 }
 
+double gm_bottleneck_verdict_warp_cycles(double warps_active_pct, double max_warps,
+                                         double cycles_active_sum)
+{
+    if (!(warps_active_pct >= 0) || !(max_warps > 0) || !(cycles_active_sum >= 0))
+        return NAN;
+    return warps_active_pct / 100.0 * max_warps * cycles_active_sum;
+}
+
 double gm_bottleneck_verdict_fixed_latency_share(const double stall[])
 {
     if (!stall)

@@ -90,6 +90,12 @@ int gm_bottleneck_verdict_stall_is_latency(int stall);
  * warps or clock is not positive. */
 double gm_bottleneck_verdict_warp_latency_ns(const double stall[], double warps_launched,
                                              double clock_ghz);
+/* Resident warp-cycles of a launch, all SMs: the warps resident per active
+ * cycle (sm__warps_active's share of the peak, in %, times max_warps) times
+ * the active cycles summed over the SMs.  Every warp state is in it, the
+ * ones the collection leaves out too.  NaN unless all three are known. */
+double gm_bottleneck_verdict_warp_cycles(double warps_active_pct, double max_warps,
+                                         double cycles_active_sum);
 /* The share of those warp-cycles in the states that last the same however
  * many warps share the SM (wait: a dependent fixed-latency instruction;
  * selected: issuing); the scoreboards' waits include the queue at the unit

@@ -22,14 +22,21 @@ const char *gm_waves_shape_from_name(gm_waves_shape_from f)
  *
  * in units of one block's own time; continuous in d (at 1/d = K, rho = 0:
  * whole generations, ceil(n / K)). */
-double gm_waves_shape_gen(int n, double d)
+static double gen_ends(int n, double d, double *mean)
 {
+    *mean = 1;
     if (!(d > 0) || n <= 1 || n * d <= 1)
         return 1;
-    if (d >= 1 || n > GM_WAVES_SHAPE_MAX_GEN)
+    if (d >= 1) {
+        *mean = d * (n + 1) / 2.0; /* one after another */
         return n * d;
+    }
+    if (n > GM_WAVES_SHAPE_MAX_GEN) {
+        *mean = n * d; /* evenly shared: all end together */
+        return n * d;
+    }
     int K = (int)floor(1 / d);
-    double rho = 1 / d - K, F[GM_WAVES_SHAPE_MAX_GEN], end = 1;
+    double rho = 1 / d - K, F[GM_WAVES_SHAPE_MAX_GEN], end = 1, sum = 0;
     for (int j = 0; j < n; j++) {
         if (j < K) {
             F[j] = 1;
@@ -38,8 +45,23 @@ double gm_waves_shape_gen(int n, double d)
             F[j] = a + 1 - rho * (a - p);
         }
         end = fmax(end, F[j]);
+        sum += F[j];
     }
+    *mean = sum / n;
     return end;
+}
+
+double gm_waves_shape_gen(int n, double d)
+{
+    double mean;
+    return gen_ends(n, d, &mean);
+}
+
+double gm_waves_shape_gen_mean(int n, double d)
+{
+    double mean;
+    gen_ends(n, d, &mean);
+    return mean;
 }
 
 /* The waves of Eq. 3.2 on the busiest SM: `count` waves of c warps per SM
@@ -123,6 +145,16 @@ static int costs_of(const gm_waves_shape *s, shape_waves *w)
     return ok;
 }
 
+/* The blocks of wave kind i on the busiest scheduler, and their warps on
+ * it (*per): the scheduler holds ceil(c / S) of the wave's warps, of blocks
+ * under S warps one warp each, of larger ones ceil(b / S). */
+static double busiest_scheduler(const shape_waves *w, int i, double *per)
+{
+    const double S = GM_WAVES_SHAPE_SCHEDULERS;
+    *per = ceil(w->b / S);
+    return w->b >= S ? w->blocks[i] : ceil(w->c[i] / S);
+}
+
 /* The floor term of wave kind i, t_1 gen(n, d) (waves_shape.h): a block
  * alone, times the generations its blocks take on the busiest scheduler
  * where they are more than it keeps at their own pace (K, fixed by the
@@ -133,10 +165,7 @@ static double floor_term(const gm_waves_shape *s, const shape_waves *w, int i, d
     double t1 = fmax(L, alpha * w->Wb[i]);
     if (!isfinite(s->K))
         return t1;
-    const double S = GM_WAVES_SHAPE_SCHEDULERS;
-    /* the busiest scheduler holds ceil(c / S) of the wave's warps: of
-     * blocks under S warps one warp each, of larger ones ceil(b / S) */
-    double per = ceil(w->b / S), n = w->b >= S ? w->blocks[i] : ceil(w->c[i] / S);
+    double per, n = busiest_scheduler(w, i, &per);
     if (per >= s->K)
         return t1; /* a block alone fills the scheduler: alpha W(c) holds the wave */
     return t1 * gm_waves_shape_gen((int)n, per / s->K);
@@ -182,6 +211,25 @@ static double sched_warps(const gm_waves_shape *s, double L0)
     return fmax(1, floor(L0 / (per_warp * GM_WAVES_SHAPE_SCHEDULERS) + 0.5));
 }
 
+/* The warps' own latency their lifetime gives (waves_shape.h), 0 where it
+ * cannot: no lifetime or no K; a block that alone fills the scheduler (its
+ * time is its unit's, not latency); blocks served oldest first over more
+ * than one wave (the waves' ends are not followed one by one). */
+static double lifetime_latency(const gm_waves_shape *s, const shape_waves *w, int dom)
+{
+    if (!(s->lifetime_ns > 0) || !isfinite(s->lifetime_ns) || !isfinite(s->K))
+        return 0;
+    double per, n = busiest_scheduler(w, dom, &per), d = per / s->K;
+    if (per >= s->K)
+        return 0;
+    double waves = 0;
+    for (int i = 0; i < w->n; i++)
+        waves += w->count[i];
+    if (n * d > 1 && waves > 1)
+        return 0;
+    return s->lifetime_ns / gm_waves_shape_gen_mean((int)n, d);
+}
+
 gm_status gm_waves_shape_fit(gm_waves_shape *s, long G, int b, int N, double T_ns, gm_error *err)
 {
     if (!s || G < 1 || b < 1 || N < 1 || s->n_mp < 1 || !(T_ns > 0))
@@ -209,10 +257,15 @@ gm_status gm_waves_shape_fit(gm_waves_shape *s, long G, int b, int N, double T_n
             wmin = fmin(wmin, w.W[i]), wmax = fmax(wmax, w.W[i]);
     }
     s->K = sched_warps(s, L0);
+    int dom = w.n == 2 && w.count[1] > w.count[0] ? 1 : 0;
+    double Llife = lifetime_latency(s, &w, dom);
+    if (Llife > L0) {
+        L0 = Llife; /* the states the collection left out count too */
+        s->K = sched_warps(s, L0);
+    }
     /* which term holds the launch's most waves up: the floor (in its
      * generations, and the warps' own latency must count in it), where that
      * latency is known, or else the busy share's threshold */
-    int dom = w.n == 2 && w.count[1] > w.count[0] ? 1 : 0;
     double fl = floor_term(s, &w, dom, L0, 1);
     int latency = isfinite(s->latency_ns) ? fl >= w.W[dom] && fl > floor_term(s, &w, dom, 0, 1)
                                           : H0 < GM_WAVES_SHAPE_BUSY * work;

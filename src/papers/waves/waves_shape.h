@@ -46,6 +46,15 @@
  * at the unit the measured launch kept busy, which would be counted twice.
  * Without K, f(c) = max(L, alpha W(c)) as before.
  *
+ * L_0 is at least what the warps' lifetime says (their resident cycles,
+ * every state, counted by the collection or not): where the measured
+ * launch's busiest scheduler holds no more than K of its warps, they ran at
+ * their own pace and a warp's lifetime is its latency; where one wave's
+ * blocks were served oldest first, the lifetime over the mean of their
+ * ends in gen()'s recurrence.  The warp states the collection leaves out
+ * are some 5% of the T(g,b) sweep's chain (docs/diag.md), so the stall sum
+ * alone puts a single wave that much low.
+ *
  * The measured launch decides L and alpha.  Where the floor holds up most
  * of its waves (with the warps' own latency from the warp states and the
  * rates as measured, the floor term t_1 gen is at least the components'
@@ -88,6 +97,10 @@ typedef double (*gm_waves_busy_fn)(const void *ctx, double warps_per_sm, double 
  * unit serves the oldest first (the rest of it to the next): 1 where n d
  * <= 1, n d where d >= 1. */
 double gm_waves_shape_gen(int n, double d);
+/* The mean end of those n blocks, in the same unit: 1 where n d <= 1,
+ * d (n + 1) / 2 where d >= 1 (one after another), n d where gen() takes
+ * them as evenly shared. */
+double gm_waves_shape_gen_mean(int n, double d);
 
 typedef enum gm_waves_shape_from {
     GM_WAVES_SHAPE_NONE = 0,
@@ -128,6 +141,8 @@ typedef struct gm_waves_shape {
     double fixed_ns;               /* T_fix (0 none; at most half the measured time is used) */
     double latency_ns;             /* the warps' own latency; NaN unknown */
     double fixed_share;            /* its share in fixed-latency states (NaN unknown: no K) */
+    double lifetime_ns;            /* a warp's mean residency, every state (0 or NaN unknown):
+                                      the latency where the warps ran at their own pace */
     int max_warps;                 /* warps per SM at most (the unit's best rate; 0: 64) */
     gm_waves_busy_memo *memo;      /* NULL: every cost computed where asked */
     /* fitted */

@@ -53,6 +53,7 @@ typedef struct waves_state {
     gm_bottleneck_machine tp;
     /* the warp states' and the clock's rows */
     int row_elapsed, row_stall[GM_BOTTLENECK_VERDICT_STALLS];
+    int row_warps_active, row_cycles_active; /* the warps' lifetime */
     gm_memo *memo;              /* results of launches seen (NULL: none kept) */
 } waves_state;
 
@@ -100,6 +101,8 @@ static gm_status waves_prepare(const gm_machine *m, const char *variant, void **
     s->have_tp = tp && gm_bottleneck_machine_from_mdata(tp, &s->tp, &e2) == GM_OK;
     snprintf(s->source, sizeof s->source, "%.60s, %.40s", md->meta.gpu_name, md->meta.date);
     s->row_elapsed = gm_metric_find("sm__cycles_elapsed.avg");
+    s->row_warps_active = gm_metric_find("sm__warps_active.avg.pct_of_peak_sustained_active");
+    s->row_cycles_active = gm_metric_find("sm__cycles_active.sum");
     for (int i = 0; i < GM_BOTTLENECK_VERDICT_STALLS; i++)
         s->row_stall[i] = gm_bottleneck_verdict_stall_metric(i) ? gm_metric_find(gm_bottleneck_verdict_stall_metric(i)) : -1;
     /* without the memory for it, every launch is computed */
@@ -156,6 +159,9 @@ static void shape_whatifs(const waves_state *s, const gm_counters_meta *meta,
         .fixed_ns = s->have_tp ? s->tp.queued_ns : NAN,
         .latency_ns = gm_bottleneck_verdict_warp_latency_ns(stall, r->G * r->b * n, ghz),
         .fixed_share = gm_bottleneck_verdict_fixed_latency_share(stall),
+        .lifetime_ns = gm_bottleneck_verdict_warp_cycles(counter(k, s->row_warps_active), max_warps,
+                                                         counter(k, s->row_cycles_active)) /
+                       (r->G * r->b * n) / ghz,
         .max_warps = max_warps,
         .memo = &memo,
     };

@@ -231,6 +231,46 @@ static void oldest_first(void **state)
     assert_true(isinf(s.K));
 }
 
+/* The warps' lifetime as their latency (waves_shape.h).  A chain whose
+ * warp states sum to 18.8 us (K = round(18.8 / (4 x 2.5)) = 2 warps per
+ * scheduler) and whose warps lived 19.6 us: on 1056 one-warp blocks (8 per
+ * SM, 2 on the busiest scheduler = K: their own pace) the lifetime is the
+ * latency, K stays round(1.96) = 2, and W(8) = 20 us > 19.6 us leaves the
+ * components to fit: alpha = 21 / 20; half the grid then costs the floor,
+ * 19.6 us (18.8 us from the warp states alone).  Blocks of 8 warps put 2
+ * of a block's warps on each scheduler (>= K: the block's time is the
+ * unit's, not latency): the lifetime does not count there.  gen_mean: the
+ * ends of gen()'s blocks, 1 1 2 at d = 1/2 (mean 4/3); one after another
+ * at d = 1 (1 and 2: 3/2); all at once where n d <= 1. */
+static void lifetime_as_latency(void **state)
+{
+    (void)state;
+    near(gm_waves_shape_gen_mean(3, 0.5), 4 / 3.0);
+    near(gm_waves_shape_gen_mean(2, 1), 1.5);
+    near(gm_waves_shape_gen_mean(4, 0.25), 1);
+    near(gm_waves_shape_gen_mean(1, 0.9), 1);
+    double ns_per_warp = 2.5e3;
+    gm_waves_shape s = {.busy = per_warp, .ctx = &ns_per_warp, .n_mp = 132, .latency_ns = 18.8e3,
+                        .fixed_share = 0.98, .lifetime_ns = 19.6e3};
+    assert_int_equal(gm_waves_shape_fit(&s, 1056, 1, 32, 21e3, NULL), GM_OK);
+    assert_int_equal(s.from, GM_WAVES_SHAPE_COMPONENTS);
+    near(s.K, 2);
+    near(s.L, 19.6e3);
+    near(s.alpha, 21 / 20.0);
+    near(gm_waves_shape_time(&s, 528, 1, 32), 19.6e3);
+    never_below_one_wave(&s);
+    gm_waves_shape t = s;
+    t.lifetime_ns = 0; /* unknown: the warp states' sum */
+    assert_int_equal(gm_waves_shape_fit(&t, 1056, 1, 32, 21e3, NULL), GM_OK);
+    near(t.L, 18.8e3);
+    near(gm_waves_shape_time(&t, 528, 1, 32), 18.8e3);
+    t = s;
+    t.lifetime_ns = 40e3; /* blocks of 8: not their latency */
+    assert_int_equal(gm_waves_shape_fit(&t, 132, 8, 8, 21e3, NULL), GM_OK);
+    assert_int_equal(t.from, GM_WAVES_SHAPE_COMPONENTS);
+    near(t.L, 18.8e3);
+}
+
 /* The same chain where the unit is GPU-wide (L2 or DRAM): its per-SM units
  * take 0.1 us per warp, so a scheduler keeps K = 100 warps at their own
  * pace, none waits for an older block, and 24 warps per SM cost the unit's
@@ -330,6 +370,7 @@ int main(void)
         cmocka_unit_test(generations),
         cmocka_unit_test(oldest_first),
         cmocka_unit_test(gpu_wide_unit_shared_evenly),
+        cmocka_unit_test(lifetime_as_latency),
         cmocka_unit_test(busy_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
