@@ -6,7 +6,10 @@
 #   1. the suite "throughput" (gpuq calibrate) and the SASS checks;
 #   2. event-timed runs of the validation kernels and the three case studies;
 #   3. ncu on the same programs (--profile: one launch per case) for the
-#      counters the model reads, the access patterns and the pipe probes;
+#      counters the model reads, the access patterns and the pipe probes
+#      (with --log-file, ncu writes its CSV there and not to stdout, as
+#      ncu 2025.3.1 did on the H200 on 2026-12-02: the CSV is the log file,
+#      the program's own output NAME_ncu.out);
 #   4. collection cost: the case-study program plain, under gpuq profile and
 #      under ncu collecting the metrics gpuq collects.
 set -u
@@ -41,11 +44,11 @@ log ncu patterns and probes
 t timeout 60 $NCU --metrics $PAT -k regex:^bn_pat "$BIN/bn_validate" --patterns >"$OUT/pat_ncu.csv" 2>&1
 t timeout 30 $NCU --metrics $PIPES -k regex:^bn_probe "$BIN/bn_validate" --probes >"$OUT/probe_ncu.csv" 2>&1
 log ncu case studies
-t timeout 60 $NCU --metrics $M -k regex:mm_volkov --log-file "$OUT/mm_ncu.log" "$BIN/matmul" --profile >"$OUT/mm_ncu.csv"
-t timeout 90 $NCU --metrics $M -k regex:cr_solve --log-file "$OUT/cr_ncu.log" "$BIN/cr" --profile --steps >"$OUT/cr_ncu.csv"
-t timeout 60 $NCU --metrics $M -k regex:spmv_ --log-file "$OUT/spmv_ncu.log" "$BIN/spmv" --profile >"$OUT/spmv_ncu.csv"
+t timeout 60 $NCU --metrics $M -k regex:mm_volkov --log-file "$OUT/mm_ncu.csv" "$BIN/matmul" --profile >"$OUT/mm_ncu.out"
+t timeout 90 $NCU --metrics $M -k regex:cr_solve --log-file "$OUT/cr_ncu.csv" "$BIN/cr" --profile --steps >"$OUT/cr_ncu.out"
+t timeout 60 $NCU --metrics $M -k regex:spmv_ --log-file "$OUT/spmv_ncu.csv" "$BIN/spmv" --profile >"$OUT/spmv_ncu.out"
 log ncu validation kernels
-t timeout 150 $NCU --metrics $M -k regex:^bn_ --log-file "$OUT/bn_ncu.log" "$BIN/bn_validate" --profile >"$OUT/bn_ncu.csv"
+t timeout 150 $NCU --metrics $M -k regex:^bn_ --log-file "$OUT/bn_ncu.csv" "$BIN/bn_validate" --profile >"$OUT/bn_ncu.out"
 
 log collection cost
 ALL=$("$BIN/bn_compare" metrics | tr '\n' ',' | sed 's/,$//')
@@ -62,6 +65,6 @@ mkdir -p /tmp/bn_tables/gpu && { [ -z "$SHIPPED" ] || cp "$SHIPPED"/* /tmp/bn_ta
   cp "$OUT/tables/gpu/throughput.csv" /tmp/bn_tables/gpu/
 export GPUQ_TABLE_DIR=/tmp/bn_tables
 t timeout 90 env GPUQ_DEBUG=1 "$BIN/gpuq" profile --no-opcode-split -o "$OUT/gpuq_profile_bn.txt" --keep-counters "$OUT/gpuq_bn.counters.csv" -- "$BIN/bn_validate" --profile >"$OUT/gpuq_profile_bn.log" 2>&1
-t timeout 90 $NCU --metrics "$ALL" -k regex:^bn_ --log-file "$OUT/bn_ncu_all.log" "$BIN/bn_validate" --profile >"$OUT/bn_ncu_all.csv"
+t timeout 90 $NCU --metrics "$ALL" -k regex:^bn_ --log-file "$OUT/bn_ncu_all.csv" "$BIN/bn_validate" --profile >"$OUT/bn_ncu_all.out"
 t timeout 60 "$BIN/gpuq" profile --no-opcode-split -o "$OUT/gpuq_profile_mm.txt" -- "$BIN/matmul" --profile >"$OUT/gpuq_profile_mm.log" 2>&1
 log done
